@@ -1,0 +1,98 @@
+/**
+ * WAV (RIFF/WAVE) header reading and writing, and PCM helpers. Shared by the emulator
+ * (which encodes synthesized PCM), the client (which reads segment audio) and the sinks.
+ */
+
+export interface PcmFormat {
+  sampleRate: number;
+  channels: number;
+  /** 16, 24 or 32 for integer PCM; 32 for float. */
+  bitsPerSample: number;
+  /** 1 = integer PCM, 3 = IEEE float. */
+  audioFormat: 1 | 3;
+}
+
+export const WAV_HEADER_BYTES = 44;
+
+/** A 44-byte canonical WAV header for `dataBytes` bytes of PCM. */
+export function wavHeader(format: PcmFormat, dataBytes: number): Uint8Array {
+  const header = new Uint8Array(WAV_HEADER_BYTES);
+  const view = new DataView(header.buffer);
+  const blockAlign = (format.channels * format.bitsPerSample) / 8;
+  writeAscii(header, 0, 'RIFF');
+  view.setUint32(4, 36 + dataBytes, true);
+  writeAscii(header, 8, 'WAVE');
+  writeAscii(header, 12, 'fmt ');
+  view.setUint32(16, 16, true);
+  view.setUint16(20, format.audioFormat, true);
+  view.setUint16(22, format.channels, true);
+  view.setUint32(24, format.sampleRate, true);
+  view.setUint32(28, format.sampleRate * blockAlign, true);
+  view.setUint16(32, blockAlign, true);
+  view.setUint16(34, format.bitsPerSample, true);
+  writeAscii(header, 36, 'data');
+  view.setUint32(40, dataBytes, true);
+  return header;
+}
+
+/** A whole WAV file from 16-bit mono samples. */
+export function encodeWav16(samples: Int16Array, sampleRate: number): Uint8Array {
+  const data = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
+  const out = new Uint8Array(WAV_HEADER_BYTES + data.byteLength);
+  out.set(wavHeader({ sampleRate, channels: 1, bitsPerSample: 16, audioFormat: 1 }, data.byteLength), 0);
+  out.set(data, WAV_HEADER_BYTES);
+  return out;
+}
+
+export interface WavInfo extends PcmFormat {
+  /** Offset of the first PCM byte. */
+  dataOffset: number;
+  /** Declared size of the data chunk (may be a placeholder like 0xFFFFFFFF for streams). */
+  dataBytes: number;
+}
+
+/**
+ * Parse a WAV header: walks the RIFF chunks to `fmt ` and `data`. Returns undefined when
+ * `bytes` does not start with a complete WAV header (e.g. too short, or not RIFF/WAVE).
+ */
+export function parseWavHeader(bytes: Uint8Array): WavInfo | undefined {
+  if (bytes.byteLength < 12) return undefined;
+  if (readAscii(bytes, 0, 4) !== 'RIFF' || readAscii(bytes, 8, 4) !== 'WAVE') return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let offset = 12;
+  let format: PcmFormat | undefined;
+  while (offset + 8 <= bytes.byteLength) {
+    const id = readAscii(bytes, offset, 4);
+    const size = view.getUint32(offset + 4, true);
+    const body = offset + 8;
+    if (id === 'fmt ') {
+      if (body + 16 > bytes.byteLength) return undefined;
+      const audioFormat = view.getUint16(body, true);
+      format = {
+        audioFormat: audioFormat === 3 ? 3 : 1,
+        channels: view.getUint16(body + 2, true),
+        sampleRate: view.getUint32(body + 4, true),
+        bitsPerSample: view.getUint16(body + 14, true),
+      };
+    } else if (id === 'data') {
+      if (!format) return undefined;
+      return { ...format, dataOffset: body, dataBytes: size };
+    }
+    offset = body + size + (size % 2);
+  }
+  return undefined;
+}
+
+export function isWav(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= 12 && readAscii(bytes, 0, 4) === 'RIFF' && readAscii(bytes, 8, 4) === 'WAVE';
+}
+
+function writeAscii(target: Uint8Array, offset: number, text: string): void {
+  for (let i = 0; i < text.length; i++) target[offset + i] = text.charCodeAt(i);
+}
+
+function readAscii(bytes: Uint8Array, offset: number, length: number): string {
+  let s = '';
+  for (let i = 0; i < length; i++) s += String.fromCharCode(bytes[offset + i] ?? 0);
+  return s;
+}

@@ -1,0 +1,210 @@
+/**
+ * The error tree of rxvoice, in the style of openai-node: one base class with a stable
+ * `code` and a `retryable` flag, and a few subclasses callers can `instanceof`.
+ *
+ * No error ever carries the API key: messages are built from status codes, server
+ * messages (which are scrubbed with `redact`) and field names only.
+ */
+import type { ValidationIssue } from './schemas.js';
+
+export type RxVoiceErrorCode =
+  | 'validation'
+  | 'authentication'
+  | 'rate_limit'
+  | 'api'
+  | 'connection'
+  | 'timeout'
+  | 'abort'
+  | 'task_failed'
+  | 'task_timeout'
+  | 'payment_required'
+  | 'session_rejected'
+  | 'credits_exhausted'
+  | 'protocol'
+  | 'sse'
+  | 'stream'
+  | 'config'
+  | 'sink'
+  | 'segmentation';
+
+export interface RxVoiceErrorOptions {
+  cause?: unknown;
+  retryable?: boolean;
+  /** Close code of the live session, when the error ended one. */
+  closeCode?: number;
+  /** Text pushed into a live session but never delivered as audio. */
+  unspoken?: string;
+}
+
+export class RxVoiceError extends Error {
+  override name = 'RxVoiceError';
+  readonly code: RxVoiceErrorCode;
+  readonly retryable: boolean;
+  readonly closeCode: number | undefined;
+  /** Text pushed into a live session but never delivered as audio ('' when none). */
+  unspoken: string | undefined;
+
+  constructor(code: RxVoiceErrorCode, message: string, options: RxVoiceErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.closeCode = options.closeCode;
+    this.unspoken = options.unspoken;
+  }
+}
+
+/** Invalid input, found locally before sending, or a 422 from the service: same shape either way. */
+export class ValidationError extends RxVoiceError {
+  override name = 'ValidationError';
+  readonly issues: ValidationIssue[];
+  /** 'local' when rejected before anything was sent, 'server' for a 422. */
+  readonly source: 'local' | 'server';
+  readonly endpoint: string | undefined;
+  constructor(issues: ValidationIssue[], options: { source: 'local' | 'server'; endpoint?: string; cause?: unknown }) {
+    const where = options.endpoint ? ` for ${options.endpoint}` : '';
+    const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
+    super('validation', `Invalid request${where}: ${summary}`, { cause: options.cause });
+    this.issues = issues;
+    this.source = options.source;
+    this.endpoint = options.endpoint;
+  }
+}
+
+/** 401/403 over HTTP, or close code 4401 of the live session. */
+export class AuthenticationError extends RxVoiceError {
+  override name = 'AuthenticationError';
+  readonly status: number | undefined;
+  constructor(message: string, options: RxVoiceErrorOptions & { status?: number } = {}) {
+    super('authentication', message, options);
+    this.status = options.status;
+  }
+}
+
+export class RateLimitError extends RxVoiceError {
+  override name = 'RateLimitError';
+  /** Seconds to wait, from `Retry-After`, when the service gave one. */
+  readonly retryAfter: number | undefined;
+  constructor(message: string, options: RxVoiceErrorOptions & { retryAfter?: number } = {}) {
+    super('rate_limit', message, { retryable: true, ...options });
+    this.retryAfter = options.retryAfter;
+  }
+}
+
+/** Any other non-2xx HTTP answer. */
+export class ApiError extends RxVoiceError {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly body: unknown;
+  readonly requestId: string | undefined;
+  constructor(
+    status: number,
+    message: string,
+    options: RxVoiceErrorOptions & { body?: unknown; requestId?: string } = {},
+  ) {
+    super('api', message, { retryable: status === 408 || status === 429 || status >= 500, ...options });
+    this.status = status;
+    this.body = options.body;
+    this.requestId = options.requestId;
+  }
+}
+
+export class ConnectionError extends RxVoiceError {
+  override name = 'ConnectionError';
+  /** Reason given with the close frame, for live sessions. */
+  readonly reason: string | undefined;
+  constructor(message: string, options: RxVoiceErrorOptions & { reason?: string } = {}) {
+    super('connection', message, { retryable: true, ...options });
+    this.reason = options.reason;
+  }
+}
+
+export class TimeoutError extends RxVoiceError {
+  override name = 'TimeoutError';
+  constructor(message: string, options: RxVoiceErrorOptions = {}) {
+    super('timeout', message, { retryable: true, ...options });
+  }
+}
+
+export class AbortError extends RxVoiceError {
+  override name = 'AbortError';
+  constructor(message = 'The operation was aborted', options: RxVoiceErrorOptions = {}) {
+    super('abort', message, options);
+  }
+}
+
+/** Base of the terminal task statuses other than SUCCESS. */
+export class TaskError extends RxVoiceError {
+  override name = 'TaskError';
+  readonly taskId: string;
+  readonly status: 'ERROR' | 'TIMEOUT' | 'PAYMENT_REQUIRED';
+  constructor(
+    code: 'task_failed' | 'task_timeout' | 'payment_required',
+    status: 'ERROR' | 'TIMEOUT' | 'PAYMENT_REQUIRED',
+    taskId: string,
+    message: string,
+    options: RxVoiceErrorOptions = {},
+  ) {
+    super(code, message, options);
+    this.taskId = taskId;
+    this.status = status;
+  }
+}
+
+/** Task ended in ERROR. */
+export class TaskFailedError extends TaskError {
+  override name = 'TaskFailedError';
+  readonly serviceMessage: string | undefined;
+  constructor(taskId: string, serviceMessage?: string) {
+    super('task_failed', 'ERROR', taskId, `Task ${taskId} failed${serviceMessage ? `: ${serviceMessage}` : ''}. Resubmit it.`);
+    this.serviceMessage = serviceMessage;
+  }
+}
+
+/** Task ended in TIMEOUT. */
+export class TaskTimeoutError extends TaskError {
+  override name = 'TaskTimeoutError';
+  constructor(taskId: string) {
+    super('task_timeout', 'TIMEOUT', taskId, `Task ${taskId} exceeded the service's time limit. Split the work into smaller requests.`);
+  }
+}
+
+/** Task ended in PAYMENT_REQUIRED. */
+export class PaymentRequiredError extends TaskError {
+  override name = 'PaymentRequiredError';
+  constructor(taskId: string) {
+    super('payment_required', 'PAYMENT_REQUIRED', taskId, `Task ${taskId} needs more credits. Add credits, then retry.`);
+  }
+}
+
+/** Live session closed with 4400 after `session.error`. */
+export class SessionRejectedError extends RxVoiceError {
+  override name = 'SessionRejectedError';
+  constructor(message: string, options: RxVoiceErrorOptions = {}) {
+    super('session_rejected', message, { closeCode: 4400, ...options });
+  }
+}
+
+/** Live session closed with 4402: credits ran out mid-session. */
+export class CreditsExhaustedError extends RxVoiceError {
+  override name = 'CreditsExhaustedError';
+  constructor(message: string, options: RxVoiceErrorOptions = {}) {
+    super('credits_exhausted', message, { closeCode: 4402, ...options });
+  }
+}
+
+/** The peer broke the protocol: a frame that does not parse, frames out of order, too large. */
+export class ProtocolError extends RxVoiceError {
+  override name = 'ProtocolError';
+  constructor(message: string, options: RxVoiceErrorOptions = {}) {
+    super('protocol', message, options);
+  }
+}
+
+/** Replace every occurrence of each secret in `text` with `***`. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length > 0) out = out.split(secret).join('***');
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+/**
+ * Turns zod issues into the service's own 422 shape (`{ loc, msg, type }`), so that a
+ * local rejection by the client and a 422 from the server (or the emulator) look the same.
+ */
+import type { z } from 'zod';
+import type { ValidationIssue } from './schemas.js';
+
+function issueType(issue: z.core.$ZodIssue, input: unknown): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return input === undefined ? 'missing' : `${issue.expected}_type`;
+    case 'too_small':
+      if (issue.origin === 'string') return 'string_too_short';
+      if (issue.origin === 'array' || issue.origin === 'set') return 'too_short';
+      return issue.inclusive === false ? 'greater_than' : 'greater_than_equal';
+    case 'too_big':
+      if (issue.origin === 'string') return 'string_too_long';
+      if (issue.origin === 'array' || issue.origin === 'set') return 'too_long';
+      return issue.inclusive === false ? 'less_than' : 'less_than_equal';
+    case 'invalid_value':
+      return 'enum';
+    case 'invalid_union':
+      return 'union_error';
+    case 'invalid_format':
+      return issue.format === 'regex' ? 'string_pattern_mismatch' : `${issue.format}_parsing`;
+    case 'unrecognized_keys':
+      return 'extra_forbidden';
+    default:
+      return 'value_error';
+  }
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+/** Convert a ZodError into `{ loc, msg, type }` issues, `loc` prefixed (e.g. `['body', ...]`). */
+export function toValidationIssues(
+  error: z.ZodError,
+  input: unknown,
+  prefix: ReadonlyArray<string | number> = ['body'],
+): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    loc: [...prefix, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
+    msg: issue.message,
+    type: issueType(issue, valueAt(input, issue.path)),
+  }));
+}

@@ -1,0 +1,83 @@
+/**
+ * Options of the emulator, and its fault-injection settings, as zod schemas. Tests,
+ * the CLI and the benchmarks all configure the emulator through these.
+ */
+import { z } from 'zod';
+import { RunKindSchema } from '../client/schemas.js';
+
+/** The development API key the emulator accepts when no `apiKeys` are given. */
+export const DEFAULT_DEV_API_KEY = 'rxv-dev-key-0000';
+
+/** Latency: a fixed number of milliseconds, or a [min, max] range drawn uniformly. */
+export const LatencySchema = z.union([
+  z.number().nonnegative(),
+  z.tuple([z.number().nonnegative(), z.number().nonnegative()]),
+]);
+export type Latency = z.infer<typeof LatencySchema>;
+
+/** Faults to inject, per emulator or per API key (`faultsByKey`). */
+export const FaultsSchema = z.object({
+  /**
+   * Fail synthesis of chosen live segments (by segment_id) `times` times. With
+   * `times` >= 4 (1 try + 3 retries) the segment is skipped.
+   */
+  failSynthesis: z
+    .object({
+      segments: z.union([z.array(z.int().nonnegative()), z.literal('all')]),
+      times: z.int().nonnegative(),
+    })
+    .optional(),
+  /** Fail synthesis of any segment whose text contains this substring, `times` times. */
+  failSynthesisMatching: z.object({ text: z.string(), times: z.int().nonnegative() }).optional(),
+  /** Drop the live connection (no close frame) after this many binary frames in the session. */
+  dropAfterFrames: z.int().nonnegative().optional(),
+  /** Extra latency added to each synthesis, ms. */
+  synthesisLatencyMs: LatencySchema.optional(),
+  /** Extra latency before each HTTP answer, ms. */
+  httpLatencyMs: LatencySchema.optional(),
+  /** End tasks of these kinds (or every task with '*') in a failed status. */
+  taskOutcome: z.record(z.union([RunKindSchema, z.literal('*')]), z.enum(['ERROR', 'TIMEOUT', 'PAYMENT_REQUIRED'])).optional(),
+  /** Live session: credits run out after this many segments (then session.error + 4402). */
+  creditsAfterSegments: z.int().nonnegative().optional(),
+  /** Answer the next N HTTP requests with this status (e.g. 429 or 503) before serving normally. */
+  httpErrors: z.object({ status: z.int().min(400).max(599), count: z.int().positive(), retryAfter: z.number().optional() }).optional(),
+});
+export type Faults = z.infer<typeof FaultsSchema>;
+
+export const PricesSchema = z.object({
+  /** Credits per live or tts-stream segment. */
+  speechSegment: z.number().nonnegative().default(1),
+  /** Credits per task created, by run kind. */
+  task: z.number().nonnegative().default(1),
+  /** Credits per translation stream. */
+  translationStream: z.number().nonnegative().default(1),
+});
+
+export const EmulatorOptionsSchema = z.object({
+  /** TCP port; 0 (the default) picks a free port. */
+  port: z.int().min(0).max(65535).default(0),
+  host: z.string().default('127.0.0.1'),
+  /** Accepted API keys; default one documented development key. */
+  apiKeys: z.array(z.string().min(1)).min(1).default([DEFAULT_DEV_API_KEY]),
+  /** Speech engine: real speech (espeak-ng, WASM) or a deterministic tone per word. */
+  synth: z.enum(['espeak', 'tone']).default('espeak'),
+  /** Starting credit balance per key (a number for every key, or a map by key). */
+  credits: z.union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())]).default(1_000_000),
+  prices: PricesSchema.default({ speechSegment: 1, task: 1, translationStream: 1 }),
+  /** How long a task stays PENDING, ms. */
+  taskDurationMs: z.number().nonnegative().default(50),
+  /** Lifetime of temporary result addresses, ms. */
+  urlTtlMs: z.number().positive().default(10 * 60_000),
+  /** Live segments synthesized at once per session. */
+  concurrency: z.int().positive().default(3),
+  /** Base backoff between synthesis retries, ms (doubles each retry). */
+  retryBaseMs: z.number().nonnegative().default(20),
+  /** Tone synth: seconds per word and sample rate. */
+  toneWordSeconds: z.number().positive().default(0.25),
+  faults: FaultsSchema.default({}),
+  faultsByKey: z.record(z.string(), FaultsSchema).default({}),
+  /** Log requests to stderr (the key is never logged). */
+  log: z.boolean().default(false),
+});
+export type EmulatorOptions = z.input<typeof EmulatorOptionsSchema>;
+export type ResolvedEmulatorOptions = z.infer<typeof EmulatorOptionsSchema>;
