@@ -103,13 +103,31 @@ export const STORY_UPLOAD_EXTENSIONS = ['.txt', '.docx'] as const;
 export const MAX_SOUND_DURATION = 10;
 export const DEFAULT_SOUND_DURATION = 8.0;
 
-export const TextToSoundRequestSchema = z.object({
-  prompt: z.string().min(1),
-  duration: z.number().positive().max(MAX_SOUND_DURATION).default(DEFAULT_SOUND_DURATION),
-  audio_type: AudioTypeSchema.default('sound'),
-  project_name: ProjectNameSchema,
-  project_description: ProjectDescriptionSchema,
-});
+/**
+ * `duration` is at most 10 seconds for `sound`; for `music` the limit is not enforced
+ * (the service returns a fixed-length clip), so it is checked only for sound.
+ */
+export const TextToSoundRequestSchema = z
+  .object({
+    prompt: z.string().min(1),
+    duration: z.number().positive().default(DEFAULT_SOUND_DURATION),
+    audio_type: AudioTypeSchema.default('sound'),
+    project_name: ProjectNameSchema,
+    project_description: ProjectDescriptionSchema,
+  })
+  .superRefine((value, ctx) => {
+    if (value.audio_type === 'sound' && value.duration > MAX_SOUND_DURATION) {
+      ctx.addIssue({
+        code: 'too_big',
+        origin: 'number',
+        maximum: MAX_SOUND_DURATION,
+        inclusive: true,
+        path: ['duration'],
+        message: `Too big: expected number to be <=${MAX_SOUND_DURATION}`,
+        input: value.duration,
+      });
+    }
+  });
 export type TextToSoundRequest = z.input<typeof TextToSoundRequestSchema>;
 
 export const RunIdsRequestSchema = z.object({ run_ids: RunIdsSchema });

@@ -36,7 +36,7 @@ export const FaultsSchema = z.object({
   /** Extra latency before each HTTP answer, ms. */
   httpLatencyMs: LatencySchema.optional(),
   /** End tasks of these kinds (or every task with '*') in a failed status. */
-  taskOutcome: z.record(z.union([RunKindSchema, z.literal('*')]), z.enum(['ERROR', 'TIMEOUT', 'PAYMENT_REQUIRED'])).optional(),
+  taskOutcome: z.partialRecord(z.union([RunKindSchema, z.literal('*')]), z.enum(['ERROR', 'TIMEOUT', 'PAYMENT_REQUIRED'])).optional(),
   /** Live session: credits run out after this many segments (then session.error + 4402). */
   creditsAfterSegments: z.int().nonnegative().optional(),
   /** Answer the next N HTTP requests with this status (e.g. 429 or 503) before serving normally. */
@@ -70,12 +70,18 @@ export const EmulatorOptionsSchema = z.object({
   urlTtlMs: z.number().positive().default(10 * 60_000),
   /** Live segments synthesized at once per session. */
   concurrency: z.int().positive().default(3),
+  /** Live session: close 4400 when no `session.start` arrives within this many ms. */
+  liveStartTimeoutMs: z.number().positive().default(10_000),
   /** Base backoff between synthesis retries, ms (doubles each retry). */
   retryBaseMs: z.number().nonnegative().default(20),
   /** Tone synth: seconds per word and sample rate. */
   toneWordSeconds: z.number().positive().default(0.25),
   faults: FaultsSchema.default({}),
   faultsByKey: z.record(z.string(), FaultsSchema).default({}),
+  /** Pause between pieces of streamed answers (translation SSE pieces, tts-stream sentences), ms. */
+  streamDelayMs: z.number().nonnegative().default(5),
+  /** Largest accepted HTTP request body, bytes (larger: 413). */
+  maxBodyBytes: z.int().positive().default(25 * 1024 * 1024),
   /** Log requests to stderr (the key is never logged). */
   log: z.boolean().default(false),
 });

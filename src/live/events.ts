@@ -30,6 +30,13 @@ export interface SegmentSkippedEvent {
   type: 'segmentSkipped';
   segment_id: number;
   text: string;
+  /**
+   * Set by `resubmitSkipped`: false when the text was pushed again (it will come back as
+   * a later segment), true when it will not be tried again (attempts exhausted).
+   */
+  final?: boolean;
+  /** Set by `resubmitSkipped`: how many times this text had been resubmitted before this skip. */
+  resubmissions?: number;
 }
 /** A new session replaced one that closed abnormally; `resent` is the text sent again. */
 export interface ReconnectedEvent {

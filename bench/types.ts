@@ -1,0 +1,10 @@
+/** One row of a side-by-side benchmark: our throughput against a peer library's. */
+export interface BenchRow {
+  name: string;
+  ours: number;
+  peer: number;
+  unit: string;
+  /** ours / peer (higher is better for throughput units). */
+  ratio: number;
+  note?: string;
+}

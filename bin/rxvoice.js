@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// Launcher of the `rxvoice` command: runs the built CLI (dist/cli/main.js) when present,
+// otherwise the TypeScript source through tsx (so `npx rxvoice` works in a fresh checkout).
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const built = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+let cli;
+if (existsSync(built)) {
+  cli = await import(pathToFileURL(built).href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  cli = await import(new URL('../src/cli/main.ts', import.meta.url).href);
+}
+await cli.run();

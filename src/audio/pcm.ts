@@ -1,0 +1,107 @@
+/**
+ * PCM helpers shared by the sinks: raw PCM chunks with their format, frame alignment,
+ * WAV unwrapping (header off, PCM out) and streaming WAV headers.
+ */
+import { parseWavHeader, wavHeader, WAV_HEADER_BYTES, type PcmFormat, type WavInfo } from './wav.js';
+
+/** Raw PCM bytes (little-endian, interleaved) with the format that describes them. */
+export interface PcmChunk {
+  pcm: Uint8Array;
+  format: PcmFormat;
+}
+
+/** Bytes of one frame: one sample of every channel. */
+export function blockAlign(format: PcmFormat): number {
+  return (format.channels * format.bitsPerSample) / 8;
+}
+
+/** Bytes of PCM per second of audio. */
+export function byteRate(format: PcmFormat): number {
+  return format.sampleRate * blockAlign(format);
+}
+
+/** Seconds of audio in `bytes` bytes of PCM in `format`. */
+export function pcmSeconds(bytes: number, format: PcmFormat): number {
+  const rate = byteRate(format);
+  return rate > 0 ? bytes / rate : 0;
+}
+
+/** Whether two formats describe the same PCM layout. */
+export function sameFormat(a: PcmFormat, b: PcmFormat): boolean {
+  return (
+    a.sampleRate === b.sampleRate &&
+    a.channels === b.channels &&
+    a.bitsPerSample === b.bitsPerSample &&
+    a.audioFormat === b.audioFormat
+  );
+}
+
+/** `22050 Hz, 1 ch, 16-bit int` */
+export function describeFormat(format: PcmFormat): string {
+  const kind = format.audioFormat === 3 ? 'float' : 'int';
+  return `${format.sampleRate} Hz, ${format.channels} ch, ${format.bitsPerSample}-bit ${kind}`;
+}
+
+/** Whether `format` is one a WAV writer can describe (positive rate and channels, whole bytes per sample). */
+export function isValidPcmFormat(format: PcmFormat): boolean {
+  return (
+    Number.isInteger(format.sampleRate) &&
+    format.sampleRate > 0 &&
+    Number.isInteger(format.channels) &&
+    format.channels > 0 &&
+    format.bitsPerSample > 0 &&
+    format.bitsPerSample % 8 === 0 &&
+    (format.audioFormat === 1 || format.audioFormat === 3)
+  );
+}
+
+/** A WAV file split into its format and a view (no copy) of its PCM bytes. */
+export interface UnwrappedWav {
+  format: PcmFormat;
+  pcm: Uint8Array;
+  info: WavInfo;
+}
+
+/**
+ * Take a whole WAV file apart: its format and a view of its PCM. The declared data size
+ * is trusted only when it fits in the bytes present; a streaming placeholder
+ * (0, 0x7FFFFFFF, 0xFFFFFFFF or any size past the end) means "the bytes present".
+ * Returns undefined when `bytes` is not a WAV file with `fmt ` and `data` chunks.
+ */
+export function unwrapWav(bytes: Uint8Array): UnwrappedWav | undefined {
+  const info = parseWavHeader(bytes);
+  if (!info || info.dataOffset > bytes.byteLength) return undefined;
+  const available = bytes.byteLength - info.dataOffset;
+  const size = info.dataBytes === 0 || info.dataBytes > available ? available : info.dataBytes;
+  const format: PcmFormat = {
+    sampleRate: info.sampleRate,
+    channels: info.channels,
+    bitsPerSample: info.bitsPerSample,
+    audioFormat: info.audioFormat,
+  };
+  return { format, pcm: bytes.subarray(info.dataOffset, info.dataOffset + size), info };
+}
+
+/** The RIFF and data size placeholder of a WAV stream whose length is not known. */
+export const STREAMING_WAV_SIZE = 0xffffffff;
+
+/**
+ * A 44-byte WAV header for a stream of unknown length: RIFF and data sizes are
+ * 0xFFFFFFFF, which aplay, sox, ffmpeg and most decoders read as "until the end".
+ */
+export function streamingWavHeader(format: PcmFormat): Uint8Array {
+  const header = wavHeader(format, 0);
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
+  view.setUint32(4, STREAMING_WAV_SIZE, true);
+  view.setUint32(40, STREAMING_WAV_SIZE, true);
+  return header;
+}
+
+/** Patch the RIFF (offset 4) and data (offset 40) sizes of a canonical 44-byte header in place. */
+export function patchWavSizes(header: Uint8Array, dataBytes: number): Uint8Array {
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
+  const pad = dataBytes % 2;
+  view.setUint32(4, WAV_HEADER_BYTES - 8 + dataBytes + pad, true);
+  view.setUint32(40, dataBytes, true);
+  return header;
+}

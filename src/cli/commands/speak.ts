@@ -1,0 +1,146 @@
+/**
+ * `rxvoice speak "text" | -`: speaks text (or stdin, as a token stream) over a live
+ * session, and writes the audio to a WAV file, stdout, and/or the audio device.
+ */
+import { resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { merge, of, share, tap, type Observable } from 'rxjs';
+import type { LiveSpeechEvent, SpokenSegment } from '../../live/events.js';
+import { concatSegments, resubmitSkipped } from '../../operators/index.js';
+import { toAudioDevice, toWavFile, toWritable } from '../../sinks/index.js';
+import { fromTokens } from '../../sources/index.js';
+import { RxVoiceError } from '../../client/errors.js';
+import { onePositional, parseCommand, readNumber } from '../args.js';
+import { audioSeconds } from '../audio-info.js';
+import { withConnection, type CommandContext } from '../context.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import { COMMAND_HELP } from '../help.js';
+import { writeJson, writeLine, type CliOutput } from '../io.js';
+import { startProgress } from '../progress.js';
+import { errorOnAbort, runToEnd } from '../run.js';
+
+/** The service's documented default voice. */
+export const DEFAULT_VOICE_ID = 1;
+
+export async function speakCommand(argv: string[], context: CommandContext): Promise<number> {
+  const { io } = context;
+  const { values, positionals } = parseCommand('speak', argv, {
+    output: { type: 'string', short: 'o' },
+    play: { type: 'boolean' },
+    voice: { type: 'string' },
+    language: { type: 'string' },
+    'word-timestamps': { type: 'boolean' },
+    'idle-timeout': { type: 'string' },
+    'speaking-rate': { type: 'string' },
+    'resubmit-skipped': { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout.write(COMMAND_HELP['speak'] as string);
+    return ExitCode.ok;
+  }
+  const textArg = onePositional('speak', positionals, 'text to speak (or - for stdin)');
+  if (textArg !== '-' && textArg.trim() === '') throw new UsageError('the text to speak is empty', 'speak');
+  const output = values.output;
+  if (output === undefined && !values.play) throw new UsageError('say where the audio goes: -o FILE (- for stdout) and/or --play', 'speak');
+  if (output === '-' && values.json) throw new UsageError('-o - writes audio to stdout; it cannot be combined with --json', 'speak');
+  const voiceId = readNumber('speak', values.voice, 'voice') ?? DEFAULT_VOICE_ID;
+  // Ranges are checked by the session's schema (ValidationError, exit code 4).
+  const idleTimeout = readNumber('speak', values['idle-timeout'], 'idle-timeout');
+  const speakingRate = readNumber('speak', values['speaking-rate'], 'speaking-rate');
+  const wordTimestamps = values['word-timestamps'] === true;
+  // Reports go to stdout, unless stdout carries the audio.
+  const report: CliOutput = output === '-' ? io.stderr : io.stdout;
+
+  return withConnection(context, async ({ speak }) => {
+    const progress = startProgress(io.stderr, 'speak', { silent: values.json === true });
+    const lost: string[] = [];
+    let segments = 0;
+    let audioTotal = 0;
+    let sessionId: string | undefined;
+    try {
+      const text$: Observable<string> = textArg === '-' ? fromTokens(io.stdin) : of(textArg);
+      const speakOperator = speak({
+        voice_id: voiceId,
+        output_format: 'wav',
+        word_timestamps: wordTimestamps,
+        ...(values.language !== undefined ? { language: values.language } : {}),
+        ...(idleTimeout !== undefined ? { idle_timeout: idleTimeout } : {}),
+        ...(speakingRate !== undefined ? { speaking_rate: speakingRate } : {}),
+      });
+      const events$ = text$.pipe(
+        // resubmitSkipped holds text.done back until every text is accounted for, which can
+        // delay the end by idle_timeout: opt-in.
+        values['resubmit-skipped'] ? resubmitSkipped(speakOperator) : speakOperator,
+        tap((event: LiveSpeechEvent) => {
+          if (event.type === 'ready') {
+            sessionId = event.session_id;
+            progress.update('speaking', `session ${event.session_id}`);
+            if (values.json) writeJson(io.stdout, { type: 'ready', session_id: event.session_id, run_id: event.run_id });
+          } else if (event.type === 'segmentSkipped') {
+            if (event.final !== false) lost.push(event.text);
+            if (values.json) writeJson(io.stdout, { type: 'skipped', segment_id: event.segment_id, text: event.text, final: event.final !== false });
+            else writeLine(io.stderr, `rxvoice: segment ${event.segment_id} skipped${event.final === false ? ', resubmitted' : ''}: ${JSON.stringify(event.text)}`);
+          } else if (event.type === 'reconnected') {
+            writeLine(io.stderr, `rxvoice: reconnected (attempt ${event.attempt})`);
+          }
+        }),
+      );
+      const segments$ = events$.pipe(
+        concatSegments(),
+        tap((segment: SpokenSegment) => {
+          const seconds = audioSeconds(segment.audio) ?? 0;
+          const start = audioTotal;
+          audioTotal += seconds;
+          segments++;
+          progress.update('speaking', `segment ${segment.segment_id} (${audioTotal.toFixed(1)} s of audio)`);
+          printSegment(report, segment, start, seconds, values.json === true, wordTimestamps);
+        }),
+        errorOnAbort(context.signal),
+        share(),
+      );
+      const sinks: Array<Observable<{ type: string }>> = [];
+      let path: string | undefined;
+      if (output === '-') sinks.push(segments$.pipe(toWritable(io.stdout as unknown as Writable, { unwrapWav: true })));
+      else if (output !== undefined) {
+        path = resolve(io.cwd ?? process.cwd(), output);
+        sinks.push(segments$.pipe(toWavFile(path)));
+      }
+      if (values.play) sinks.push(segments$.pipe(toAudioDevice({ env: { ...process.env, ...io.env } })));
+      await runToEnd(merge(...sinks), context.signal, 3000);
+      const summary = { type: 'done', session_id: sessionId, segments, seconds: round(audioTotal), ...(path ? { path } : {}), skipped: lost };
+      if (values.json) writeJson(io.stdout, summary);
+      if (lost.length > 0) {
+        throw new RxVoiceError('stream', `${lost.length} segment(s) could not be synthesized and were not spoken`, { unspoken: lost.join(' ') });
+      }
+      progress.succeed(`spoke ${segments} segment(s), ${audioTotal.toFixed(2)} s of audio${path ? ` to ${path}` : ''}`);
+      return ExitCode.ok;
+    } finally {
+      progress.stop();
+    }
+  });
+}
+
+function printSegment(out: CliOutput, segment: SpokenSegment, start: number, seconds: number, json: boolean, words: boolean): void {
+  if (json) {
+    writeJson(out, {
+      type: 'segment',
+      segment_id: segment.segment_id,
+      text: segment.text,
+      start: round(start),
+      seconds: round(seconds),
+      bytes: segment.audio.byteLength,
+      ...(words ? { word_timestamps: segment.word_timestamps } : {}),
+    });
+    return;
+  }
+  writeLine(out, `[${segment.segment_id}] ${start.toFixed(2)}-${(start + seconds).toFixed(2)} s  ${segment.text.trim()}`);
+  if (words) {
+    for (const word of segment.word_timestamps) {
+      writeLine(out, `      ${(start + word.start).toFixed(3)}  ${(start + word.end).toFixed(3)}  ${word.word}`);
+    }
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

@@ -1,0 +1,127 @@
+/**
+ * What every command gets (streams, interrupt signal, secrets to scrub), and how it
+ * reaches the service: `RXVOICE_API_KEY` / `RXVOICE_BASE_URL`, or with neither an
+ * embedded emulator started for the command.
+ */
+import type { Observable, OperatorFunction } from 'rxjs';
+import { createClient, type CallOptions, type RxVoiceClient } from '../index.js';
+import type { TranslationStreamRequest } from '../client/schemas.js';
+import type { LiveSpeechEvent } from '../live/events.js';
+import { speak, type SpeakOptions } from '../live/session.js';
+import { startEmulator } from '../emulator/index.js';
+import { AuthenticationError } from '../client/errors.js';
+import { UsageError } from './exit-codes.js';
+import { writeLine, type CliIo } from './io.js';
+
+export interface CommandContext {
+  io: CliIo;
+  /** Aborted on SIGINT/SIGTERM. */
+  signal: AbortSignal;
+  /** Values never to print (the API key); commands add to it. */
+  secrets: Array<string | undefined>;
+}
+
+/** A live speech session operator for the given options. */
+export type SpeakFunction = (options: SpeakOptions) => OperatorFunction<string, LiveSpeechEvent>;
+/** The deprecated streaming translation (POST /translation/stream), pieces of text. */
+export type TranslateStreamFunction = (request: TranslationStreamRequest, options?: CallOptions) => Observable<string>;
+
+export interface Connection {
+  client: RxVoiceClient;
+  /** `client.speak`. */
+  speak: SpeakFunction;
+  /** `client.translateStream`. */
+  translateStream: TranslateStreamFunction;
+  baseUrl: string;
+  /** True when an embedded emulator serves this command. */
+  embedded: boolean;
+  /** Release the client and, if any, the embedded emulator. */
+  close(): Promise<void>;
+}
+
+/** Synth of the embedded emulator, from `RXVOICE_EMULATOR_SYNTH` (espeak by default). */
+export function embeddedSynth(io: CliIo): 'espeak' | 'tone' {
+  const value = io.env['RXVOICE_EMULATOR_SYNTH']?.trim().toLowerCase();
+  if (value === undefined || value === '') return 'espeak';
+  if (value === 'espeak' || value === 'tone') return value;
+  throw new UsageError(`RXVOICE_EMULATOR_SYNTH must be espeak or tone, not ${JSON.stringify(value)}`);
+}
+
+/**
+ * Connect to the service named by the environment, or start an embedded emulator when
+ * neither `RXVOICE_API_KEY` nor `RXVOICE_BASE_URL` is set (one line on stderr says so).
+ */
+export async function connect(context: CommandContext): Promise<Connection> {
+  const { io } = context;
+  const apiKey = nonEmpty(io.env['RXVOICE_API_KEY']);
+  const baseUrl = nonEmpty(io.env['RXVOICE_BASE_URL']);
+  if (apiKey === undefined && baseUrl === undefined) {
+    const synth = embeddedSynth(io);
+    const emulator = await startEmulator({ synth });
+    context.secrets.push(emulator.apiKey);
+    writeLine(
+      io.stderr,
+      `rxvoice: RXVOICE_API_KEY and RXVOICE_BASE_URL are not set; using an embedded emulator at ${emulator.baseUrl} (synth ${synth})`,
+    );
+    const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, env: {}, warn: quiet });
+    return {
+      client,
+      ...bind(client, emulator.apiKey),
+      baseUrl: emulator.baseUrl,
+      embedded: true,
+      async close() {
+        await closeClient(client);
+        await emulator.close();
+      },
+    };
+  }
+  if (apiKey === undefined) {
+    throw new AuthenticationError('RXVOICE_BASE_URL is set but RXVOICE_API_KEY is not: set the API key (or unset both to use the embedded emulator)');
+  }
+  if (baseUrl === undefined) {
+    throw new UsageError('RXVOICE_API_KEY is set but RXVOICE_BASE_URL is not: set the base address of the service (or unset both to use the embedded emulator)');
+  }
+  context.secrets.push(apiKey);
+  const client = createClient({ apiKey, baseUrl, env: {}, warn: quiet });
+  return {
+    client,
+    ...bind(client, apiKey),
+    baseUrl,
+    embedded: false,
+    close: () => closeClient(client),
+  };
+}
+
+/** The client's speak and translateStream methods. */
+function bind(client: RxVoiceClient, apiKey: string): { speak: SpeakFunction; translateStream: TranslateStreamFunction } {
+  const methods = client as unknown as { speak?: SpeakFunction };
+  return {
+    speak: methods.speak ? methods.speak.bind(client) : (options) => speak({ wsUrl: client.wsUrl, apiKey }, options),
+    translateStream: (request, options) => client.translateStream(request, options),
+  };
+}
+
+async function closeClient(client: RxVoiceClient): Promise<void> {
+  const closable = client as unknown as { close?: () => unknown };
+  if (typeof closable.close === 'function') await closable.close();
+}
+
+/**
+ * Deprecation warnings are for library callers; `rxvoice translate` uses the deprecated
+ * streaming translation on purpose, and stderr must stay one line per error.
+ */
+const quiet = (): void => undefined;
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** Run `body` with a connection, closing it afterwards whatever happens. */
+export async function withConnection<T>(context: CommandContext, body: (connection: Connection) => Promise<T>): Promise<T> {
+  const connection = await connect(context);
+  try {
+    return await body(connection);
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Help texts of `rxvoice` and each of its commands.
+ */
+import { EXIT_CODES_HELP } from './exit-codes.js';
+
+const ENVIRONMENT = `Environment:
+  RXVOICE_API_KEY          API key of the service (never printed)
+  RXVOICE_BASE_URL         base address of the service
+                           With neither set, commands start an embedded emulator
+                           (and say so on stderr).
+  RXVOICE_EMULATOR_SYNTH   synth of the embedded emulator: espeak (default) or tone`;
+
+export const MAIN_HELP = `rxvoice: speech and localization from the command line (RxJS inside)
+
+Usage:
+  rxvoice <command> [options]
+
+Commands:
+  speak "text" | -      speak text (or stdin as a token stream) over a live session
+  translate "text"      translate text, streamed to stdout as it arrives
+  sound "prompt"        generate a sound effect or music clip (a task)
+  voices                list voices
+  voice create FILE     create a custom voice from an audio sample
+  emulator              run the local emulator of the service until Ctrl-C
+
+Options:
+  -h, --help            show help (also: rxvoice <command> --help)
+  -v, --version         print the version
+
+Output: progress goes to stderr (a spinner on a terminal, plain lines otherwise);
+--json prints one JSON object per line on stdout for machines. Errors are one line
+on stderr.
+
+${ENVIRONMENT}
+
+${EXIT_CODES_HELP}
+`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  speak: `Usage:
+  rxvoice speak "text" -o out.wav [options]
+  some-llm | rxvoice speak - -o out.wav      (stdin read as a token stream)
+
+Speaks text over a live speech session: sentences are synthesized as soon as they are
+complete, and the audio is written in order.
+
+Options:
+  -o, --output FILE       write a WAV file (- for stdout)
+      --play              play through the audio device (aplay, paplay, ffplay, afplay)
+      --voice ID          voice id (default: the service's default voice)
+      --language TAG      locale tag of the text (default: en-us)
+      --word-timestamps   ask for word timings and print them per segment
+      --idle-timeout S    seconds of silence before trailing text is flushed
+      --speaking-rate R   0.25 to 4
+      --resubmit-skipped  push the text of skipped segments again (up to 2 times)
+      --json              one JSON object per line on stdout (segments, words, result)
+  -h, --help              show this help
+
+One of -o or --play is required. A segment the service skips (synthesis failed) is
+reported on stderr; the command then exits 1 with the unspoken text.
+
+${EXIT_CODES_HELP}
+`,
+  translate: `Usage:
+  rxvoice translate --from en-us --to de-de "text"
+  echo "text" | rxvoice translate --from en-us --to de-de -
+
+Translates text; the translation is streamed to stdout as it arrives.
+
+Options:
+      --from TAG          source language (locale tag)
+      --to TAG            target language (locale tag)
+      --formality 1|2     formality (1 informal, 2 formal)
+      --json              one JSON object per line: {"type":"text","text":...}, then {"type":"done"}
+  -h, --help              show this help
+
+${EXIT_CODES_HELP}
+`,
+  sound: `Usage:
+  rxvoice sound "rain on a tin roof" -o rain.wav [--duration 5]
+  rxvoice sound "calm piano" --music -o piano.wav
+
+Generates a sound effect (or music with --music) as a task, shows its progress, and
+writes the result.
+
+Options:
+  -o, --output FILE       where to write the audio (WAV; default: sound.wav)
+      --music             music instead of a sound effect
+      --duration S        seconds, at most 10 (default 8; ignored for music)
+      --json              one JSON object per line (status updates, then the result)
+  -h, --help              show this help
+
+${EXIT_CODES_HELP}
+`,
+  voices: `Usage:
+  rxvoice voices [--json]
+
+Lists voices (library and custom) as a table, or one JSON object per line.
+
+Options:
+      --json              one JSON object per voice per line
+  -h, --help              show this help
+
+${EXIT_CODES_HELP}
+`,
+  voice: `Usage:
+  rxvoice voice create --name NAME --gender 0|1|2|9 sample.wav [options]
+
+Creates a custom voice by cloning an audio sample (.aac, .flac, .mp3, .wav) and prints
+its voice id.
+
+Options:
+      --name NAME         voice name (required)
+      --gender G          0, 1, 2 or 9 (required)
+      --description TEXT  short summary of the voice
+      --age N             age of the speaker (default 30)
+      --language TAG      locale tag of the sample
+      --enhance           noise reduction and volume normalization
+      --json              print {"voice_id": N} as JSON
+  -h, --help              show this help
+
+${EXIT_CODES_HELP}
+`,
+  emulator: `Usage:
+  rxvoice emulator [--port N] [--synth espeak|tone]
+
+Runs the local emulator of the service (HTTP and live WebSocket) until SIGINT/SIGTERM,
+then closes cleanly. Prints the base URL, the WebSocket URL and the development key.
+
+Options:
+      --port N            TCP port (default 0: a free port)
+      --host HOST         interface (default 127.0.0.1)
+      --synth S           espeak (real speech, default) or tone (fast, deterministic)
+      --key KEY           accepted API key (repeatable; default: the development key)
+      --credits N         starting credits per key
+      --json              print the addresses as one JSON object
+  -h, --help              show this help
+
+${EXIT_CODES_HELP}
+`,
+};

@@ -1,0 +1,64 @@
+/**
+ * The world the CLI talks to, injected so `main(argv, io)` runs in-process in tests:
+ * standard streams, environment, and interrupt signals.
+ */
+
+/** A stream the CLI writes to (process.stdout / process.stderr, or a test double). */
+export type CliOutput = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+export interface CliIo {
+  stdout: CliOutput;
+  stderr: CliOutput;
+  /** Read by `rxvoice speak -` (text tokens as they arrive). */
+  stdin: NodeJS.ReadableStream;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Working directory relative paths resolve against (default `process.cwd()`). */
+  cwd?: string;
+  /**
+   * Call `handler` on SIGINT/SIGTERM (or whatever the host calls an interrupt); returns
+   * a function that removes the handler. Default: process signals.
+   */
+  onInterrupt?: (handler: (signal: string) => void) => () => void;
+}
+
+/** The real process: stdio, env and SIGINT/SIGTERM. */
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    onInterrupt: processInterrupts,
+  };
+}
+
+/** Subscribe to SIGINT and SIGTERM of this process. */
+export function processInterrupts(handler: (signal: string) => void): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => handler(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/** Write a line (adds `\n`). */
+export function writeLine(out: CliOutput, line: string): void {
+  out.write(`${line}\n`);
+}
+
+/** Write one JSON object as one line (`--json` output). */
+export function writeJson(out: CliOutput, value: unknown): void {
+  out.write(`${JSON.stringify(value)}\n`);
+}
+
+/** Resolves once everything written to `out` so far was handed to the OS. */
+export function drain(out: CliOutput): Promise<void> {
+  return new Promise((resolve) => {
+    if (!out.write('', () => resolve())) {
+      // write() returns false on backpressure; the callback still fires once flushed.
+    }
+  });
+}

@@ -1,0 +1,259 @@
+/**
+ * `RxVoiceClient`: every endpoint of the service as cold Observables, grouped by
+ * resource family, plus the task pattern as event streams.
+ *
+ * Where the other parts plug in (targeted edits to this class):
+ * - `speak(options)` (live speech, `src/live/session.ts`): add a method that calls the
+ *   session's `speak` with `this.wsUrl`, `this.#transport.authHeaders()` (or
+ *   `this.#transport.apiKey()` for the `api_key` query), `this.#transport.config.WebSocket`
+ *   and `this.#transport.config.scheduler`.
+ * - `translateStream(request)` (deprecated SSE, `src/client/translation-stream.ts`):
+ *   add a method that calls `this.#transport.exchange({ ..., stream: true }, read)`
+ *   (read gets the 2xx `Response` and the abort signal) and warns once with
+ *   `this.#transport.warnOnce('translateStream', ...)`.
+ * The key lives only in the transport's private field; never copy it to a public field.
+ */
+import { inspect } from 'node:util';
+import type { Observable } from 'rxjs';
+import { resolveConfig, type ClientOptions, type ResolvedConfig } from './config.js';
+import { DubbingResource } from './dubbing.js';
+import { HttpTransport, type CallOptions } from './request.js';
+import type {
+  AudioSeparationResult,
+  DubbedRunInfo,
+  EndToEndDubbingRequest,
+  ProjectSetupRequest,
+  ProjectSetupResult,
+  StoryRun,
+  SubtitlesResult,
+  TextToSoundRequest,
+  TranscriptionResult,
+  TranslationRequest,
+  TranslationResult,
+  TtsStreamRequest,
+} from './schemas.js';
+import { SeparationResource, type AudioSeparationRequest } from './separation.js';
+import { SoundResource } from './sound.js';
+import { SpeechResource } from './speech.js';
+import { StoriesResource, type CreateStoryRequest } from './stories.js';
+import { SubtitlesResource, type SubtitlesRequest } from './subtitles.js';
+import { pollTask, type TaskEvent, type TaskFamilyDefinition, type TaskPendingEvent, type TaskResultEvent } from './tasks.js';
+import { TranscriptionResource, type TranscriptionRequest } from './transcription.js';
+import { TranslationResource } from './translation.js';
+import { ttsStream, type TtsStreamChunk } from './tts-stream.js';
+import {
+  translateStream,
+  translateStreamEvents,
+  type TranslateStreamOptions,
+  type TranslationStreamEvent,
+} from './translation-stream.js';
+import type { TranslationStreamRequest } from './schemas.js';
+import { VoicesResource } from './voices.js';
+import type { OperatorFunction } from 'rxjs';
+import type { LiveSpeechEvent } from '../live/events.js';
+import { speak as speakLive, type SpeakOptions } from '../live/session.js';
+
+/** Task families, by the name `client.tasks.resume` takes, with their result types. */
+export interface TaskResultByFamily {
+  sound: Uint8Array;
+  speech: Uint8Array;
+  separation: AudioSeparationResult;
+  story: StoryRun;
+  projectSetup: ProjectSetupResult;
+  translation: TranslationResult;
+  transcription: TranscriptionResult;
+  subtitles: SubtitlesResult;
+  dubbing: DubbedRunInfo;
+}
+export type TaskFamilyName = keyof TaskResultByFamily;
+
+/** Resuming and inspecting tasks created elsewhere. */
+export class TasksResource {
+  readonly #transport: HttpTransport;
+  readonly #families: { [F in TaskFamilyName]: TaskFamilyDefinition<TaskResultByFamily[F]> };
+  constructor(transport: HttpTransport, families: { [F in TaskFamilyName]: TaskFamilyDefinition<TaskResultByFamily[F]> }) {
+    this.#transport = transport;
+    this.#families = families;
+  }
+
+  /**
+   * Poll an existing task until it ends (pending events, then the result event), e.g.
+   * after a `TaskDeadlineError` or a restart: `client.tasks.resume('sound', taskId)`.
+   */
+  resume<F extends TaskFamilyName>(
+    family: F,
+    taskId: string,
+    options: CallOptions = {},
+  ): Observable<TaskPendingEvent | TaskResultEvent<TaskResultByFamily[F]>> {
+    const definition = this.#families[family] as TaskFamilyDefinition<TaskResultByFamily[F]>;
+    return pollTask(this.#transport, definition, taskId, options);
+  }
+}
+
+/**
+ * The client. Make one with `createClient(options)`. Every method returns a cold
+ * Observable: each subscription sends its own request(s); unsubscribing aborts them.
+ * Every method takes `{ signal }` last.
+ */
+export class RxVoiceClient {
+  readonly #transport: HttpTransport;
+  /** Base address of the service (no trailing slash). */
+  readonly baseUrl: string;
+  /** Address of the live speech WebSocket (`ws(s)://host/live-tts/ws`). */
+  readonly wsUrl: string;
+
+  /** Sound and music generation. */
+  readonly sound: SoundResource;
+  /** Speech over HTTP: the deprecated `/tts` task flow. (Streaming: `ttsStream`.) */
+  readonly speech: SpeechResource;
+  readonly voices: VoicesResource;
+  readonly separation: SeparationResource;
+  readonly stories: StoriesResource;
+  /** End-to-end dubbing and dubbing project setup. */
+  readonly dubbing: DubbingResource;
+  readonly translation: TranslationResource;
+  readonly transcription: TranscriptionResource;
+  readonly subtitles: SubtitlesResource;
+  /** Resume polling of existing tasks. */
+  readonly tasks: TasksResource;
+
+  constructor(options: ClientOptions = {}) {
+    const { config, apiKey } = resolveConfig(options);
+    this.#transport = new HttpTransport(config, apiKey);
+    this.baseUrl = config.baseUrl;
+    this.wsUrl = config.wsUrl;
+    const t = this.#transport;
+    this.sound = new SoundResource(t);
+    this.speech = new SpeechResource(t);
+    this.voices = new VoicesResource(t);
+    this.separation = new SeparationResource(t);
+    this.stories = new StoriesResource(t);
+    this.dubbing = new DubbingResource(t);
+    this.translation = new TranslationResource(t);
+    this.transcription = new TranscriptionResource(t);
+    this.subtitles = new SubtitlesResource(t);
+    this.tasks = new TasksResource(t, {
+      sound: this.sound.family,
+      speech: this.speech.family,
+      separation: this.separation.family,
+      story: this.stories.family,
+      projectSetup: this.dubbing.projectSetupFamily,
+      translation: this.translation.family,
+      transcription: this.transcription.family,
+      subtitles: this.subtitles.family,
+      dubbing: this.dubbing.family,
+    });
+  }
+
+  /** The resolved configuration (holds no secret). */
+  get config(): ResolvedConfig {
+    return this.#transport.config;
+  }
+
+  /**
+   * Generate a sound or music clip as a task. Emits `created`, `pending`…, and last the
+   * `result` event whose `result` is the audio (WAV bytes):
+   * `const { result } = await lastValueFrom(client.textToSound({ prompt: 'rain on a tin roof' }))`.
+   */
+  textToSound(request: TextToSoundRequest, options: CallOptions = {}): Observable<TaskEvent<Uint8Array>> {
+    return this.sound.task(request, options);
+  }
+
+  /** Translate texts as a task (POST /translation); the result is `{ texts }`. */
+  translate(request: TranslationRequest, options: CallOptions = {}): Observable<TaskEvent<TranslationResult>> {
+    return this.translation.task(request, options);
+  }
+
+  /** Transcribe media as a task; the result is `{ transcript }`. */
+  transcribe(request: TranscriptionRequest, options: CallOptions = {}): Observable<TaskEvent<TranscriptionResult>> {
+    return this.transcription.task(request, options);
+  }
+
+  /** Make subtitles as a task (POST /sub); the result is `{ subtitle_format, subtitles, transcript }`. */
+  subtitle(request: SubtitlesRequest, options: CallOptions = {}): Observable<TaskEvent<SubtitlesResult>> {
+    return this.subtitles.task(request, options);
+  }
+
+  /** Dub a video end to end as a task; the result is the dubbed run info. */
+  endToEndDubbing(request: EndToEndDubbingRequest, options: CallOptions = {}): Observable<TaskEvent<DubbedRunInfo>> {
+    return this.dubbing.task(request, options);
+  }
+
+  /** Set up a dubbing project as a task; the result is the project. */
+  projectSetup(request: ProjectSetupRequest, options: CallOptions = {}): Observable<TaskEvent<ProjectSetupResult>> {
+    return this.dubbing.projectSetupTask(request, options);
+  }
+
+  /** Make a story as a task; the result is the story run. */
+  story(request: CreateStoryRequest, options: CallOptions = {}): Observable<TaskEvent<StoryRun>> {
+    return this.stories.task(request, options);
+  }
+
+  /** Separate foreground and background audio as a task. */
+  audioSeparation(request: AudioSeparationRequest, options: CallOptions = {}): Observable<TaskEvent<AudioSeparationResult>> {
+    return this.separation.task(request, options);
+  }
+
+  /**
+   * Stream speech (POST /tts-stream). Each chunk carries `format`, `sampleRate`,
+   * `creditsRequired` and `bytes`; `pcm_*` chunks hold whole samples only.
+   */
+  ttsStream(request: TtsStreamRequest, options: CallOptions = {}): Observable<TtsStreamChunk> {
+    return ttsStream(this.#transport, request, options);
+  }
+
+  /**
+   * The deprecated streaming translation (POST /translation/stream): the translated
+   * pieces as they arrive. `X-Credits-Required` goes to `options.onCredits`; an `error`
+   * event ends the stream with `StreamError`. See `translateStream` in
+   * `translation-stream.ts`.
+   *
+   * @deprecated The service deprecates it; use `client.translate()` (same text).
+   */
+  translateStream(request: TranslationStreamRequest, options: TranslateStreamOptions = {}): Observable<string> {
+    return translateStream(this.#transport, request, options);
+  }
+
+  /**
+   * The deprecated streaming translation as events: `{ type: 'meta', creditsRequired }`,
+   * then `{ type: 'text', text }` per piece.
+   *
+   * @deprecated The service deprecates it; use `client.translate()` (same text).
+   */
+  translateStreamEvents(request: TranslationStreamRequest, options: CallOptions = {}): Observable<TranslationStreamEvent> {
+    return translateStreamEvents(this.#transport, request, options);
+  }
+
+  /**
+   * Live speech over the WebSocket session: text in, speech events out
+   * (`text$.pipe(client.speak({ voice_id: 1, word_timestamps: true }))`). Uses this
+   * client's address, key (header, or `api_key` query for a browser-style WebSocket),
+   * WebSocket constructor and scheduler. `output_format` defaults to `'wav'` (the
+   * service's default is mp3). See `speak` in `src/live/session.ts` for events, errors,
+   * barge-in and `reconnect`.
+   */
+  speak(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
+    const t = this.#transport;
+    return speakLive(
+      { wsUrl: this.wsUrl, apiKey: t.apiKey(), WebSocket: t.config.WebSocket },
+      { ...options, scheduler: options.scheduler ?? t.config.scheduler },
+    );
+  }
+
+  /** Close the keep-alive connections the client owns. */
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
+  toString(): string {
+    return `RxVoiceClient(${this.baseUrl})`;
+  }
+
+  toJSON(): { baseUrl: string; wsUrl: string } {
+    return { baseUrl: this.baseUrl, wsUrl: this.wsUrl };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](depth: number, options: object): string {
+    return `RxVoiceClient ${inspect({ baseUrl: this.baseUrl, wsUrl: this.wsUrl, apiKey: '***' }, { ...options, depth })}`;
+  }
+}

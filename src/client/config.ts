@@ -1,0 +1,197 @@
+/**
+ * Options of `createClient`, validated with zod, and their resolution into a frozen
+ * configuration. The API key is resolved here but never stored in the configuration
+ * object: it travels separately, into a private field of the transport.
+ */
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { Dispatcher } from 'undici';
+import { WebSocket as WsWebSocket } from 'ws';
+import { z } from 'zod';
+import { RxVoiceError } from './errors.js';
+import { routes } from './routes.js';
+
+/** A fetch-compatible function (undici's `fetch` or the global one). */
+export type FetchLike = (input: string, init: Record<string, unknown>) => Promise<Response>;
+
+/** The part of a WebSocket the live session uses (the WHATWG API: browsers, undici, `ws`). */
+export interface WebSocketLike {
+  readonly readyState: number;
+  binaryType: string;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: never) => void): void;
+}
+
+/**
+ * A WebSocket constructor for the live session: `ws`'s (takes `{ headers }` third) or a
+ * browser-style one. Structurally the same as `WebSocketConstructorLike` of `src/live/session.ts`.
+ */
+export type WebSocketConstructor = new (
+  url: string,
+  protocols?: string | string[],
+  options?: { headers?: Record<string, string> },
+) => WebSocketLike;
+
+/** Hook called with deprecation warnings (once per deprecated method or feature). */
+export type WarnHook = (message: string, code: string) => void;
+
+/** Polling of task status: delays grow from `initialDelayMs` by `multiplier` up to `maxDelayMs`. */
+export const PollingOptionsSchema = z.object({
+  /** Delay before the first status call, ms. */
+  initialDelayMs: z.number().nonnegative().default(500),
+  /** Growth of the delay between two status calls. */
+  multiplier: z.number().min(1).default(1.5),
+  /** Cap of the delay between two status calls, ms. */
+  maxDelayMs: z.number().nonnegative().default(5000),
+  /** Relative jitter applied to each delay (0.2 = plus or minus 20 %). */
+  jitter: z.number().min(0).max(1).default(0.2),
+  /** Overall deadline of the polling, ms; past it the task Observable errors with a TimeoutError. */
+  deadlineMs: z.number().positive().default(10 * 60_000),
+});
+export type PollingOptions = z.input<typeof PollingOptionsSchema>;
+export type ResolvedPollingOptions = z.infer<typeof PollingOptionsSchema>;
+
+/** Backoff between HTTP retries: `baseDelayMs * 2^attempt`, capped, with jitter. */
+export const RetryOptionsSchema = z.object({
+  baseDelayMs: z.number().nonnegative().default(500),
+  maxDelayMs: z.number().nonnegative().default(8000),
+  /** Upper bound on a `Retry-After` the client is willing to honour, ms. */
+  maxRetryAfterMs: z.number().nonnegative().default(60_000),
+});
+export type RetryOptions = z.input<typeof RetryOptionsSchema>;
+export type ResolvedRetryOptions = z.infer<typeof RetryOptionsSchema>;
+
+const isFunction = (v: unknown): boolean => typeof v === 'function';
+
+/** Options of `createClient`. */
+export const ClientOptionsSchema = z.object({
+  /** API key; falls back to the environment variable `RXVOICE_API_KEY`. */
+  apiKey: z.string().min(1).optional(),
+  /** Base address of the service; falls back to `RXVOICE_BASE_URL`. */
+  baseUrl: z.string().min(1).optional(),
+  /** Timeout of one HTTP attempt, ms (for streams: until the answer's headers). */
+  timeoutMs: z.number().positive().default(60_000),
+  /** Retries of a failed attempt (see the retry rules in `request.ts`). */
+  maxRetries: z.int().nonnegative().default(2),
+  retry: RetryOptionsSchema.default({ baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 }),
+  polling: PollingOptionsSchema.default({
+    initialDelayMs: 500,
+    multiplier: 1.5,
+    maxDelayMs: 5000,
+    jitter: 0.2,
+    deadlineMs: 10 * 60_000,
+  }),
+  /** Scheduler of polling and retry timers (default `asyncScheduler`); tests pass a virtual one. */
+  scheduler: z.custom<SchedulerLike>((v) => v !== null && typeof v === 'object' && isFunction((v as SchedulerLike).schedule)).optional(),
+  /** undici dispatcher (default: a keep-alive `Agent` owned by the client). */
+  dispatcher: z.custom<Dispatcher>((v) => v !== null && typeof v === 'object').optional(),
+  /** fetch implementation (default: undici's `fetch`). */
+  fetch: z.custom<FetchLike>(isFunction).optional(),
+  /** Allow sending the key over plain `http://` to a host that is not loopback. */
+  allowInsecureHttp: z.boolean().default(false),
+  /** WebSocket constructor for the live session (default: `ws`). */
+  WebSocket: z.custom<WebSocketConstructor>(isFunction).optional(),
+  /** Deprecation warnings hook (default: `process.emitWarning`). */
+  warn: z.custom<WarnHook>(isFunction).optional(),
+  /** Bulk result calls run at once (bulk id lists are split in batches of 2 to 5). */
+  bulkConcurrency: z.int().positive().default(3),
+  /** Random source in [0, 1), for jitter (tests make it deterministic). */
+  random: z.custom<() => number>(isFunction).optional(),
+  /** Environment to read the fallbacks from (default `process.env`). */
+  env: z.record(z.string(), z.string().optional()).optional(),
+});
+export type ClientOptions = z.input<typeof ClientOptionsSchema>;
+
+/** Configuration after defaults and fallbacks. Holds no secret. */
+export interface ResolvedConfig {
+  readonly baseUrl: string;
+  /** `ws(s)://host/<base path>/live-tts/ws`, derived from `baseUrl`. */
+  readonly wsUrl: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly retry: ResolvedRetryOptions;
+  readonly polling: ResolvedPollingOptions;
+  readonly scheduler: SchedulerLike;
+  readonly dispatcher: Dispatcher | undefined;
+  readonly fetch: FetchLike | undefined;
+  readonly allowInsecureHttp: boolean;
+  readonly WebSocket: WebSocketConstructor;
+  readonly warn: WarnHook;
+  readonly bulkConcurrency: number;
+  readonly random: () => number;
+}
+
+/** True for `localhost`, 127.0.0.0/8 and `::1`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
+  if (/^::ffff:127\.\d+\.\d+\.\d+$/.test(host)) return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+const defaultWarn: WarnHook = (message, code) => {
+  process.emitWarning(message, { type: 'DeprecationWarning', code });
+};
+
+/**
+ * Resolve client options: defaults, environment fallbacks, the http check.
+ * Throws `RxVoiceError` with code `'config'` on any problem. Returns the key apart.
+ */
+export function resolveConfig(options: ClientOptions = {}): { config: ResolvedConfig; apiKey: string } {
+  const parsed = ClientOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
+    // Messages name fields only; the values (possibly the key) are never echoed.
+    throw new RxVoiceError('config', `Invalid client options: ${fields}`);
+  }
+  const o = parsed.data;
+  const env = o.env ?? process.env;
+  const apiKey = o.apiKey ?? env['RXVOICE_API_KEY'];
+  const baseUrlRaw = o.baseUrl ?? env['RXVOICE_BASE_URL'];
+  const missing: string[] = [];
+  if (!apiKey) missing.push('an API key (option `apiKey` or environment variable RXVOICE_API_KEY)');
+  if (!baseUrlRaw) missing.push('a base address (option `baseUrl` or environment variable RXVOICE_BASE_URL)');
+  if (missing.length > 0 || !apiKey || !baseUrlRaw) {
+    throw new RxVoiceError('config', `rxvoice needs ${missing.join(' and ')}.`);
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrlRaw);
+  } catch {
+    throw new RxVoiceError('config', 'The base address (`baseUrl` / RXVOICE_BASE_URL) is not a valid URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new RxVoiceError('config', `The base address must use http or https, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new RxVoiceError('config', 'The base address must not carry credentials.');
+  }
+  if (url.protocol === 'http:' && !o.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
+    throw new RxVoiceError(
+      'config',
+      `Refusing to send the API key over plain http to ${url.hostname}: use https, ` +
+        'or pass `allowInsecureHttp: true` (loopback hosts are always allowed).',
+    );
+  }
+  const basePath = url.pathname.replace(/\/+$/, '');
+  const baseUrl = `${url.origin}${basePath}`;
+  const wsUrl = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${routes.liveTts}`;
+  const config: ResolvedConfig = Object.freeze({
+    baseUrl,
+    wsUrl,
+    timeoutMs: o.timeoutMs,
+    maxRetries: o.maxRetries,
+    retry: Object.freeze({ ...o.retry }),
+    polling: Object.freeze({ ...o.polling }),
+    scheduler: o.scheduler ?? asyncScheduler,
+    dispatcher: o.dispatcher,
+    fetch: o.fetch,
+    allowInsecureHttp: o.allowInsecureHttp,
+    WebSocket: o.WebSocket ?? (WsWebSocket as unknown as WebSocketConstructor),
+    warn: o.warn ?? defaultWarn,
+    bulkConcurrency: o.bulkConcurrency,
+    random: o.random ?? Math.random,
+  });
+  return { config, apiKey };
+}

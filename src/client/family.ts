@@ -1,0 +1,114 @@
+/**
+ * Building blocks of the resource families: a creation call, a status call and a
+ * result call, each a cold Observable validated locally before anything is sent.
+ */
+import { from, switchMap, type Observable } from 'rxjs';
+import type { z } from 'zod';
+import type { CallOptions, HttpTransport } from './request.js';
+import { RunIdSchema, TaskCreatedSchema, TaskIdSchema, type TaskCreated, type TaskStatus } from './schemas.js';
+import { TaskStatusAnswerSchema } from './tasks.js';
+import { lazily, warnNumericLanguage } from './shared.js';
+import { buildForm, checkUpload, type UploadInput } from './upload.js';
+
+/** POST a JSON creation call validated with `schema`. */
+export function createJson<S extends z.ZodType>(
+  transport: HttpTransport,
+  path: string,
+  schema: S,
+  request: unknown,
+  options: CallOptions = {},
+): Observable<TaskCreated> {
+  const endpoint = `POST ${path}`;
+  return lazily(() => {
+    const body = transport.validate(schema, request, endpoint) as Record<string, unknown>;
+    warnNumericLanguage(transport, body);
+    return transport.json({ method: 'POST', path, json: body, kind: 'creation', endpoint, signal: options.signal }, TaskCreatedSchema);
+  });
+}
+
+/** GET the status of a task (a bare status string, as the contract shows for audio separation, is read too). */
+export function getStatus(
+  transport: HttpTransport,
+  pathOf: (taskId: string) => string,
+  name: string,
+  taskId: string,
+  options: CallOptions = {},
+): Observable<TaskStatus> {
+  const endpoint = `GET ${name} status`;
+  return lazily(() => {
+    const id = transport.validate(TaskIdSchema, taskId, endpoint, ['path', 'task_id']);
+    return transport.json({ method: 'GET', path: pathOf(id), kind: 'idempotent', endpoint, signal: options.signal }, TaskStatusAnswerSchema);
+  });
+}
+
+/** GET a JSON result by run id, parsed with `schema`. */
+export function getResult<S extends z.ZodType>(
+  transport: HttpTransport,
+  pathOf: (runId: number) => string,
+  name: string,
+  schema: S,
+  runId: number,
+  options: CallOptions = {},
+): Observable<z.infer<S>> {
+  const endpoint = `GET ${name} result`;
+  return lazily(() => {
+    const id = transport.validate(RunIdSchema, runId, endpoint, ['path', 'run_id']);
+    return transport.json({ method: 'GET', path: pathOf(id), kind: 'idempotent', endpoint, signal: options.signal }, schema);
+  });
+}
+
+/** GET a binary result (audio bytes) by run id. */
+export function getBytes(
+  transport: HttpTransport,
+  pathOf: (runId: number) => string,
+  name: string,
+  runId: number,
+  options: CallOptions = {},
+): Observable<Uint8Array> {
+  const endpoint = `GET ${name} result`;
+  return lazily(() => {
+    const id = transport.validate(RunIdSchema, runId, endpoint, ['path', 'run_id']);
+    return transport.bytes({ method: 'GET', path: pathOf(id), kind: 'idempotent', endpoint, accept: '*/*', signal: options.signal });
+  });
+}
+
+/** A file part of a multipart call: field name, input and accepted extensions. */
+export interface FilePart {
+  field: string;
+  input: UploadInput | undefined;
+  extensions: readonly string[];
+  /** When false, a missing file is allowed (e.g. `media_url` given instead). */
+  required?: boolean;
+}
+
+/**
+ * POST a multipart call: `fields` validated with `schema`, file parts checked locally
+ * (extension), then the form is built and sent. The answer is parsed with `answer`.
+ */
+export function postMultipart<S extends z.ZodType, A extends z.ZodType>(
+  transport: HttpTransport,
+  path: string,
+  schema: S,
+  fields: unknown,
+  files: FilePart[],
+  answer: A,
+  kind: 'creation' | 'idempotent',
+  options: CallOptions = {},
+  check?: (fields: Record<string, unknown>, present: Record<string, boolean>) => void,
+): Observable<z.infer<A>> {
+  const endpoint = `POST ${path}`;
+  return lazily(() => {
+    const body = transport.validate(schema, fields, endpoint) as Record<string, unknown>;
+    const present: Record<string, boolean> = {};
+    const checked = files.flatMap((part) => {
+      present[part.field] = part.input !== undefined && part.input !== null;
+      if (!present[part.field] && part.required === false) return [];
+      return [checkUpload(part.field, part.input, part.extensions, endpoint)];
+    });
+    check?.(body, present);
+    warnNumericLanguage(transport, body);
+    return from(buildForm(body, checked, endpoint)).pipe(
+      switchMap((form) => transport.json({ method: 'POST', path, form, kind, endpoint, signal: options.signal }, answer)),
+    );
+  });
+}

@@ -1,0 +1,57 @@
+/** Sound and music generation: POST /text-to-sound, its status, single and bulk results. */
+import type { Observable } from 'rxjs';
+import type { CallOptions, HttpTransport } from './request.js';
+import { routes } from './routes.js';
+import { TextToSoundRequestSchema, type TaskCreated, type TaskStatus, type TextToSoundRequest } from './schemas.js';
+import { createJson, getBytes, getStatus } from './family.js';
+import { bulkResults, type BulkResultMap } from './shared.js';
+import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
+
+/** For music the duration limit is not enforced (a fixed-length clip comes back): drop it. */
+function forValidation(request: TextToSoundRequest): TextToSoundRequest {
+  if (request && typeof request === 'object' && request.audio_type === 'music' && 'duration' in request) {
+    const { duration: _ignored, ...rest } = request;
+    return rest;
+  }
+  return request;
+}
+
+export class SoundResource {
+  readonly #transport: HttpTransport;
+  /** @internal How the task pattern polls and fetches this family. */
+  readonly family: TaskFamilyDefinition<Uint8Array>;
+
+  constructor(transport: HttpTransport) {
+    this.#transport = transport;
+    this.family = { name: 'text-to-sound', statusPath: routes.textToSoundStatus, result: (runId, options) => this.result(runId, options) };
+  }
+
+  /** Create a sound or music task (POST /text-to-sound). Emits `{ task_id }`. */
+  create(request: TextToSoundRequest, options: CallOptions = {}): Observable<TaskCreated> {
+    return createJson(this.#transport, routes.textToSound, TextToSoundRequestSchema, forValidation(request), options);
+  }
+
+  /** Status of a task (GET /text-to-sound/{task_id}). */
+  status(taskId: string, options: CallOptions = {}): Observable<TaskStatus> {
+    return getStatus(this.#transport, routes.textToSoundStatus, 'text-to-sound', taskId, options);
+  }
+
+  /** The audio of one run (GET /text-to-sound-result/{run_id}), WAV bytes. */
+  result(runId: number, options: CallOptions = {}): Observable<Uint8Array> {
+    return getBytes(this.#transport, routes.textToSoundResult, 'text-to-sound', runId, options);
+  }
+
+  /**
+   * Results of any number of runs, keyed by run id. Duplicates are removed; 1 id is
+   * fetched by the single-result path (entry `{ audio }`); 2+ ids go to
+   * POST /text-to-sound-results in concurrent batches of 2 to 5 (entries `{ output_url }`).
+   */
+  results(runIds: readonly number[], options: CallOptions = {}): Observable<BulkResultMap> {
+    return bulkResults(this.#transport, runIds, routes.textToSoundResults, (id, o) => this.result(id, o), options);
+  }
+
+  /** The whole task: create, poll, fetch the audio bytes. The last event is the result. */
+  task(request: TextToSoundRequest, options: CallOptions = {}): Observable<TaskEvent<Uint8Array>> {
+    return runTask(this.#transport, this.family, this.create(request, options), options);
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The task pattern as Observables. Subscribing creates the task; the Observable emits
+ * typed progress events and completes after the `result` event, which is always the
+ * last one:
+ *
+ * ```
+ * created ── pending ── pending ── … ── result|
+ * ```
+ *
+ * so `lastValueFrom(client.textToSound({ prompt }))` is the one-line way to the result
+ * event, and `.pipe(taskResult())` maps the stream to the result value alone.
+ *
+ * Polling backs off (by default 0.5 s, ×1.5, capped at 5 s, ±20 % jitter) under an
+ * overall deadline (a `TaskDeadlineError`, a `TimeoutError` carrying the task id). Timers
+ * run on the client's scheduler, so tests drive them in virtual time. Unsubscribing
+ * stops polling at once and aborts the request in flight. Terminal statuses become
+ * `TaskFailedError` (ERROR), `TaskTimeoutError` (TIMEOUT) and `PaymentRequiredError`
+ * (PAYMENT_REQUIRED), each carrying the task id.
+ */
+import { Observable, concat, defer, filter, map, of, switchMap, throwError, timer, type OperatorFunction } from 'rxjs';
+import { z } from 'zod';
+import { PaymentRequiredError, ProtocolError, TaskFailedError, TaskTimeoutError, TimeoutError } from './errors.js';
+import type { ResolvedPollingOptions } from './config.js';
+import { withSignal, type CallOptions, type HttpTransport } from './request.js';
+import { TaskStatusSchema, TaskStatusValueSchema, type TaskCreated, type TaskStatus } from './schemas.js';
+
+/** Emitted once the creation call answered. */
+export interface TaskCreatedEvent {
+  type: 'created';
+  task_id: string;
+}
+
+/** Emitted after each status call that answered PENDING. */
+export interface TaskPendingEvent {
+  type: 'pending';
+  task_id: string;
+  /** Status calls made so far. */
+  polls: number;
+  /** Time since polling started, ms (on the client's scheduler). */
+  elapsedMs: number;
+}
+
+/** The last event: the task succeeded and its result was fetched. */
+export interface TaskResultEvent<R> {
+  type: 'result';
+  task_id: string;
+  run_id: number;
+  result: R;
+}
+
+/** Progress of a task, ending with its result. */
+export type TaskEvent<R> = TaskCreatedEvent | TaskPendingEvent | TaskResultEvent<R>;
+
+/** The polling deadline passed while the task was still PENDING. */
+export class TaskDeadlineError extends TimeoutError {
+  override name = 'TaskDeadlineError';
+  readonly taskId: string;
+  constructor(taskId: string, deadlineMs: number) {
+    super(`Task ${taskId} was still pending after ${deadlineMs} ms of polling; resume it with client.tasks.resume().`);
+    this.taskId = taskId;
+  }
+}
+
+/**
+ * Maps task events to the result value alone (progress events are dropped).
+ *
+ * ```
+ * created ── pending ── result(r)|
+ * taskResult()
+ * ────────────────────── r|
+ * ```
+ *
+ * Errors pass through unchanged.
+ *
+ * ## Example
+ * ```ts
+ * const audio = await lastValueFrom(client.textToSound({ prompt: 'rain' }).pipe(taskResult()));
+ * ```
+ * @return An operator emitting the `result` of the `result` event.
+ */
+export function taskResult<R>(): OperatorFunction<TaskEvent<R>, R> {
+  return (source) =>
+    source.pipe(
+      filter((event): event is TaskResultEvent<R> => event.type === 'result'),
+      map((event) => event.result),
+    );
+}
+
+/** Delay before status call number `poll` (0-based), with jitter from `random`. */
+export function pollDelay(poll: number, polling: ResolvedPollingOptions, random: () => number = Math.random): number {
+  const base = Math.min(polling.maxDelayMs, polling.initialDelayMs * polling.multiplier ** poll);
+  const jitter = polling.jitter * (2 * random() - 1);
+  return Math.max(0, Math.round(base * (1 + jitter)));
+}
+
+/** Status answers: the object of the contract, or a bare status string; `FAILED` read as ERROR. */
+export const TaskStatusAnswerSchema = z.union([
+  TaskStatusSchema,
+  TaskStatusValueSchema.transform((status) => ({ status }) as TaskStatus),
+  TaskStatusSchema.extend({ status: z.literal('FAILED').transform(() => 'ERROR' as const) }),
+]);
+
+/** How to poll and fetch one family of tasks. */
+export interface TaskFamilyDefinition<R> {
+  /** e.g. `text-to-sound`, for messages. */
+  name: string;
+  statusPath: (taskId: string) => string;
+  result: (runId: number, options?: CallOptions) => Observable<R>;
+}
+
+/** Poll an existing task until it ends; emits pending events then the result event. */
+export function pollTask<R>(
+  transport: HttpTransport,
+  family: TaskFamilyDefinition<R>,
+  taskId: string,
+  options: CallOptions = {},
+): Observable<TaskPendingEvent | TaskResultEvent<R>> {
+  const { scheduler, polling, random } = transport.config;
+  const polled$ = defer(() => {
+    const started = scheduler.now();
+    const statusOnce = (): Observable<TaskStatus> =>
+      transport.json(
+        { method: 'GET', path: family.statusPath(taskId), kind: 'idempotent', endpoint: `GET ${family.name} status`, signal: options.signal },
+        TaskStatusAnswerSchema,
+      );
+    const poll = (n: number): Observable<TaskPendingEvent | TaskResultEvent<R>> => {
+      const elapsedBefore = scheduler.now() - started;
+      const remaining = polling.deadlineMs - elapsedBefore;
+      if (remaining <= 0) return throwError(() => new TaskDeadlineError(taskId, polling.deadlineMs));
+      const delay = Math.min(pollDelay(n, polling, random), remaining);
+      return timer(delay, scheduler).pipe(
+        switchMap(() => statusOnce()),
+        switchMap((status) => {
+          switch (status.status) {
+            case 'PENDING': {
+              const pending: TaskPendingEvent = { type: 'pending', task_id: taskId, polls: n + 1, elapsedMs: scheduler.now() - started };
+              return concat(of(pending), poll(n + 1));
+            }
+            case 'SUCCESS': {
+              const runId = status.run_id;
+              if (runId === null || runId === undefined) {
+                return throwError(() => new ProtocolError(`${family.name} task ${taskId} is SUCCESS but carries no run_id`));
+              }
+              return family.result(runId, options).pipe(
+                map((result): TaskResultEvent<R> => ({ type: 'result', task_id: taskId, run_id: runId, result })),
+              );
+            }
+            case 'ERROR':
+              return throwError(() => new TaskFailedError(taskId, status.message ?? undefined));
+            case 'TIMEOUT':
+              return throwError(() => new TaskTimeoutError(taskId));
+            case 'PAYMENT_REQUIRED':
+              return throwError(() => new PaymentRequiredError(taskId));
+          }
+        }),
+      );
+    };
+    return poll(0);
+  });
+  // The signal also ends the wait between two status calls, not only a request in flight.
+  return withSignal(polled$, options.signal);
+}
+
+/** Create a task with `create$`, then poll it: the full event sequence. */
+export function runTask<R>(
+  transport: HttpTransport,
+  family: TaskFamilyDefinition<R>,
+  create$: Observable<TaskCreated>,
+  options: CallOptions = {},
+): Observable<TaskEvent<R>> {
+  return withSignal(
+    create$.pipe(
+      switchMap(({ task_id }) => concat(of<TaskEvent<R>>({ type: 'created', task_id }), pollTask(transport, family, task_id, options))),
+    ),
+    options.signal,
+  );
+}

@@ -1,0 +1,54 @@
+/** Voices: the listing (GET /list-voices) and custom voice creation (multipart). */
+import type { Observable } from 'rxjs';
+import type { CallOptions, HttpTransport } from './request.js';
+import { routes } from './routes.js';
+import {
+  AUDIO_UPLOAD_EXTENSIONS,
+  CreateCustomVoiceFieldsSchema,
+  CreateCustomVoiceResponseSchema,
+  VoiceListSchema,
+  type CreateCustomVoiceFields,
+  type CreateCustomVoiceResponse,
+  type Voice,
+} from './schemas.js';
+import { postMultipart } from './family.js';
+import type { UploadInput } from './upload.js';
+
+/** Fields of a custom voice, and its reference audio (.aac, .flac, .mp3 or .wav). */
+export type CreateCustomVoiceRequest = CreateCustomVoiceFields & {
+  /** A path, a Buffer / Uint8Array (give `filename`), a Blob / File, or a Readable. */
+  file: UploadInput;
+};
+
+export class VoicesResource {
+  readonly #transport: HttpTransport;
+  constructor(transport: HttpTransport) {
+    this.#transport = transport;
+  }
+
+  /** Every voice the key may use (GET /list-voices). */
+  list(options: CallOptions = {}): Observable<Voice[]> {
+    return this.#transport.json(
+      { method: 'GET', path: routes.listVoices, kind: 'idempotent', endpoint: `GET ${routes.listVoices}`, signal: options.signal },
+      VoiceListSchema,
+    );
+  }
+
+  /**
+   * Clone a voice from a reference sample (POST /create-custom-voice, multipart).
+   * The file's extension is checked locally. Emits `{ voice_id }`.
+   */
+  create(request: CreateCustomVoiceRequest, options: CallOptions = {}): Observable<CreateCustomVoiceResponse> {
+    const { file, ...fields } = request;
+    return postMultipart(
+      this.#transport,
+      routes.createCustomVoice,
+      CreateCustomVoiceFieldsSchema,
+      fields,
+      [{ field: 'file', input: file, extensions: AUDIO_UPLOAD_EXTENSIONS }],
+      CreateCustomVoiceResponseSchema,
+      'creation',
+      options,
+    );
+  }
+}

@@ -1,0 +1,544 @@
+/**
+ * The emulator's live speech session (`/live-tts/ws`), called by server.ts once the API
+ * key was checked.
+ *
+ * Life of a session:
+ * 1. The first frame must be a valid `session.start` (JSON text frame). Anything else,
+ *    an unknown voice, an unsupported language or an output format the emulator
+ *    cannot encode: `session.error`, then close 4400. No first frame within
+ *    `options.liveStartTimeoutMs` (10 s by default): the same.
+ * 2. `session.ready { session_id, run_id, config }`; `config` is the parsed
+ *    configuration with `output_format` and `sample_rate` resolved.
+ * 3. `text.chunk` feeds a sentence segmenter: each complete sentence becomes a segment
+ *    at once; text without a boundary becomes one after `idle_timeout` seconds with no
+ *    new text. Whitespace-only text is never a segment: it stays buffered and leads
+ *    the next segment (or is dropped at the very end).
+ * 4. Segments synthesize concurrently (at most `options.concurrency` in flight, and at
+ *    most that many waiting to be sent), credits charged just before each synthesis,
+ *    each attempt retried 3 times with exponential backoff before `segment.skipped`.
+ *    Frames leave strictly in segment order: `segment.start`, binary frames of at most
+ *    64 KiB (concatenated: one playable file), `segment.done`.
+ * 5. `text.done` (or nothing more to do after it): `session.done`, close 1000. When
+ *    credits run out at segment N, segments before N are still delivered, then one
+ *    `session.error` and close 4402.
+ *
+ * Faults (`options.faults`, per key): failSynthesis, failSynthesisMatching,
+ * synthesisLatencyMs, creditsAfterSegments, dropAfterFrames (the TCP socket is
+ * destroyed with no close frame).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { WebSocket, type RawData } from 'ws';
+import { canEncode, encodeAudio, encodedSampleRate } from '../audio/encode.js';
+import {
+  CloseCodes,
+  MAX_AUDIO_FRAME_BYTES,
+  SessionStartFrameSchema,
+  TextChunkFrameSchema,
+  type SessionConfig,
+  type WordTimestamp,
+} from '../live/protocol.js';
+import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
+import type { Faults, Latency } from './options.js';
+import { resolveLanguage } from './state.js';
+import type { EmulatorContext, LiveConnectionHandler, Synthesizer } from './types.js';
+import type { Voice } from '../client/schemas.js';
+
+/** Sample rate when `session.start` gives none (both synthesizers' native rate). */
+export const DEFAULT_LIVE_SAMPLE_RATE = 22050;
+/** Synthesis retries after the first attempt. */
+export const SYNTHESIS_RETRIES = 3;
+/** Stop sending while this many bytes wait in the socket's buffer. */
+export const SEND_HIGH_WATER_BYTES = 1024 * 1024;
+/** Close code used when the emulator shuts down under a live session. */
+const CLOSE_GOING_AWAY = 1001;
+
+/** The configuration echoed in `session.ready`: output format and rate resolved. */
+export type ResolvedSessionConfig = SessionConfig & { sample_rate: number };
+
+interface Segment {
+  id: number;
+  text: string;
+  state: 'waiting' | 'synthesizing' | 'ready' | 'skipped';
+  audio?: Uint8Array;
+  words?: WordTimestamp[];
+}
+
+/** Data of the text-to-speech run a live session creates. */
+export interface LiveRunData {
+  source: 'live';
+  session_id: string;
+  config: ResolvedSessionConfig;
+  segments: { segment_id: number; text: string; status: 'delivered' | 'skipped' }[];
+}
+
+function drawLatency(latency: Latency | undefined): number {
+  if (latency === undefined) return 0;
+  if (typeof latency === 'number') return latency;
+  const [min, max] = latency;
+  return min + Math.random() * Math.max(0, max - min);
+}
+
+function rawToString(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}
+
+function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : 'frame'}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * Serve one live speech session on an authenticated WebSocket.
+ *
+ * @param socket The accepted WebSocket (the `ws` package).
+ * @param _request The upgrade request (unused; the key was checked by the server).
+ * @param apiKey The key the client presented; charged for credits, never logged.
+ * @param context Shared emulator state.
+ */
+export const handleLiveConnection: LiveConnectionHandler = (socket, _request: IncomingMessage, apiKey, context) => {
+  new LiveSession(socket, apiKey, context).start();
+};
+
+class LiveSession {
+  private phase: 'awaiting-start' | 'starting' | 'ready' | 'ending' | 'closed' = 'awaiting-start';
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private startTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private unregisterClose: (() => void) | undefined;
+  private readonly faults: Faults;
+
+  private config!: ResolvedSessionConfig;
+  private voice!: Voice;
+  private language = 'en-us';
+  private synth!: Synthesizer;
+  private segmenter!: SentenceSegmenter;
+  private runData: LiveRunData | undefined;
+
+  private readonly segments: Segment[] = [];
+  /** Index of the next segment to synthesize (charged just before). */
+  private nextToStart = 0;
+  /** Index of the next segment whose frames go out. */
+  private nextToSend = 0;
+  private inFlight = 0;
+  private chargedSegments = 0;
+  /** Segment id at which credits ran out. */
+  private creditsFailedAt: number | undefined;
+  private inputEnded = false;
+  private sending = false;
+  /** A segment became ready while frames were going out: look again. */
+  private pumpRequested = false;
+  private binaryFramesSent = 0;
+  private readonly attempts = new Map<number, number>();
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly apiKey: string,
+    private readonly context: EmulatorContext,
+  ) {
+    this.faults = context.faultsFor(apiKey);
+  }
+
+  start(): void {
+    if (this.context.closing) {
+      this.socket.close(CLOSE_GOING_AWAY, 'emulator closing');
+      return;
+    }
+    this.unregisterClose = this.context.onClose(() => {
+      if (this.phase === 'closed') return;
+      this.cleanup();
+      if (this.socket.readyState === WebSocket.OPEN) this.socket.close(CLOSE_GOING_AWAY, 'emulator closing');
+      else this.socket.terminate();
+    });
+    const startTimeout = this.context.options.liveStartTimeoutMs;
+    this.startTimer = this.setTimer(() => {
+      if (this.phase === 'awaiting-start') this.reject(`no session.start within ${startTimeout / 1000} s`);
+    }, startTimeout);
+    this.socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    this.socket.on('close', () => this.cleanup());
+    this.socket.on('error', () => this.cleanup());
+  }
+
+  // ---------------------------------------------------------------------------
+  // Incoming frames
+  // ---------------------------------------------------------------------------
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    switch (this.phase) {
+      case 'awaiting-start':
+        this.clearTimer(this.startTimer);
+        this.phase = 'starting';
+        void this.onStart(data, isBinary).catch((error: unknown) => {
+          // The synthesizer could not be loaded: a server-side failure (1011).
+          this.fail(`session could not start: ${error instanceof Error ? error.message : String(error)}`, 1011);
+        });
+        return;
+      case 'ready':
+        if (isBinary) return; // no binary frames from the client; ignored
+        this.onFrame(rawToString(data));
+        return;
+      default:
+        // While starting, the session is not ready yet: frames are not expected (the
+        // client must wait for session.ready); after text.done, more text is ignored.
+        if (this.phase === 'starting' && !isBinary) this.early.push(rawToString(data));
+        return;
+    }
+  }
+
+  private readonly early: string[] = [];
+
+  private async onStart(data: RawData, isBinary: boolean): Promise<void> {
+    if (isBinary) return this.reject('the first frame must be a JSON session.start text frame, not binary');
+    let json: unknown;
+    try {
+      json = JSON.parse(rawToString(data));
+    } catch {
+      return this.reject('the first frame is not valid JSON; expected session.start');
+    }
+    const type = typeof json === 'object' && json !== null ? (json as { type?: unknown }).type : undefined;
+    if (type !== 'session.start') return this.reject(`the first frame must be session.start, got ${JSON.stringify(type ?? null).slice(0, 60)}`);
+    const parsed = SessionStartFrameSchema.safeParse(json);
+    if (!parsed.success) return this.reject(`invalid session.start: ${describeIssues(parsed.error)}`);
+    const { type: _type, ...config } = parsed.data;
+
+    const voice = this.context.voice(config.voice_id);
+    if (!voice) return this.reject(`voice ${config.voice_id} is not available`);
+    if (!canEncode(config.output_format)) {
+      return this.reject(
+        `output_format "${config.output_format}" is not supported by the emulator; use "wav"` +
+          (canEncode('mp3') ? ' or "mp3"' : ''),
+      );
+    }
+    const synth = await this.context.synthesizer();
+    if (this.phase !== 'starting') return; // client went away meanwhile
+    const language = resolveLanguage(config.language);
+    if (!synth.supportsLanguage(language)) {
+      return this.reject(`language "${config.language}" is not supported by the ${synth.name} synthesizer`);
+    }
+
+    const sampleRate = encodedSampleRate(config.output_format, config.sample_rate ?? DEFAULT_LIVE_SAMPLE_RATE);
+    this.config = { ...config, sample_rate: sampleRate };
+    this.voice = voice;
+    this.language = language;
+    this.synth = synth;
+    this.segmenter = createSentenceSegmenter({ locale: language });
+    const sessionId = randomUUID();
+    this.runData = { source: 'live', session_id: sessionId, config: this.config, segments: [] };
+    const run = this.context.createRun('text-to-speech', this.apiKey, this.runData);
+    this.phase = 'ready';
+    this.sendJson({ type: 'session.ready', session_id: sessionId, run_id: run.run_id, config: this.config });
+    this.log(`session ${sessionId} ready (voice ${voice.id}, ${language}, ${this.config.output_format} ${sampleRate} Hz)`);
+    for (const text of this.early.splice(0)) {
+      if (this.phase === 'ready') this.onFrame(text);
+    }
+  }
+
+  private onFrame(text: string): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return; // not JSON: ignored mid-session
+    }
+    const type = typeof json === 'object' && json !== null ? (json as { type?: unknown }).type : undefined;
+    if (type === 'text.chunk') {
+      const parsed = TextChunkFrameSchema.safeParse(json);
+      if (parsed.success) this.pushText(parsed.data.text);
+    } else if (type === 'text.done') {
+      this.endInput();
+    }
+    // Anything else (a second session.start, unknown types) is ignored.
+  }
+
+  private pushText(text: string): void {
+    if (text.length === 0) return;
+    for (const sentence of this.segmenter.feed(text)) this.addSegment(sentence);
+    this.clearTimer(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.segmenter.pending().trim().length > 0) {
+      this.idleTimer = this.setTimer(() => {
+        this.idleTimer = undefined;
+        this.flushPending();
+      }, this.config.idle_timeout * 1000);
+    }
+  }
+
+  /** Turn buffered text without a boundary into a segment (whitespace-only stays). */
+  private flushPending(): void {
+    if (this.phase !== 'ready' && this.phase !== 'ending') return;
+    if (this.segmenter.pending().trim().length === 0) return;
+    const rest = this.segmenter.end();
+    this.segmenter = createSentenceSegmenter({ locale: this.language });
+    for (const piece of rest) this.addSegment(piece);
+  }
+
+  private endInput(): void {
+    if (this.phase !== 'ready') return;
+    this.clearTimer(this.idleTimer);
+    this.idleTimer = undefined;
+    this.flushPending();
+    this.inputEnded = true;
+    this.phase = 'ending';
+    this.maybeFinish();
+  }
+
+  private addSegment(text: string): void {
+    if (text.trim().length === 0) return;
+    this.segments.push({ id: this.segments.length, text, state: 'waiting' });
+    this.schedule();
+  }
+
+  // ---------------------------------------------------------------------------
+  // Synthesis
+  // ---------------------------------------------------------------------------
+
+  /** Start synthesis of waiting segments within the concurrency window. */
+  private schedule(): void {
+    const window = this.context.options.concurrency;
+    while (
+      this.isLive() &&
+      this.creditsFailedAt === undefined &&
+      this.nextToStart < this.segments.length &&
+      this.inFlight < window &&
+      this.nextToStart - this.nextToSend < window
+    ) {
+      const segment = this.segments[this.nextToStart];
+      if (!segment) break;
+      const limit = this.faults.creditsAfterSegments;
+      const charged =
+        (limit === undefined || this.chargedSegments < limit) &&
+        this.context.credits.charge(this.apiKey, this.context.options.prices.speechSegment);
+      if (!charged) {
+        this.creditsFailedAt = segment.id;
+        this.pump();
+        return;
+      }
+      this.chargedSegments++;
+      this.nextToStart++;
+      this.inFlight++;
+      segment.state = 'synthesizing';
+      void this.synthesize(segment).then(() => {
+        this.inFlight--;
+        this.pump();
+        this.schedule();
+      });
+    }
+  }
+
+  private async synthesize(segment: Segment): Promise<void> {
+    for (let attempt = 0; attempt <= SYNTHESIS_RETRIES; attempt++) {
+      if (attempt > 0) await this.sleep(this.context.options.retryBaseMs * 2 ** (attempt - 1));
+      if (!this.isLive()) return;
+      try {
+        const latency = drawLatency(this.faults.synthesisLatencyMs);
+        if (latency > 0) await this.sleep(latency);
+        if (!this.isLive()) return;
+        this.injectFailure(segment);
+        const result = await this.synth.synthesize({
+          text: segment.text,
+          language: this.language,
+          voice: this.voice,
+          sampleRate: this.config.sample_rate,
+          speakingRate: this.config.speaking_rate,
+          wordTimestamps: this.config.word_timestamps,
+        });
+        if (!this.isLive()) return;
+        segment.audio = encodeAudio(result.pcm, result.sampleRate, this.config.output_format);
+        segment.words = result.words;
+        segment.state = 'ready';
+        return;
+      } catch (error) {
+        this.log(
+          `segment ${segment.id}: synthesis attempt ${attempt + 1} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    segment.state = 'skipped';
+  }
+
+  /** Throw when a fault says this attempt of this segment fails. */
+  private injectFailure(segment: Segment): void {
+    const attempt = this.attempts.get(segment.id) ?? 0;
+    this.attempts.set(segment.id, attempt + 1);
+    const bySegment = this.faults.failSynthesis;
+    if (bySegment && attempt < bySegment.times) {
+      if (bySegment.segments === 'all' || bySegment.segments.includes(segment.id)) {
+        throw new Error('injected synthesis failure (connection to the synthesis engine lost)');
+      }
+    }
+    const byText = this.faults.failSynthesisMatching;
+    if (byText && attempt < byText.times && segment.text.includes(byText.text)) {
+      throw new Error('injected synthesis failure (connection to the synthesis engine lost)');
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+  // Outgoing frames, strictly in segment order
+  // ---------------------------------------------------------------------------
+
+  private pump(): void {
+    if (this.sending) {
+      this.pumpRequested = true;
+      return;
+    }
+    this.sending = true;
+    this.pumpRequested = false;
+    void this.sendReady()
+      .catch(() => this.cleanup())
+      .finally(() => {
+        this.sending = false;
+        if (!this.isLive()) return;
+        if (this.pumpRequested) {
+          this.pump();
+          return;
+        }
+        this.schedule();
+        this.maybeFinish();
+      });
+  }
+
+  private async sendReady(): Promise<void> {
+    while (this.isLive()) {
+      const segment = this.segments[this.nextToSend];
+      if (this.creditsFailedAt !== undefined && this.nextToSend >= this.creditsFailedAt) {
+        this.fail(
+          `insufficient credits: segment ${this.creditsFailedAt} and the text after it were not synthesized`,
+          CloseCodes.creditsExhausted,
+        );
+        return;
+      }
+      if (!segment || (segment.state !== 'ready' && segment.state !== 'skipped')) return;
+      if (segment.state === 'skipped') {
+        if (!this.sendJson({ type: 'segment.skipped', segment_id: segment.id, text: segment.text })) return;
+        this.runData?.segments.push({ segment_id: segment.id, text: segment.text, status: 'skipped' });
+      } else {
+        const start: Record<string, unknown> = { type: 'segment.start', segment_id: segment.id, text: segment.text };
+        if (this.config.word_timestamps && segment.words) start.word_timestamps = segment.words;
+        if (!this.sendJson(start)) return;
+        const audio = segment.audio ?? new Uint8Array(0);
+        for (let offset = 0; offset < audio.byteLength; offset += MAX_AUDIO_FRAME_BYTES) {
+          if (!(await this.sendBinary(audio.subarray(offset, offset + MAX_AUDIO_FRAME_BYTES)))) return;
+        }
+        if (!this.sendJson({ type: 'segment.done', segment_id: segment.id })) return;
+        this.runData?.segments.push({ segment_id: segment.id, text: segment.text, status: 'delivered' });
+      }
+      // Release the audio: memory stays bounded by the concurrency window.
+      segment.audio = undefined;
+      segment.words = undefined;
+      this.nextToSend++;
+      this.schedule();
+    }
+  }
+
+  /** After every segment went out and input ended: session.done, close 1000. */
+  private maybeFinish(): void {
+    if (this.phase !== 'ending' || !this.inputEnded || this.sending) return;
+    if (this.creditsFailedAt !== undefined) return;
+    if (this.nextToSend < this.segments.length) return;
+    if (!this.sendJson({ type: 'session.done' })) return;
+    this.phase = 'closed';
+    this.socket.close(CloseCodes.normal, 'session done');
+    this.cleanup();
+  }
+
+  /** `dropAfterFrames`: once that many binary frames went out, the next frame drops the connection. */
+  private dropIfDue(): boolean {
+    const limit = this.faults.dropAfterFrames;
+    if (limit === undefined || this.binaryFramesSent < limit) return false;
+    this.log('dropping the connection (fault dropAfterFrames)');
+    this.cleanup();
+    this.socket.terminate();
+    return true;
+  }
+
+  private sendJson(frame: object): boolean {
+    if (!this.isLive() || this.socket.readyState !== WebSocket.OPEN) return false;
+    if (this.phase !== 'awaiting-start' && this.phase !== 'starting' && this.dropIfDue()) return false;
+    this.socket.send(JSON.stringify(frame));
+    return true;
+  }
+
+  private async sendBinary(chunk: Uint8Array): Promise<boolean> {
+    if (!this.isLive() || this.socket.readyState !== WebSocket.OPEN) return false;
+    if (this.dropIfDue()) return false;
+    const flushed = new Promise<void>((resolve) => this.socket.send(chunk, { binary: true }, () => resolve()));
+    this.binaryFramesSent++;
+    // Backpressure: wait for the socket to flush while too much is buffered.
+    if (this.socket.bufferedAmount > SEND_HIGH_WATER_BYTES) await flushed;
+    return this.isLive();
+  }
+
+  // ---------------------------------------------------------------------------
+  // Endings
+  // ---------------------------------------------------------------------------
+
+  /** `session.error`, then close 4400 (before the session is ready). */
+  private reject(message: string): void {
+    this.fail(message, CloseCodes.rejected);
+  }
+
+  /** One `session.error`, then close with `code`. */
+  private fail(message: string, code: number): void {
+    if (this.phase === 'closed') return;
+    if (this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify({ type: 'session.error', error: message }));
+      this.socket.close(
+        code,
+        code === CloseCodes.creditsExhausted ? 'insufficient credits' : code === CloseCodes.rejected ? 'session rejected' : 'internal error',
+      );
+    }
+    this.log(`session closed ${code}: ${message}`);
+    this.cleanup();
+  }
+
+  private isLive(): boolean {
+    return this.phase !== 'closed';
+  }
+
+  /** Stop everything: timers cleared, pending synthesis results ignored. */
+  private cleanup(): void {
+    this.phase = 'closed';
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.startTimer = undefined;
+    this.idleTimer = undefined;
+    this.early.length = 0;
+    for (const segment of this.segments) {
+      segment.audio = undefined;
+      segment.words = undefined;
+    }
+    this.unregisterClose?.();
+    this.unregisterClose = undefined;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Timers and logging
+  // ---------------------------------------------------------------------------
+
+  private setTimer(fn: () => void, ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+    return timer;
+  }
+
+  private clearTimer(timer: NodeJS.Timeout | undefined): void {
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.timers.delete(timer);
+  }
+
+  /** Resolves after `ms`; never resolves when the session is torn down first. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.setTimer(resolve, ms));
+  }
+
+  private log(line: string): void {
+    if (this.context.options.log) process.stderr.write(`[rxvoice emulator] live: ${line}\n`);
+  }
+}

@@ -1,0 +1,594 @@
+/**
+ * The live speech session as an RxJS operator: text in, `LiveSpeechEvent`s out.
+ *
+ * One subscription is one WebSocket session (or, with `reconnect`, a chain of sessions
+ * that together speak the text exactly once). See {@link speak}.
+ */
+import { Observable, asyncScheduler, timer, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { WebSocket as NodeWebSocket } from 'ws';
+import { z } from 'zod';
+import {
+  AuthenticationError,
+  ConnectionError,
+  CreditsExhaustedError,
+  ProtocolError,
+  RxVoiceError,
+  SessionRejectedError,
+  TimeoutError,
+  ValidationError,
+  redact,
+} from '../client/errors.js';
+import { routes } from '../client/routes.js';
+import type { ValidationIssue } from '../client/schemas.js';
+import { toValidationIssues } from '../client/validation.js';
+import type { LiveSpeechEvent } from './events.js';
+import { SpeechLedger } from './ledger.js';
+import {
+  CloseCodes,
+  ServerFrameSchema,
+  SessionConfigSchema,
+  type ClientFrame,
+  type SessionConfig,
+  type SessionConfigInput,
+} from './protocol.js';
+
+// ---------------------------------------------------------------------------
+// Transport
+// ---------------------------------------------------------------------------
+
+/**
+ * The part of a WebSocket the session uses: the WHATWG API, which browsers, undici and
+ * the `ws` package all implement.
+ */
+export interface WebSocketLike {
+  readonly readyState: number;
+  binaryType: string;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
+}
+
+/**
+ * A WebSocket constructor: `ws`'s (takes `{ headers }` as its third argument) or a
+ * browser-style one (URL and protocols only).
+ */
+export type WebSocketConstructorLike = new (
+  url: string,
+  protocols?: string | string[],
+  options?: { headers?: Record<string, string> },
+) => WebSocketLike;
+
+const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
+
+/** Where and how to connect. */
+export interface LiveConnection {
+  /** WebSocket base address (e.g. `ws://127.0.0.1:8080`), or the full live session address. */
+  wsUrl: string;
+  apiKey: string;
+  /** WebSocket constructor; default the `ws` package. */
+  WebSocket?: WebSocketConstructorLike | undefined;
+  /**
+   * Whether the constructor accepts `{ headers }` (third argument). When false the key is
+   * sent as the `api_key` query parameter. Default: true for `ws` and for any constructor
+   * declaring three parameters, false otherwise (browser-style).
+   */
+  headersSupported?: boolean | undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+
+/** Reconnect policy after an abnormal close (off unless given). */
+export interface ReconnectOptions {
+  /** Attempts in a row without a delivered segment in between; then the error is passed on. */
+  maxAttempts: number;
+  /** Delay before the first attempt, ms (doubles each attempt). Default 250. */
+  baseDelayMs?: number;
+  /** Largest delay, ms. Default 5000. */
+  maxDelayMs?: number;
+}
+
+/**
+ * Options of a live session: the `session.start` configuration plus client options.
+ *
+ * `output_format` defaults to `'wav'` in rxvoice (the service itself defaults to `mp3`),
+ * so that segments are playable PCM and `wordTimeline()` can measure them exactly.
+ */
+export type SpeakOptions = SessionConfigInput & {
+  /** Reconnect without loss after an abnormal close (1006 and the like). Off by default. */
+  reconnect?: ReconnectOptions | undefined;
+  /** Scheduler for the ready timeout and reconnect delays (virtual time in tests). */
+  scheduler?: SchedulerLike | undefined;
+  /** How long to wait for `session.ready` after connecting, ms. Default 10000. */
+  readyTimeoutMs?: number | undefined;
+};
+
+const ClientOptionsSchema = z.object({
+  reconnect: z
+    .object({
+      maxAttempts: z.int().min(0).max(1000),
+      baseDelayMs: z.number().nonnegative().default(250),
+      maxDelayMs: z.number().nonnegative().default(5000),
+    })
+    .optional(),
+  readyTimeoutMs: z.number().positive().default(10_000),
+});
+
+/** rxvoice's default output format for live sessions (the service's own default is mp3). */
+export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
+
+interface ResolvedSpeak {
+  config: SessionConfig;
+  reconnect: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number } | undefined;
+  readyTimeoutMs: number;
+  scheduler: SchedulerLike;
+  url: string;
+  headers: Record<string, string> | undefined;
+  WebSocket: WebSocketConstructorLike;
+  apiKey: string;
+}
+
+function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak | ValidationError {
+  const { reconnect, scheduler, readyTimeoutMs, ...configInput } = options;
+  const issues: ValidationIssue[] = [];
+  const configResult = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
+  if (!configResult.success) issues.push(...toValidationIssues(configResult.error, configInput, ['session.start']));
+  const clientInput = { reconnect, readyTimeoutMs };
+  const clientResult = ClientOptionsSchema.safeParse(clientInput);
+  if (!clientResult.success) issues.push(...toValidationIssues(clientResult.error, clientInput, ['options']));
+  let url: URL | undefined;
+  try {
+    url = new URL(connection.wsUrl);
+    if (url.protocol === 'http:') url.protocol = 'ws:';
+    if (url.protocol === 'https:') url.protocol = 'wss:';
+    if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error('not a WebSocket address');
+  } catch {
+    issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
+  }
+  if (issues.length > 0 || !configResult.success || !clientResult.success || !url) {
+    return new ValidationError(issues, { source: 'local', endpoint: routes.liveTts });
+  }
+  if (!url.pathname.endsWith(routes.liveTts)) url.pathname = url.pathname.replace(/\/+$/, '') + routes.liveTts;
+  const Ctor = connection.WebSocket ?? DefaultWebSocket;
+  const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
+  if (!headersSupported) url.searchParams.set('api_key', connection.apiKey);
+  return {
+    config: configResult.data,
+    reconnect: clientResult.data.reconnect,
+    readyTimeoutMs: clientResult.data.readyTimeoutMs,
+    scheduler: scheduler ?? asyncScheduler,
+    url: url.toString(),
+    headers: headersSupported ? { 'x-api-key': connection.apiKey } : undefined,
+    WebSocket: Ctor,
+    apiKey: connection.apiKey,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The operator
+// ---------------------------------------------------------------------------
+
+const OPEN = 1;
+
+interface Attempt {
+  socket: WebSocketLike;
+  ready: boolean;
+  disposed: boolean;
+  /** Last segment id seen from the server in this session (-1 before any). */
+  lastServerId: number;
+  /** Server id of the segment started and not yet done. */
+  inProgress: number | undefined;
+  sessionError: string | undefined;
+  sessionDone: boolean;
+  textDoneSent: boolean;
+  transportError: string | undefined;
+  readyTimer: Subscription | undefined;
+}
+
+interface MessageEventLike {
+  data: unknown;
+}
+interface CloseEventLike {
+  code?: number;
+  reason?: string;
+}
+interface ErrorEventLike {
+  message?: string;
+  error?: unknown;
+}
+
+function toBytes(data: unknown): Uint8Array | undefined {
+  // ws hands a fresh Buffer per message (a Uint8Array): a view, no copy.
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return undefined;
+}
+
+/**
+ * Speaks a stream of text over one live session and emits what the service sends back.
+ *
+ * <span class="informal">Text in (tokens, sentences, anything), ordered speech events out:
+ * `ready`, then per segment `segmentStart`, `audio`..., `segmentDone` (or `segmentSkipped`),
+ * and `done`.</span>
+ *
+ * Subscribing validates the options (a {@link ValidationError} before anything is sent),
+ * opens the WebSocket, sends `session.start` and subscribes to the text source at once.
+ * Text that arrives before `session.ready` is buffered and sent, in order, right after
+ * it; each non-empty string becomes one `text.chunk`. When the text source completes,
+ * `text.done` is sent; the output completes after `session.done` and a clean close.
+ *
+ * ```
+ * text:   --a--b------c--|
+ * speak:  r-----s-aa-d-----s-a-d-(D|)
+ * ```
+ * (r = ready, s = segmentStart, a = audio, d = segmentDone, D = done)
+ *
+ * Errors (all {@link RxVoiceError}s carry `unspoken`, the text pushed but not yet
+ * delivered as audio, in order, and `closeCode` when a close caused them):
+ * - close 4401: `AuthenticationError`; 4400: `SessionRejectedError` (message of the
+ *   `session.error`); 4402: `CreditsExhaustedError`;
+ * - any other unclean close (1006, ...): `ConnectionError` (retryable);
+ * - a frame that breaks the protocol (bad JSON, unknown frame, audio outside a segment,
+ *   out-of-order segment ids): `ProtocolError`, and the socket is closed;
+ * - no `session.ready` within `readyTimeoutMs`: `TimeoutError`;
+ * - the text source errors: the socket is closed and its error is passed on, with
+ *   `unspoken` set on it when it is an object.
+ *
+ * Unsubscribing (e.g. `takeUntil(userStartedTalking$)` for barge-in) closes the socket
+ * at once with 1000, unsubscribes the text source and clears every timer; nothing more
+ * is emitted.
+ *
+ * Reconnect (option `reconnect`, off by default): after an abnormal close (a
+ * `ConnectionError` or a ready timeout, never 4400/4401/4402), a new session is opened
+ * after an exponential backoff (through `scheduler`), a `reconnected` event is emitted,
+ * and exactly the text not yet delivered is sent again, in order (then `text.done` again
+ * if it had been sent). Segments already delivered are not spoken twice. The segment
+ * that was receiving audio when the connection dropped is abandoned: its partial audio
+ * was emitted but no `segmentDone` follows; its text is spoken again as a later segment.
+ * `concatSegments()` drops such partial segments. The server numbers the segments of a
+ * new session from 0 again; rxvoice shifts them so that the `segment_id`s the consumer
+ * sees keep increasing across reconnects (they may jump over an abandoned id).
+ *
+ * The API key goes in the `x-api-key` header, or, for a browser-style WebSocket
+ * constructor (no headers), in the `api_key` query parameter.
+ *
+ * ## Example
+ * ```ts
+ * tokens$.pipe(
+ *   speak({ wsUrl, apiKey }, { voice_id: 1, language: 'en-us', word_timestamps: true }),
+ *   takeUntil(userStartedTalking$),
+ *   concatSegments(),
+ * ).subscribe((segment) => play(segment.audio));
+ * ```
+ *
+ * @param connection Where to connect: `wsUrl`, `apiKey`, optional WebSocket constructor.
+ * @param options The `session.start` configuration (`voice_id` required; `output_format`
+ * defaults to `'wav'` here, the service's default is mp3) and client options
+ * (`reconnect`, `scheduler`, `readyTimeoutMs`).
+ * @return A function that returns an Observable of {@link LiveSpeechEvent}s for a text
+ * source.
+ */
+export function speak(connection: LiveConnection, options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
+  const resolved = resolve(connection, options);
+  return (text$) =>
+    new Observable<LiveSpeechEvent>((subscriber) => {
+      if (resolved instanceof ValidationError) {
+        subscriber.error(resolved);
+        return undefined;
+      }
+      const { config, scheduler, apiKey } = resolved;
+      const scrub = (text: string): string => redact(text, [apiKey, encodeURIComponent(apiKey)]);
+      const ledger = new SpeechLedger();
+      /** Text pushed while no session was ready, to send (in order) once one is. */
+      let outbox: string[] = [];
+      let textComplete = false;
+      let finished = false;
+      let everReady = false;
+      /** Reconnect attempts in a row (reset when a segment is delivered). */
+      let attemptsInRow = 0;
+      let idOffset = 0;
+      let maxConsumerId = -1;
+      let current: Attempt | undefined;
+      let textSubscription: Subscription | undefined;
+      let reconnectTimer: Subscription | undefined;
+
+      const emit = (event: LiveSpeechEvent): boolean => {
+        if (finished) return false;
+        subscriber.next(event);
+        return !finished;
+      };
+
+      const send = (attempt: Attempt, frame: ClientFrame): void => {
+        if (attempt.disposed || attempt.socket.readyState !== OPEN) return;
+        attempt.socket.send(JSON.stringify(frame));
+      };
+
+      const closeSocket = (attempt: Attempt, code: number, reason?: string): void => {
+        attempt.disposed = true;
+        attempt.readyTimer?.unsubscribe();
+        try {
+          attempt.socket.close(code, reason);
+        } catch {
+          // Browsers only allow 1000 and 3000-4999.
+          try {
+            attempt.socket.close(CloseCodes.normal);
+          } catch {
+            // already closed
+          }
+        }
+      };
+
+      const finish = (error?: unknown): void => {
+        if (finished) return;
+        finished = true;
+        textSubscription?.unsubscribe();
+        reconnectTimer?.unsubscribe();
+        if (current && !current.disposed) closeSocket(current, CloseCodes.normal);
+        if (error === undefined) subscriber.complete();
+        else subscriber.error(error);
+      };
+
+      const withUnspoken = <E extends RxVoiceError>(error: E): E => {
+        error.unspoken = ledger.unspoken();
+        return error;
+      };
+
+      const protocolError = (attempt: Attempt, message: string): void => {
+        if (attempt.disposed) return;
+        closeSocket(attempt, 1002, 'protocol error');
+        finish(withUnspoken(new ProtocolError(message)));
+      };
+
+      const sendTextDone = (attempt: Attempt): void => {
+        send(attempt, { type: 'text.done' });
+        attempt.textDoneSent = true;
+      };
+
+      const onReady = (attempt: Attempt, session_id: string, run_id: number, echoed: Record<string, unknown> | undefined): void => {
+        attempt.ready = true;
+        attempt.readyTimer?.unsubscribe();
+        if (!everReady) {
+          everReady = true;
+          const pending = outbox;
+          outbox = [];
+          for (const text of pending) send(attempt, { type: 'text.chunk', text });
+          if (textComplete) sendTextDone(attempt);
+          emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...config } });
+          return;
+        }
+        // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
+        outbox = [];
+        const resent = ledger.unspoken();
+        if (resent.length > 0) send(attempt, { type: 'text.chunk', text: resent });
+        if (textComplete) sendTextDone(attempt);
+        emit({ type: 'reconnected', attempt: attemptsInRow, session_id, run_id, resent });
+      };
+
+      const onTextFrame = (attempt: Attempt, data: string): void => {
+        let json: unknown;
+        try {
+          json = JSON.parse(data);
+        } catch {
+          protocolError(attempt, 'The server sent a text frame that is not JSON');
+          return;
+        }
+        const parsed = ServerFrameSchema.safeParse(json);
+        if (!parsed.success) {
+          const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
+          protocolError(attempt, `The server sent an invalid frame${typeof type === 'string' ? ` (${scrub(type).slice(0, 64)})` : ''}`);
+          return;
+        }
+        const frame = parsed.data;
+        if (frame.type !== 'session.ready' && frame.type !== 'session.error' && !attempt.ready) {
+          protocolError(attempt, `The server sent ${frame.type} before session.ready`);
+          return;
+        }
+        switch (frame.type) {
+          case 'session.ready':
+            if (attempt.ready) return protocolError(attempt, 'The server sent session.ready twice');
+            onReady(attempt, frame.session_id, frame.run_id, frame.config);
+            return;
+          case 'segment.start': {
+            if (attempt.inProgress !== undefined)
+              return protocolError(attempt, `segment.start ${frame.segment_id} before segment.done ${attempt.inProgress}`);
+            if (frame.segment_id <= attempt.lastServerId)
+              return protocolError(attempt, `Segment id ${frame.segment_id} does not follow ${attempt.lastServerId}`);
+            attempt.lastServerId = frame.segment_id;
+            attempt.inProgress = frame.segment_id;
+            ledger.segmentStarted(frame.segment_id, frame.text);
+            const segment_id = idOffset + frame.segment_id;
+            maxConsumerId = Math.max(maxConsumerId, segment_id);
+            emit(
+              frame.word_timestamps
+                ? { type: 'segmentStart', segment_id, text: frame.text, word_timestamps: frame.word_timestamps }
+                : { type: 'segmentStart', segment_id, text: frame.text },
+            );
+            return;
+          }
+          case 'segment.done':
+            if (attempt.inProgress !== frame.segment_id)
+              return protocolError(attempt, `segment.done ${frame.segment_id} for a segment not started`);
+            attempt.inProgress = undefined;
+            ledger.segmentDelivered(frame.segment_id);
+            attemptsInRow = 0;
+            emit({ type: 'segmentDone', segment_id: idOffset + frame.segment_id });
+            return;
+          case 'segment.skipped': {
+            if (attempt.inProgress !== undefined && attempt.inProgress !== frame.segment_id)
+              return protocolError(attempt, `segment.skipped ${frame.segment_id} while segment ${attempt.inProgress} is in progress`);
+            if (attempt.inProgress === undefined && frame.segment_id <= attempt.lastServerId)
+              return protocolError(attempt, `Segment id ${frame.segment_id} does not follow ${attempt.lastServerId}`);
+            attempt.lastServerId = frame.segment_id;
+            attempt.inProgress = undefined;
+            ledger.segmentSkipped(frame.segment_id, frame.text);
+            const segment_id = idOffset + frame.segment_id;
+            maxConsumerId = Math.max(maxConsumerId, segment_id);
+            emit({ type: 'segmentSkipped', segment_id, text: frame.text });
+            return;
+          }
+          case 'session.error':
+            attempt.sessionError = scrub(frame.error);
+            return;
+          case 'session.done':
+            attempt.sessionDone = true;
+            emit({ type: 'done' });
+            return;
+        }
+      };
+
+      const onBinaryFrame = (attempt: Attempt, data: unknown): void => {
+        if (attempt.inProgress === undefined) {
+          protocolError(attempt, 'The server sent audio outside of a segment');
+          return;
+        }
+        const bytes = toBytes(data);
+        if (!bytes) {
+          protocolError(attempt, 'The server sent a binary frame of an unsupported type');
+          return;
+        }
+        emit({ type: 'audio', segment_id: idOffset + attempt.inProgress, bytes });
+      };
+
+      const retryOrFail = (error: RxVoiceError): void => {
+        const policy = resolved.reconnect;
+        if (finished) return;
+        if (!policy || !error.retryable || attemptsInRow >= policy.maxAttempts) {
+          finish(withUnspoken(error));
+          return;
+        }
+        attemptsInRow++;
+        ledger.abortInProgress();
+        idOffset = maxConsumerId + 1;
+        const delay = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptsInRow - 1));
+        reconnectTimer = timer(delay, scheduler).subscribe(() => {
+          reconnectTimer = undefined;
+          connect();
+        });
+      };
+
+      const onClose = (attempt: Attempt, code: number, reason: string): void => {
+        if (attempt.disposed) return;
+        attempt.disposed = true;
+        attempt.readyTimer?.unsubscribe();
+        const cleanEnd =
+          code === CloseCodes.normal &&
+          (attempt.sessionDone || (attempt.textDoneSent && ledger.unspoken() === '' && attempt.inProgress === undefined));
+        if (cleanEnd) {
+          finish();
+          return;
+        }
+        const why = scrub(reason);
+        const options = { closeCode: code, unspoken: ledger.unspoken() };
+        switch (code) {
+          case CloseCodes.invalidKey:
+            finish(new AuthenticationError('The live session rejected the API key (close 4401)', options));
+            return;
+          case CloseCodes.rejected:
+            finish(new SessionRejectedError(`The live session was rejected: ${attempt.sessionError ?? (why || 'no reason given')}`, options));
+            return;
+          case CloseCodes.creditsExhausted:
+            finish(new CreditsExhaustedError(`Credits ran out during the live session${attempt.sessionError ? `: ${attempt.sessionError}` : ''}`, options));
+            return;
+          default: {
+            const detail = why || attempt.transportError;
+            retryOrFail(
+              new ConnectionError(
+                `The live session closed ${code === CloseCodes.normal ? 'before session.done' : 'abnormally'} (code ${code}${detail ? `: ${detail}` : ''})`,
+                { ...options, reason: why || undefined },
+              ),
+            );
+          }
+        }
+      };
+
+      const connect = (): void => {
+        if (finished) return;
+        let socket: WebSocketLike;
+        try {
+          socket = resolved.headers
+            ? new resolved.WebSocket(resolved.url, undefined, { headers: resolved.headers })
+            : new resolved.WebSocket(resolved.url);
+        } catch (cause) {
+          retryOrFail(
+            new ConnectionError(`Could not open the live session: ${scrub(cause instanceof Error ? cause.message : String(cause))}`, {
+              cause: undefined,
+            }),
+          );
+          return;
+        }
+        if (socket.binaryType !== 'nodebuffer') socket.binaryType = 'arraybuffer';
+        const attempt: Attempt = {
+          socket,
+          ready: false,
+          disposed: false,
+          lastServerId: -1,
+          inProgress: undefined,
+          sessionError: undefined,
+          sessionDone: false,
+          textDoneSent: false,
+          transportError: undefined,
+          readyTimer: undefined,
+        };
+        current = attempt;
+        // Listeners are never removed: after disposal they do nothing (ws emits 'error'
+        // on a socket closed while connecting, which must stay handled).
+        socket.addEventListener('open', (() => {
+          if (attempt.disposed) return;
+          send(attempt, { type: 'session.start', ...config });
+        }) as (event: unknown) => void);
+        socket.addEventListener('message', ((event: MessageEventLike) => {
+          if (attempt.disposed || finished) return;
+          if (typeof event.data === 'string') onTextFrame(attempt, event.data);
+          else onBinaryFrame(attempt, event.data);
+        }) as (event: unknown) => void);
+        socket.addEventListener('error', ((event: ErrorEventLike) => {
+          const message = event.message ?? (event.error instanceof Error ? event.error.message : undefined);
+          if (message) attempt.transportError = scrub(message);
+        }) as (event: unknown) => void);
+        socket.addEventListener('close', ((event: CloseEventLike) => {
+          onClose(attempt, event.code ?? 1006, event.reason ?? '');
+        }) as (event: unknown) => void);
+        attempt.readyTimer = timer(resolved.readyTimeoutMs, scheduler).subscribe(() => {
+          if (attempt.disposed || attempt.ready) return;
+          closeSocket(attempt, CloseCodes.normal);
+          retryOrFail(new TimeoutError(`No session.ready within ${resolved.readyTimeoutMs} ms`));
+        });
+      };
+
+      connect();
+      if (finished) return undefined;
+
+      textSubscription = text$.subscribe({
+        next: (text) => {
+          if (finished || typeof text !== 'string' || text.length === 0) return;
+          ledger.push(text);
+          const attempt = current;
+          if (attempt && attempt.ready && !attempt.disposed) send(attempt, { type: 'text.chunk', text });
+          else outbox.push(text);
+        },
+        error: (error: unknown) => {
+          if (error instanceof RxVoiceError) error.unspoken = ledger.unspoken();
+          else if (error !== null && typeof error === 'object' && Object.isExtensible(error)) {
+            (error as { unspoken?: string }).unspoken = ledger.unspoken();
+          }
+          finish(error);
+        },
+        complete: () => {
+          textComplete = true;
+          const attempt = current;
+          if (attempt && attempt.ready && !attempt.disposed) sendTextDone(attempt);
+        },
+      });
+
+      return () => {
+        if (!finished) {
+          finished = true;
+          textSubscription?.unsubscribe();
+          reconnectTimer?.unsubscribe();
+          if (current && !current.disposed) closeSocket(current, CloseCodes.normal);
+        }
+      };
+    });
+}

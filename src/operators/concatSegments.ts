@@ -1,0 +1,111 @@
+import { defer, filter, map, type OperatorFunction } from 'rxjs';
+import type { LiveSpeechEvent, SpokenSegment } from '../live/events.js';
+import { LIVE_OUTPUT_FORMATS, type LiveOutputFormat, type WordTimestamp } from '../live/protocol.js';
+
+interface Pending {
+  segment_id: number;
+  text: string;
+  word_timestamps: WordTimestamp[];
+  chunks: Uint8Array[];
+  bytes: number;
+}
+
+function formatOf(config: Record<string, unknown>): LiveOutputFormat | undefined {
+  const value = config['output_format'];
+  return typeof value === 'string' && (LIVE_OUTPUT_FORMATS as readonly string[]).includes(value)
+    ? (value as LiveOutputFormat)
+    : undefined;
+}
+
+function join(chunks: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Collects the audio of each live segment and emits one {@link SpokenSegment} per
+ * segment, when it is done.
+ *
+ * <span class="informal">From the event stream of `speak` to whole segments: text, word
+ * timestamps and one playable audio file each, in segment order.</span>
+ *
+ * Audio chunks of a segment are kept in an array and joined once, at `segmentDone`,
+ * into a single `Uint8Array` of the total size (one allocation, no quadratic copying,
+ * and no view into the transport's buffers). `format` comes from the `ready` event's
+ * `config.output_format`.
+ *
+ * Skipped segments emit nothing (their text is on the `segmentSkipped` event, which
+ * `resubmitSkipped` handles). A segment abandoned by a reconnect (a `reconnected` event,
+ * or a new `segmentStart`, before its `segmentDone`) is dropped, as is a partial segment
+ * when the source errors or completes. Memory holds at most one segment's audio.
+ *
+ * ```
+ * events:   r-s-a-a-d-s-a-d-|
+ * concat:   --------S-----S-|
+ * ```
+ *
+ * Errors and completion of the source are passed through.
+ *
+ * ## Example
+ * ```ts
+ * text$.pipe(client.speak({ voice_id: 1 }), concatSegments())
+ *   .subscribe((segment) => player.enqueue(segment.audio));
+ * ```
+ *
+ * @return A function that returns an Observable of {@link SpokenSegment}s, in order.
+ */
+export function concatSegments(): OperatorFunction<LiveSpeechEvent, SpokenSegment> {
+  return (source) =>
+    defer(() => {
+      let format: LiveOutputFormat | undefined;
+      let pending: Pending | undefined;
+      return source.pipe(
+        map((event): SpokenSegment | undefined => {
+          switch (event.type) {
+            case 'ready':
+              format = formatOf(event.config);
+              return undefined;
+            case 'segmentStart':
+              pending = {
+                segment_id: event.segment_id,
+                text: event.text,
+                word_timestamps: event.word_timestamps ?? [],
+                chunks: [],
+                bytes: 0,
+              };
+              return undefined;
+            case 'audio':
+              if (pending && pending.segment_id === event.segment_id) {
+                pending.chunks.push(event.bytes);
+                pending.bytes += event.bytes.byteLength;
+              }
+              return undefined;
+            case 'segmentDone': {
+              const done = pending;
+              pending = undefined;
+              if (!done || done.segment_id !== event.segment_id) return undefined;
+              return {
+                segment_id: done.segment_id,
+                text: done.text,
+                word_timestamps: done.word_timestamps,
+                audio: join(done.chunks, done.bytes),
+                format,
+              };
+            }
+            case 'reconnected':
+            case 'segmentSkipped':
+              pending = undefined;
+              return undefined;
+            default:
+              return undefined;
+          }
+        }),
+        filter((segment): segment is SpokenSegment => segment !== undefined),
+      );
+    });
+}

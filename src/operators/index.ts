@@ -1,0 +1,11 @@
+export { parseSse, type ParseSseOptions, type SseEvent, SseError } from './parseSse.js';
+export { concatSegments } from './concatSegments.js';
+export { resubmitSkipped, type ResubmitSkippedOptions } from './resubmitSkipped.js';
+export {
+  wordTimeline,
+  wordsHeardBy,
+  segmentDuration,
+  type TimelineWord,
+  type WordTimelineOptions,
+} from './wordTimeline.js';
+export { segmentSentences, type SegmentSentencesOptions } from './segmentSentences.js';

@@ -1,0 +1,121 @@
+import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { createSentenceSegmenter } from '../text/sentences.js';
+
+/** Options of {@link segmentSentences}. */
+export interface SegmentSentencesOptions {
+  /** Locale tag choosing abbreviation sets and script rules (`en-us`, `de-de`, `el-gr`...). Default English. */
+  locale?: string;
+  /** Buffered code units beyond which text is force-cut at the last whitespace (default 65 536). */
+  maxBufferSize?: number;
+  /**
+   * Client-side idle flush, in milliseconds (the service's `idle_timeout` is in seconds):
+   * after this much silence, buffered text without a sentence boundary is emitted up to its
+   * last word boundary; a partial last word stays buffered. Each token restarts the timer.
+   * Default: no idle flush.
+   */
+  idleTimeout?: number;
+  /**
+   * Idle timeout used until the first piece has been emitted (a quicker first audio).
+   * Default: `idleTimeout`.
+   */
+  firstIdleTimeout?: number;
+  /** Scheduler of the idle timer (default `asyncScheduler`); pass a `TestScheduler` in tests. */
+  scheduler?: SchedulerLike;
+}
+
+/**
+ * Turns a stream of text tokens into a stream of sentences.
+ *
+ * <span class="informal">Tokens in (LLM output, translation pieces), sentences out, in
+ * order, each as soon as its end is certain.</span>
+ *
+ * Built on the pure core `createSentenceSegmenter` (`src/text/sentences.ts`), which holds
+ * the rules: abbreviations, initials, decimals, URLs, quotes, lists, paragraph breaks, CJK,
+ * Devanagari, Arabic, Greek and Spanish punctuation. Joining the output gives back the input
+ * exactly; the whitespace after a sentence starts the next piece. `?`, `!`, `。` and their
+ * kin end a sentence as soon as the next character arrives; `.` waits for the next
+ * non-space character (a capital ends, a lower-case letter continues, abbreviations never
+ * end). The output does not depend on how the text was split into tokens, except for idle
+ * flushes, which depend on time.
+ *
+ * ```
+ * tokens:    -a----b---c-------|      a = "Hello wor", b = "ld. Why", c = "? Then"
+ * sentences: -------x----y-----(z|)   x = "Hello world.", y = " Why?", z = " Then"
+ * ```
+ *
+ * With `idleTimeout`, trailing text without a boundary is flushed after that silence, cut
+ * at the last word boundary (never mid-word), so a stalled producer still gets its words
+ * spoken; `firstIdleTimeout` shortens the wait for the first piece.
+ *
+ * On completion the remainder is emitted (it may be whitespace only), then completion.
+ * On error the remainder is emitted first, then the error: no text is lost.
+ * Unsubscribing clears the idle timer and unsubscribes from the source.
+ *
+ * ## Example
+ * ```ts
+ * import { from } from 'rxjs';
+ * import { segmentSentences } from 'rxvoice/operators';
+ *
+ * from(['Dr. Smith paid $4', '.99. Wh', 'y? Because.'])
+ *   .pipe(segmentSentences({ locale: 'en-us', idleTimeout: 1000 }))
+ *   .subscribe(console.log);
+ * // "Dr. Smith paid $4.99."  " Why?"  " Because."
+ * ```
+ *
+ * @param options Locale, buffer bound, idle flush timeouts (ms) and scheduler.
+ * @return A function that returns an Observable of sentences (strings, never empty).
+ */
+export function segmentSentences(options: SegmentSentencesOptions = {}): OperatorFunction<string, string> {
+  const { locale, maxBufferSize, idleTimeout, firstIdleTimeout } = options;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  return (source) =>
+    new Observable<string>((subscriber) => {
+      const segmenter = createSentenceSegmenter({
+        ...(locale !== undefined ? { locale } : {}),
+        ...(maxBufferSize !== undefined ? { maxBufferSize } : {}),
+      });
+      let emitted = false;
+      let timer: Subscription | undefined;
+
+      const emit = (pieces: string[]): void => {
+        for (const piece of pieces) {
+          emitted = true;
+          subscriber.next(piece);
+        }
+      };
+      const clearTimer = (): void => {
+        timer?.unsubscribe();
+        timer = undefined;
+      };
+      const armTimer = (): void => {
+        clearTimer();
+        const due = !emitted && firstIdleTimeout !== undefined ? firstIdleTimeout : idleTimeout;
+        if (due === undefined) return;
+        timer = scheduler.schedule(() => {
+          timer = undefined;
+          emit(segmenter.flushWords());
+        }, due);
+      };
+
+      const subscription = source.subscribe({
+        next(token) {
+          emit(segmenter.feed(token));
+          if (idleTimeout !== undefined || firstIdleTimeout !== undefined) armTimer();
+        },
+        error(err: unknown) {
+          clearTimer();
+          emit(segmenter.end());
+          subscriber.error(err);
+        },
+        complete() {
+          clearTimer();
+          emit(segmenter.end());
+          subscriber.complete();
+        },
+      });
+      return () => {
+        clearTimer();
+        subscription.unsubscribe();
+      };
+    });
+}

@@ -1,0 +1,112 @@
+/**
+ * A file written under a temporary name in the target's directory and renamed onto the
+ * target only when complete, so no half-written file ever exists under the final name.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+
+export interface AtomicFileOptions {
+  /** File mode of the new file (before umask). Default 0o666. */
+  mode?: number;
+}
+
+/** The temporary name for `path`: `.<name>.<random>.tmp` in the same directory. */
+export function temporaryPathFor(path: string): string {
+  const absolute = resolve(path);
+  return join(dirname(absolute), `.${basename(absolute)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+export class AtomicFile {
+  /** Bytes appended so far (the append position). */
+  position = 0;
+  private state: 'open' | 'committed' | 'aborted' = 'open';
+
+  private constructor(
+    readonly path: string,
+    readonly temporaryPath: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  /** Create the temporary file (exclusively) next to `path`. */
+  static async open(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
+    const target = resolve(path);
+    const temporaryPath = temporaryPathFor(target);
+    const handle = await open(temporaryPath, 'wx', options.mode ?? 0o666);
+    return new AtomicFile(target, temporaryPath, handle);
+  }
+
+  /**
+   * Append `pieces` in order with one vectored write (`writev`); partial writes are
+   * continued. Resolves with the bytes appended.
+   */
+  async append(pieces: readonly Uint8Array[]): Promise<number> {
+    const nonEmpty = pieces.filter((piece) => piece.byteLength > 0);
+    const total = nonEmpty.reduce((n, piece) => n + piece.byteLength, 0);
+    if (total === 0) return 0;
+    const { bytesWritten } =
+      nonEmpty.length === 1
+        ? await this.handle.write(nonEmpty[0] as Uint8Array, 0, total, this.position)
+        : await this.handle.writev(nonEmpty, this.position);
+    let done = bytesWritten;
+    // Rare: a partial write. Continue piece by piece from where it stopped.
+    let skip = done;
+    for (const piece of nonEmpty) {
+      if (skip >= piece.byteLength) {
+        skip -= piece.byteLength;
+        continue;
+      }
+      const rest = piece.subarray(skip);
+      skip = 0;
+      await this.writeAt(rest, this.position + done);
+      done += rest.byteLength;
+    }
+    this.position += total;
+    return total;
+  }
+
+  /** Positional write that does not move the append position. */
+  async writeAt(bytes: Uint8Array, position: number): Promise<void> {
+    let offset = 0;
+    while (offset < bytes.byteLength) {
+      const { bytesWritten } = await this.handle.write(bytes, offset, bytes.byteLength - offset, position + offset);
+      offset += bytesWritten;
+    }
+  }
+
+  /** fsync (optional), close, rename onto the final path, fsync the directory (best effort). */
+  async commit(options: { fsync?: boolean } = {}): Promise<void> {
+    if (this.state !== 'open') throw new Error(`file already ${this.state}`);
+    const fsync = options.fsync ?? true;
+    try {
+      if (fsync) await this.handle.sync();
+      await this.handle.close();
+      await rename(this.temporaryPath, this.path);
+      this.state = 'committed';
+    } catch (error) {
+      await this.abort();
+      throw error;
+    }
+    if (fsync) await syncDirectory(dirname(this.path));
+  }
+
+  /** Close and remove the temporary file. Never throws; a no-op once committed. */
+  async abort(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'aborted';
+    await this.handle.close().catch(() => undefined);
+    await unlink(this.temporaryPath).catch(() => undefined);
+  }
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(directory, 'r');
+    await handle.sync();
+  } catch {
+    // Not every platform can fsync a directory (Windows); the rename is still done.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Writes to a Node Writable with backpressure: when `write()` returns false, the next
+ * write waits for 'drain'; a stream error or close rejects the wait.
+ */
+import type { Writable } from 'node:stream';
+
+export class StreamWriter {
+  /** How many times a write waited for 'drain'. */
+  drainWaits = 0;
+  /** Bytes handed to the stream. */
+  bytes = 0;
+  private lastFlush: Promise<void> = Promise.resolve();
+  private failure: Error | undefined;
+  private readonly onError = (error: Error): void => {
+    this.failure ??= error;
+  };
+
+  constructor(private readonly stream: Writable) {
+    stream.on('error', this.onError);
+  }
+
+  /** Write `chunk`; resolves at once, or after 'drain' when the stream's buffer is full. */
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.stream.destroyed || this.stream.writableEnded) throw new Error('the stream is closed');
+    if (chunk.byteLength === 0) return;
+    let accepted = true;
+    this.lastFlush = new Promise<void>((resolve, reject) => {
+      accepted = this.stream.write(chunk, (error) => (error ? reject(error) : resolve()));
+    });
+    this.lastFlush.catch(() => undefined);
+    this.bytes += chunk.byteLength;
+    if (!accepted) {
+      this.drainWaits++;
+      await this.drain();
+    }
+  }
+
+  /** Resolves when the last chunk written was handed to the underlying resource. */
+  async flush(): Promise<void> {
+    await this.lastFlush;
+    if (this.failure) throw this.failure;
+  }
+
+  /** `end()` the stream and wait for 'finish'. */
+  async end(): Promise<void> {
+    if (this.failure) throw this.failure;
+    await new Promise<void>((resolve, reject) => {
+      const cleanup = (): void => {
+        this.stream.off('finish', onFinish);
+        this.stream.off('error', onError);
+      };
+      const onFinish = (): void => {
+        cleanup();
+        resolve();
+      };
+      const onError = (error: Error): void => {
+        cleanup();
+        reject(error);
+      };
+      this.stream.on('finish', onFinish);
+      this.stream.on('error', onError);
+      this.stream.end();
+    });
+  }
+
+  /** Stop listening to the stream (its own listeners stay). */
+  detach(): void {
+    this.stream.off('error', this.onError);
+  }
+
+  /** The stream's error, if it had one. */
+  get error(): Error | undefined {
+    return this.failure;
+  }
+
+  private drain(): Promise<void> {
+    const stream = this.stream;
+    return new Promise<void>((resolve, reject) => {
+      const cleanup = (): void => {
+        stream.off('drain', onDrain);
+        stream.off('error', onError);
+        stream.off('close', onClose);
+      };
+      const onDrain = (): void => {
+        cleanup();
+        resolve();
+      };
+      const onError = (error: Error): void => {
+        cleanup();
+        reject(error);
+      };
+      const onClose = (): void => {
+        cleanup();
+        reject(this.failure ?? new Error('the stream closed before it drained'));
+      };
+      stream.on('drain', onDrain);
+      stream.on('error', onError);
+      stream.on('close', onClose);
+    });
+  }
+}

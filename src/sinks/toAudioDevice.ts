@@ -1,0 +1,266 @@
+import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import type { OperatorFunction } from 'rxjs';
+import type { PcmFormat } from '../audio/wav.js';
+import { pcmSeconds, streamingWavHeader } from '../audio/pcm.js';
+import type { SpokenSegment } from '../live/events.js';
+import { SinkError, toSinkError } from './errors.js';
+import { isPcmChunk, isSpokenSegment, PcmAssembler, segmentIsWav, type PcmSinkInput } from './inputs.js';
+import { DEFAULT_PLAYERS, findPlayer, type PlayerCandidate, type PlayerCommand, type PlayerInput } from './players.js';
+import { sinkOperator } from './runSink.js';
+import { StreamWriter } from './streamWriter.js';
+import { stripId3v1, stripId3v2 } from './id3.js';
+
+export interface AudioDeviceOptions {
+  /** Play with this command (reading the stream on stdin) instead of looking on PATH. */
+  player?: PlayerCommand;
+  /** Players looked for on PATH, in order. Default `DEFAULT_PLAYERS` (aplay, paplay, ffplay, play). */
+  players?: readonly PlayerCandidate[];
+  /** Environment of the player, and the PATH searched. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** `child_process.spawn`, replaceable (tests, sandboxes). */
+  spawn?: (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+  /** After SIGTERM on unsubscribe, SIGKILL follows after this many ms. Default 500. */
+  killGraceMs?: number;
+}
+
+export interface AudioDevicePlaying {
+  type: 'playing';
+  /** The player's process id and command. */
+  pid: number;
+  command: string;
+  segments: number;
+  /** Bytes sent to the player (WAV header included). */
+  bytes: number;
+  /** Seconds of PCM sent (0 for compressed formats). */
+  seconds: number;
+}
+
+export interface AudioDeviceDone {
+  type: 'done';
+  pid: number | undefined;
+  command: string | undefined;
+  segments: number;
+  bytes: number;
+  seconds: number;
+}
+
+export type AudioDeviceProgress = AudioDevicePlaying | AudioDeviceDone;
+
+/** What `toAudioDevice` plays: WAV segments, PCM chunks, or segments in mp3/flac/aac. */
+export type AudioDeviceInput = PcmSinkInput;
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: Error;
+}
+
+/**
+ * Plays segments (or PCM chunks) in real time through a system player reading stdin.
+ *
+ * <span class="informal">The player's pace is the pace of the stream: writes wait for
+ * its stdin to drain.</span>
+ *
+ * On the first value, a player is chosen: `options.player`, else the first of `aplay`,
+ * `paplay`, `ffplay -nodisp -autoexit`, `play` (sox) found on PATH that plays the
+ * stream's format (WAV: all four; mp3/flac: ffplay, play; aac: ffplay). None found:
+ * `SinkError` (reason `'no_player'`) naming them. WAV segments and PCM chunks are sent
+ * as ONE WAV stream: a header with streaming sizes (0xFFFFFFFF), then the PCM of each
+ * input unwrapped; compressed segments are sent as their bytes (for mp3/aac, ID3 tags
+ * of later segments dropped). `afplay` is not used: it cannot read a stream.
+ *
+ * Unsubscribing (barge-in) stops the sound at once: SIGTERM, then SIGKILL after
+ * `killGraceMs`. On source complete, stdin is closed and the output waits for the
+ * player to exit: exit code 0 emits `done` and completes; another code, a signal, a
+ * spawn failure, or a player that exits before the end errors with `SinkError`
+ * (reason `'player_failed'`, with the end of its stderr).
+ *
+ * ```
+ * segments:      --s1------s2----|
+ * toAudioDevice: -----p1------p2------(d|)      d: after the player exited
+ * ```
+ *
+ * ## Example
+ * ```ts
+ * const playback = segments$.pipe(toAudioDevice()).subscribe();
+ * onUserSpeaks(() => playback.unsubscribe()); // barge-in: silence now
+ * ```
+ *
+ * @param options The player, the PATH to search, the kill grace.
+ * @return An Observable of playback progress, ending with `done`.
+ */
+export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunction<AudioDeviceInput, AudioDeviceProgress> {
+  const spawn = options.spawn ?? nodeSpawn;
+  const env = options.env ?? process.env;
+  const grace = options.killGraceMs ?? 500;
+  return sinkOperator<AudioDeviceInput, AudioDeviceProgress>((fail) => {
+    const assembler = new PcmAssembler('toAudioDevice');
+    let child: ChildProcess | undefined;
+    let command: string | undefined;
+    let writer: StreamWriter | undefined;
+    let exited: Promise<Exit> | undefined;
+    let exitInfo: Exit | undefined;
+    let stdinClosed = false;
+    let interrupted = false;
+    let input: PlayerInput | undefined;
+    let segments = 0;
+    let pcmBytes = 0;
+    let format: PcmFormat | undefined;
+    let stderrTail = '';
+    let killTimer: ReturnType<typeof setTimeout> | undefined;
+
+    const failure = (exit: Exit): SinkError => {
+      const how = exit.error
+        ? `could not run (${exit.error.message})`
+        : exit.signal
+          ? `was killed by ${exit.signal}`
+          : exit.code === 0
+            ? 'exited before the end of the stream'
+            : `exited with code ${exit.code}`;
+      const tail = stderrTail.trim();
+      return new SinkError('player_failed', `toAudioDevice: player ${command ?? ''} ${how}${tail ? `: ${tail}` : ''}`, {
+        cause: exit.error,
+      });
+    };
+
+    const start = async (kind: PlayerInput): Promise<void> => {
+      const player = options.player
+        ? { command: options.player.command, args: options.player.args ?? [] }
+        : await findPlayer(kind, env, options.players ?? DEFAULT_PLAYERS);
+      if (interrupted) throw new SinkError('player_failed', 'toAudioDevice was stopped');
+      command = player.command;
+      const proc = spawn(player.command, [...player.args], { stdio: ['pipe', 'ignore', 'pipe'], env });
+      child = proc;
+      exited = new Promise<Exit>((resolve) => {
+        proc.once('error', (error) => resolve({ code: null, signal: null, error }));
+        proc.once('close', (code, signal) => resolve({ code, signal }));
+      });
+      void exited.then((exit) => {
+        exitInfo = exit;
+        if (killTimer) clearTimeout(killTimer);
+        killTimer = undefined;
+        // Died while we were still streaming: that is a failure, even between writes.
+        if (!stdinClosed && !interrupted) fail(failure(exit));
+      });
+      proc.stderr?.setEncoding('utf8');
+      proc.stderr?.on('data', (text: string) => {
+        stderrTail = (stderrTail + text).slice(-2000);
+      });
+      if (!proc.stdin) throw new SinkError('player_failed', `toAudioDevice: player ${player.command} has no stdin`);
+      writer = new StreamWriter(proc.stdin);
+    };
+
+    const send = async (pieces: readonly Uint8Array[]): Promise<void> => {
+      const active = writer as StreamWriter;
+      const death = (exited as Promise<Exit>).then((exit) => {
+        throw failure(exit);
+      });
+      death.catch(() => undefined);
+      try {
+        for (const piece of pieces) await Promise.race([active.write(piece), death]);
+      } catch (error) {
+        // A broken pipe usually means the player is dying: report how it ended.
+        const exit = exitInfo ?? (await exitedWithin(exited as Promise<Exit>, 1000));
+        if (exit) throw failure(exit);
+        throw toSinkError(error, `toAudioDevice could not write to ${command ?? 'the player'}`, 'player_failed');
+      }
+    };
+
+    const kindOf = (value: AudioDeviceInput): PlayerInput => {
+      if (isPcmChunk(value)) return 'wav';
+      if (isSpokenSegment(value)) {
+        if (segmentIsWav(value)) return 'wav';
+        if (value.format) return value.format;
+      }
+      throw new SinkError('invalid_audio', 'toAudioDevice takes WAV or mp3/flac/aac segments, or { pcm, format } chunks');
+    };
+
+    const piecesOf = (value: AudioDeviceInput, first: boolean): Uint8Array[] => {
+      if (input === 'wav') {
+        const pieces = assembler.push(value);
+        format = assembler.format;
+        return pieces;
+      }
+      const segment = value as SpokenSegment;
+      if (kindOf(value) !== input) {
+        throw new SinkError('format_mismatch', `toAudioDevice: segment ${segment.segment_id} is ${segment.format ?? 'WAV'} but the stream is ${input ?? ''}`);
+      }
+      let audio = segment.audio;
+      if (input === 'mp3' || input === 'aac') {
+        if (!first) audio = stripId3v2(audio);
+        audio = stripId3v1(audio);
+      }
+      return [audio];
+    };
+
+    return {
+      async write(value) {
+        const first = child === undefined;
+        if (first) {
+          input = kindOf(value);
+          await start(input);
+        }
+        const pieces = piecesOf(value, first);
+        if (first && format) await send([streamingWavHeader(format)]);
+        await send(pieces);
+        for (const piece of pieces) pcmBytes += piece.byteLength;
+        segments++;
+        return {
+          type: 'playing',
+          pid: child?.pid ?? -1,
+          command: command ?? '',
+          segments,
+          bytes: writer?.bytes ?? 0,
+          seconds: format ? pcmSeconds(pcmBytes, format) : 0,
+        };
+      },
+      async finish() {
+        assembler.end();
+        if (child && writer && exited) {
+          stdinClosed = true;
+          try {
+            await writer.end();
+          } catch (error) {
+            if (!exitInfo) throw toSinkError(error, `toAudioDevice could not close the player's stdin`, 'player_failed');
+          }
+          const exit = await exited;
+          if (exit.error || exit.code !== 0) throw failure(exit);
+        }
+        return {
+          type: 'done',
+          pid: child?.pid,
+          command,
+          segments,
+          bytes: writer?.bytes ?? 0,
+          seconds: format ? pcmSeconds(pcmBytes, format) : 0,
+        };
+      },
+      interrupt() {
+        interrupted = true;
+        const proc = child;
+        if (!proc || exitInfo || proc.exitCode !== null || proc.signalCode !== null) return;
+        proc.stdin?.destroy();
+        proc.kill('SIGTERM');
+        killTimer = setTimeout(() => {
+          if (!exitInfo) proc.kill('SIGKILL');
+        }, grace);
+      },
+      async abort() {
+        interrupted = true;
+        writer?.detach();
+        if (exited) await exited;
+        if (killTimer) clearTimeout(killTimer);
+        killTimer = undefined;
+      },
+    };
+  });
+}
+
+/** The exit of the player if it comes within `ms`, else undefined. */
+function exitedWithin(exited: Promise<Exit>, ms: number): Promise<Exit | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,176 @@
+import type { OperatorFunction } from 'rxjs';
+import { wavHeader, WAV_HEADER_BYTES, type PcmFormat } from '../audio/wav.js';
+import { patchWavSizes, pcmSeconds } from '../audio/pcm.js';
+import { AtomicFile } from './atomicFile.js';
+import { toSinkError } from './errors.js';
+import { PcmAssembler, type PcmSinkInput } from './inputs.js';
+import { sinkOperator } from './runSink.js';
+
+export interface WavFileOptions {
+  /**
+   * Format of the file. Default: the format of the first segment or chunk. Used as is
+   * for an empty stream (default then 22050 Hz, mono, 16-bit, espeak-ng's native rate).
+   */
+  format?: PcmFormat;
+  /** fsync the file and its directory before completing. Default true. */
+  fsync?: boolean;
+  /** File mode of the new file (before umask). Default 0o666. */
+  mode?: number;
+}
+
+/**
+ * Emitted after each write. `segments` counts the inputs written so far (one write may
+ * carry several inputs that queued up meanwhile), `bytes` the PCM bytes, `seconds` the audio.
+ */
+export interface WavFileWriteProgress {
+  type: 'progress';
+  segments: number;
+  bytes: number;
+  seconds: number;
+}
+
+/** Emitted once, last, when the file is complete under its final name. */
+export interface WavFileDone {
+  type: 'done';
+  /** Absolute path of the file written. */
+  path: string;
+  /** Segments and chunks written. */
+  segments: number;
+  /** PCM bytes in the data chunk. */
+  bytes: number;
+  /** Size of the whole file. */
+  fileBytes: number;
+  seconds: number;
+  sampleRate: number;
+  channels: number;
+  bitsPerSample: number;
+  /** Bytes dropped because they did not make a whole sample frame (odd byte counts). */
+  droppedBytes: number;
+}
+
+export type WavFileProgress = WavFileWriteProgress | WavFileDone;
+
+/** For an empty stream with no `format` option. */
+const DEFAULT_EMPTY_FORMAT: PcmFormat = { sampleRate: 22050, channels: 1, bitsPerSample: 16, audioFormat: 1 };
+
+/**
+ * Writes spoken segments (or raw PCM chunks) into one WAV file, and completes only
+ * when the file is complete, closed and under its final name.
+ *
+ * <span class="informal">Each segment's own WAV container is taken apart: one header,
+ * then the PCM of every segment, then the sizes patched in.</span>
+ *
+ * The file is written under a temporary name in the same directory
+ * (`.<name>.<random>.tmp`): a 44-byte header with placeholder sizes, then the PCM of each
+ * input, each write awaited in order (memory stays flat: nothing is accumulated), then
+ * the RIFF and data sizes are patched at offsets 4 and 40, the file is fsync'd and
+ * closed, and renamed onto `path`. On error or unsubscribe the temporary file is
+ * removed: no half-written file ever exists under `path`.
+ *
+ * ```
+ * segments:  --s1----s2----s3--|
+ * toWavFile: --p-----p-----p----(d|)      p: progress, d: done (after rename)
+ * ```
+ *
+ * Inputs: `SpokenSegment` in WAV (by `format === 'wav'`, or sniffed when `format` is
+ * unknown) or `{ pcm, format }` chunks. The first input fixes the format; an input in
+ * another format errors with `SinkError` (reason `'format_mismatch'`): nothing is
+ * resampled. A segment in mp3/flac/aac errors with reason `'unsupported_format'`
+ * pointing to `toFile`. A segment whose declared data size is a streaming placeholder
+ * (or past its end) contributes the bytes actually present; a trailing partial sample
+ * frame of a segment is dropped (of a chunk: carried into the next chunk), and counted
+ * in `droppedBytes`.
+ *
+ * On complete: emits `{ type: 'done', ... }` then completes. On error (source or I/O):
+ * removes the temporary file, then errors (I/O failures as `SinkError`, reason `'io'`).
+ *
+ * ## Example
+ * ```ts
+ * const done = await lastValueFrom(client.speak(text$).pipe(concatSegments(), toWavFile('out.wav')));
+ * console.log(`${done.seconds.toFixed(1)} s written to ${done.path}`);
+ * ```
+ *
+ * @param path Where the WAV file ends up.
+ * @param options Format for empty streams, fsync, file mode.
+ * @return An Observable of write progress, ending with `done`.
+ */
+export function toWavFile(path: string, options: WavFileOptions = {}): OperatorFunction<PcmSinkInput, WavFileProgress> {
+  return sinkOperator<PcmSinkInput, WavFileProgress>(() => {
+    const assembler = new PcmAssembler('toWavFile', options.format);
+    const opening = AtomicFile.open(path, options.mode === undefined ? {} : { mode: options.mode });
+    // Avoid an unhandled rejection when nothing awaits it (unsubscribed at once).
+    opening.catch(() => undefined);
+    let file: AtomicFile | undefined;
+    let headerWritten = false;
+    let dataBytes = 0;
+    let segments = 0;
+
+    const ready = async (): Promise<AtomicFile> => {
+      if (!file) {
+        try {
+          file = await opening;
+        } catch (error) {
+          throw toSinkError(error, `toWavFile could not create a temporary file next to ${path}`);
+        }
+      }
+      return file;
+    };
+
+    const writeHeader = async (target: AtomicFile, format: PcmFormat): Promise<void> => {
+      if (headerWritten) return;
+      // Placeholder sizes (0): patched before closing.
+      await target.append([wavHeader(format, 0)]);
+      headerWritten = true;
+    };
+
+    const writeAll = async (inputs: readonly PcmSinkInput[]): Promise<WavFileWriteProgress> => {
+      const pieces = inputs.flatMap((input) => assembler.push(input));
+      const format = assembler.format as PcmFormat;
+      const target = await ready();
+      try {
+        await writeHeader(target, format);
+        dataBytes += await target.append(pieces);
+      } catch (error) {
+        throw toSinkError(error, `toWavFile could not write ${target.temporaryPath}`);
+      }
+      segments += inputs.length;
+      return { type: 'progress', segments, bytes: dataBytes, seconds: pcmSeconds(dataBytes, format) };
+    };
+
+    return {
+      write: (input) => writeAll([input]),
+      writeMany: writeAll,
+      async finish() {
+        assembler.end();
+        const format = assembler.format ?? DEFAULT_EMPTY_FORMAT;
+        const target = await ready();
+        try {
+          await writeHeader(target, format);
+          if (dataBytes % 2 === 1) await target.append([new Uint8Array(1)]); // RIFF pad byte
+          const sizes = patchWavSizes(wavHeader(format, 0), dataBytes);
+          await target.writeAt(sizes.subarray(4, 8), 4); // RIFF size
+          await target.writeAt(sizes.subarray(40, 44), 40); // data size
+          await target.commit({ fsync: options.fsync ?? true });
+        } catch (error) {
+          throw toSinkError(error, `toWavFile could not finish ${target.path}`);
+        }
+        return {
+          type: 'done',
+          path: target.path,
+          segments,
+          bytes: dataBytes,
+          fileBytes: WAV_HEADER_BYTES + dataBytes + (dataBytes % 2),
+          seconds: pcmSeconds(dataBytes, format),
+          sampleRate: format.sampleRate,
+          channels: format.channels,
+          bitsPerSample: format.bitsPerSample,
+          droppedBytes: assembler.droppedBytes,
+        };
+      },
+      async abort() {
+        const target = file ?? (await opening.catch(() => undefined));
+        await target?.abort();
+      },
+    };
+  });
+}

@@ -1,0 +1,55 @@
+import { createReadStream } from 'node:fs';
+import { defer, type Observable } from 'rxjs';
+import { fromReadable } from './fromReadable.js';
+
+/** Options of {@link fromFile}. */
+export interface FromFileOptions {
+  /** Bytes read at a time (default 64 KiB). */
+  chunkSize?: number;
+  /** Text encoding of the file (a `TextDecoder` label), default `utf-8`. */
+  encoding?: string;
+}
+
+/**
+ * The text of a file as a token-like stream: chunks of at most `chunkSize` bytes,
+ * decoded, never splitting a multibyte character.
+ *
+ * Cold: the file is opened on subscribe and closed on complete, error or unsubscribe.
+ * A missing file errors with the `ENOENT` error of `fs`.
+ *
+ * ## Example
+ * ```ts
+ * fromFile('story.txt').pipe(segmentSentences({ locale: 'en-us' }), client.speak({ voice_id: 1 }));
+ * ```
+ *
+ * @param path Path of the file.
+ * @param options Chunk size and encoding.
+ * @return An Observable of the decoded text chunks.
+ */
+export function fromFile(path: string, options: FromFileOptions = {}): Observable<string> {
+  const chunkSize = options.chunkSize ?? 64 * 1024;
+  if (!Number.isInteger(chunkSize) || chunkSize < 1) {
+    throw new RangeError(`fromFile: chunkSize must be a positive integer, got ${String(chunkSize)}`);
+  }
+  return defer(() =>
+    fromReadable(createReadStream(path, { highWaterMark: chunkSize }), {
+      ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
+    }),
+  );
+}
+
+/**
+ * Standard input as text chunks (multibyte characters never split). Unsubscribing pauses
+ * stdin and removes the listeners; it does not destroy it.
+ *
+ * @param options Encoding of the input (default `utf-8`).
+ * @return An Observable of the decoded text chunks, completing at end of input.
+ */
+export function fromStdin(options: { encoding?: string } = {}): Observable<string> {
+  return defer(() =>
+    fromReadable(process.stdin, {
+      destroyOnUnsubscribe: false,
+      ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
+    }),
+  );
+}

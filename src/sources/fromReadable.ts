@@ -1,0 +1,75 @@
+import { Observable } from 'rxjs';
+import type { Readable } from 'node:stream';
+
+/** Options of {@link fromReadable}. */
+export interface FromReadableOptions {
+  /** Text encoding of the bytes (a `TextDecoder` label), default `utf-8`. */
+  encoding?: string;
+  /**
+   * Destroy the readable when the subscriber unsubscribes early (default `true`). Set it
+   * to `false` for a stream the process shares, such as `process.stdin`: it is then only
+   * paused and its listeners removed.
+   */
+  destroyOnUnsubscribe?: boolean;
+}
+
+/**
+ * Text from a Node `Readable`: each chunk decoded as it arrives, a multibyte character
+ * split between two chunks held back until it is whole. Empty pieces are not emitted.
+ *
+ * Cold: listening starts on subscribe. Completes at the readable's `end`, errors with its
+ * `error`; unsubscribing early removes the listeners and destroys the readable (see
+ * `destroyOnUnsubscribe`).
+ *
+ * ## Example
+ * ```ts
+ * fromReadable(process.stdin, { destroyOnUnsubscribe: false }).subscribe(console.log);
+ * ```
+ *
+ * @param readable A Node readable of bytes (or of strings, when it has an encoding set).
+ * @param options Encoding and teardown.
+ * @return An Observable of the decoded text chunks.
+ */
+export function fromReadable(readable: Readable, options: FromReadableOptions = {}): Observable<string> {
+  return new Observable<string>((subscriber) => {
+    const decoder = new TextDecoder(options.encoding ?? 'utf-8');
+    let finished = false;
+    const onData = (chunk: unknown): void => {
+      const text =
+        typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? decoder.decode(chunk, { stream: true }) : undefined;
+      if (text === undefined) {
+        finished = true;
+        cleanup();
+        subscriber.error(new TypeError(`fromReadable: expected bytes or strings, got ${typeof chunk}`));
+        return;
+      }
+      if (text.length > 0) subscriber.next(text);
+    };
+    const onEnd = (): void => {
+      finished = true;
+      cleanup();
+      const rest = decoder.decode();
+      if (rest.length > 0) subscriber.next(rest);
+      subscriber.complete();
+    };
+    const onError = (error: unknown): void => {
+      finished = true;
+      cleanup();
+      subscriber.error(error);
+    };
+    const cleanup = (): void => {
+      readable.off('data', onData);
+      readable.off('end', onEnd);
+      readable.off('error', onError);
+    };
+    readable.on('data', onData);
+    readable.on('end', onEnd);
+    readable.on('error', onError);
+    return () => {
+      if (finished) return;
+      cleanup();
+      if (options.destroyOnUnsubscribe ?? true) readable.destroy();
+      else readable.pause();
+    };
+  });
+}

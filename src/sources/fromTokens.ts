@@ -1,0 +1,187 @@
+import { Observable } from 'rxjs';
+import { Readable } from 'node:stream';
+import { fromReadable } from './fromReadable.js';
+
+/**
+ * The part of an OpenAI-style chat completion chunk (`stream: true`) that carries text:
+ * `choices[0].delta.content`. The `openai` package's `ChatCompletionChunk` fits it.
+ */
+export interface ChatCompletionChunkLike {
+  choices: ReadonlyArray<{ delta?: { content?: string | null } | null } | undefined>;
+}
+
+/** An item of a token stream: text, UTF-8 bytes, or a chat completion chunk. */
+export type TokenItem = string | Uint8Array | ChatCompletionChunkLike;
+
+/** A stream that can be aborted at once, like the `openai` package's `Stream` (`controller`). */
+interface AbortableLike {
+  controller?: { abort(): void };
+}
+
+/**
+ * Token stream in, `Observable<string>` out: the bridge from chat-bot (LLM) output, web
+ * streams and Node streams to rxvoice pipelines.
+ *
+ * <span class="informal">Accepts an `AsyncIterable` of strings, of UTF-8 bytes or of
+ * OpenAI-style chat completion chunks (the `openai` package's streams as they are), a
+ * web `ReadableStream` of strings or bytes, or a Node `Readable`.</span>
+ *
+ * Bytes are decoded as UTF-8, a character split across chunks held back until whole.
+ * Chat completion chunks give `choices[0].delta.content`; chunks with no content (role
+ * announcements, `null`, `''`, the final chunk with `finish_reason`) are skipped. Empty
+ * strings are never emitted.
+ *
+ * ```text
+ * input:      -'Hel'-'lo'-{delta:{content:null}}-' world'-|
+ * fromTokens: -'Hel'-'lo'-----------------------' world'-|
+ * ```
+ *
+ * Cold: the input is read from on subscribe (it can be read once, so subscribe once).
+ * Completes when the input ends; errors when it throws (or an item is of no known kind:
+ * `TypeError`). Unsubscribing early stops the producer: `iterator.return()` (and
+ * `controller.abort()` when the input has an abort controller, as `openai` streams do,
+ * which closes the HTTP stream at once), `reader.cancel()`, or `readable.destroy()`.
+ *
+ * ## Example
+ * ```ts
+ * const stream = await openai.chat.completions.create({ model, messages, stream: true });
+ * fromTokens(stream).pipe(segmentSentences(), client.speak({ voice_id: 1 })).subscribe();
+ * ```
+ *
+ * @param input The token stream.
+ * @return An Observable of the text pieces.
+ */
+export function fromTokens(input: AsyncIterable<string>): Observable<string>;
+export function fromTokens(input: AsyncIterable<Uint8Array>): Observable<string>;
+export function fromTokens(input: AsyncIterable<ChatCompletionChunkLike>): Observable<string>;
+export function fromTokens(input: ReadableStream<string> | ReadableStream<Uint8Array>): Observable<string>;
+export function fromTokens(input: Readable): Observable<string>;
+export function fromTokens(input: AsyncIterable<TokenItem> | ReadableStream<string | Uint8Array>): Observable<string>;
+export function fromTokens(
+  input: AsyncIterable<TokenItem> | ReadableStream<string> | ReadableStream<Uint8Array> | ReadableStream<string | Uint8Array> | Readable,
+): Observable<string> {
+  if (input instanceof Readable) return fromReadable(input);
+  if (isReadableStream(input)) return fromWebStream(input);
+  if (isAsyncIterable(input)) return fromAsyncIterable(input);
+  throw new TypeError('fromTokens: expected an AsyncIterable, a ReadableStream or a Node Readable');
+}
+
+function isReadableStream(value: unknown): value is ReadableStream<string | Uint8Array> {
+  return typeof value === 'object' && value !== null && typeof (value as ReadableStream).getReader === 'function';
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<TokenItem> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AsyncIterable<TokenItem>)[Symbol.asyncIterator] === 'function'
+  );
+}
+
+/** Turns items into text; `undefined` for an item of no known kind. */
+function createItemDecoder(): { text(item: unknown): string | undefined; flush(): string } {
+  let decoder: TextDecoder | undefined;
+  return {
+    text(item) {
+      if (typeof item === 'string') return item;
+      if (item instanceof Uint8Array) {
+        decoder ??= new TextDecoder('utf-8');
+        return decoder.decode(item, { stream: true });
+      }
+      if (typeof item === 'object' && item !== null && Array.isArray((item as ChatCompletionChunkLike).choices)) {
+        const content = (item as ChatCompletionChunkLike).choices[0]?.delta?.content;
+        return typeof content === 'string' ? content : '';
+      }
+      return undefined;
+    },
+    flush() {
+      return decoder ? decoder.decode() : '';
+    },
+  };
+}
+
+function fromAsyncIterable(input: AsyncIterable<TokenItem>): Observable<string> {
+  return new Observable<string>((subscriber) => {
+    const iterator = input[Symbol.asyncIterator]();
+    const items = createItemDecoder();
+    let stopped = false;
+    let finished = false;
+    const run = async (): Promise<void> => {
+      try {
+        for (;;) {
+          const result = await iterator.next();
+          if (stopped) return;
+          if (result.done) {
+            finished = true;
+            const rest = items.flush();
+            if (rest.length > 0) subscriber.next(rest);
+            subscriber.complete();
+            return;
+          }
+          const text = items.text(result.value);
+          if (text === undefined) {
+            finished = true;
+            subscriber.error(new TypeError('fromTokens: an item is neither text, bytes nor a chat completion chunk'));
+            void Promise.resolve(iterator.return?.()).catch(() => undefined);
+            return;
+          }
+          if (text.length > 0) subscriber.next(text);
+        }
+      } catch (error) {
+        finished = true;
+        if (!stopped) subscriber.error(error);
+      }
+    };
+    void run();
+    return () => {
+      stopped = true;
+      if (finished) return;
+      (input as AbortableLike).controller?.abort();
+      // An async generator queues return() behind a pending next(); never wait for it.
+      void Promise.resolve()
+        .then(() => iterator.return?.())
+        .catch(() => undefined);
+    };
+  });
+}
+
+function fromWebStream(stream: ReadableStream<string | Uint8Array>): Observable<string> {
+  return new Observable<string>((subscriber) => {
+    const reader = stream.getReader();
+    const items = createItemDecoder();
+    let stopped = false;
+    let finished = false;
+    const run = async (): Promise<void> => {
+      try {
+        for (;;) {
+          const result = await reader.read();
+          if (stopped) return;
+          if (result.done) {
+            finished = true;
+            const rest = items.flush();
+            if (rest.length > 0) subscriber.next(rest);
+            subscriber.complete();
+            reader.releaseLock();
+            return;
+          }
+          const text = items.text(result.value);
+          if (text === undefined) {
+            finished = true;
+            subscriber.error(new TypeError('fromTokens: a stream chunk is neither text nor bytes'));
+            void reader.cancel().catch(() => undefined);
+            return;
+          }
+          if (text.length > 0) subscriber.next(text);
+        }
+      } catch (error) {
+        finished = true;
+        if (!stopped) subscriber.error(error);
+      }
+    };
+    void run();
+    return () => {
+      stopped = true;
+      if (!finished) void reader.cancel().catch(() => undefined);
+    };
+  });
+}

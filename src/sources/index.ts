@@ -1,0 +1,3 @@
+export { fromTokens, type ChatCompletionChunkLike, type TokenItem } from './fromTokens.js';
+export { fromReadable, type FromReadableOptions } from './fromReadable.js';
+export { fromFile, fromStdin, type FromFileOptions } from './fromFile.js';

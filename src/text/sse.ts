@@ -1,0 +1,417 @@
+/**
+ * Server-sent events: a pure incremental parser, apart from any transport.
+ *
+ * `createSseParser({ onEvent })` returns `{ feed, end, reset }`. Feed it bytes (UTF-8,
+ * characters may be split across chunks) or strings, in chunks split anywhere; it calls
+ * `onEvent` once per dispatched event, following the event-stream parsing rules of the
+ * HTML standard:
+ *
+ * - one leading byte order mark is stripped, once per stream;
+ * - lines end in CR, LF or CRLF, also when the CR ends one chunk and the LF starts the
+ *   next (the pair is one line end, never two);
+ * - `field: value` loses ONE optional space after the colon; a line without a colon is a
+ *   field name with an empty value; lines starting with `:` are comments;
+ * - `data` lines are joined with `\n`; `event` sets the type (default `message`); an `id`
+ *   containing NUL is ignored; `retry` counts only when it is all ASCII digits;
+ * - an event is dispatched at a blank line, and only when it had at least one `data`
+ *   line; an event not ended by a blank line when the input ends is dropped.
+ *
+ * Emitted `id`: the id set by a line of this event (as eventsource-parser reports it),
+ * absent when the event had no valid `id` line. `lastEventId()` gives the persisting
+ * last event id of the stream, as an `EventSource` keeps it.
+ * Emitted `retry`: the last valid `retry` value given within this event's lines; every
+ * valid `retry` is also reported at once to `onRetry` (a block with only `retry` is never
+ * dispatched as an event).
+ *
+ * A partial line is kept as pieces and joined once (no quadratic string building), and
+ * `maxLineLength` / `maxEventSize` bound the memory a hostile peer can make us hold: past
+ * them `feed` throws an {@link SseError} and the parser resets.
+ */
+import { isAscii } from 'node:buffer';
+import { RxVoiceError } from '../client/errors.js';
+
+/** One dispatched server-sent event. */
+export interface SseEvent {
+  /** Event type; `message` when the event set none (or an empty one). */
+  event: string;
+  /** The `data` lines joined with `\n`. */
+  data: string;
+  /** The id given by an `id` line of this event, if any. */
+  id?: string;
+  /** The reconnection time (ms) given by a `retry` line of this event, if any. */
+  retry?: number;
+}
+
+export type SseErrorType = 'max-line-length' | 'max-event-size';
+
+/** The event stream broke a limit (a line or an event too large). Code `sse`. */
+export class SseError extends RxVoiceError {
+  override name = 'SseError';
+  readonly type: SseErrorType;
+  readonly limit: number;
+  constructor(type: SseErrorType, limit: number, message: string) {
+    super('sse', message);
+    this.type = type;
+    this.limit = limit;
+  }
+}
+
+export interface SseParserOptions {
+  /** Called once per dispatched event. */
+  onEvent: (event: SseEvent) => void;
+  /** Called with each valid `retry` value (ms), when its line is read. */
+  onRetry?: (retry: number) => void;
+  /** Called with each comment line's text (after the `:` and one optional space). */
+  onComment?: (comment: string) => void;
+  /** Longest line accepted, in UTF-16 code units. Default 1 MiB (1_048_576). */
+  maxLineLength?: number;
+  /** Largest `data` of one event accepted, in UTF-16 code units. Default 16 MiB. */
+  maxEventSize?: number;
+}
+
+export interface SseParser {
+  /** Feed the next chunk: UTF-8 bytes or text. Throws {@link SseError} past a limit. */
+  feed(chunk: string | Uint8Array): void;
+  /** The input is over: flushes the decoder; an unfinished event is dropped. Then resets. */
+  end(): void;
+  /** Forget everything buffered (partial line, event, decoder bytes, BOM state). */
+  reset(): void;
+  /** The stream's last event id so far (persists across events, `''` at first). */
+  lastEventId(): string;
+}
+
+export const DEFAULT_SSE_MAX_LINE_LENGTH = 1_048_576;
+export const DEFAULT_SSE_MAX_EVENT_SIZE = 16 * 1_048_576;
+
+const LF = 10;
+const CR = 13;
+const SPACE = 32;
+const COLON = 58;
+
+/** Create an incremental server-sent events parser. */
+export function createSseParser(options: SseParserOptions): SseParser {
+  const { onEvent, onRetry, onComment } = options;
+  const maxLineLength = options.maxLineLength ?? DEFAULT_SSE_MAX_LINE_LENGTH;
+  const maxEventSize = options.maxEventSize ?? DEFAULT_SSE_MAX_EVENT_SIZE;
+
+  let decoder: TextDecoder | undefined;
+  /** The decoder may hold the first bytes of a character split by the chunk end. */
+  let decoderHolds = false;
+  let bomChecked = false;
+  /** Pieces of the current unfinished line. */
+  let pending: string[] = [];
+  let pendingLength = 0;
+  /** The last chunk ended in CR: an LF starting the next one belongs to it. */
+  let skipLF = false;
+
+  let eventType = '';
+  let data = '';
+  let hasData = false;
+  let id: string | undefined;
+  let retry: number | undefined;
+  let lastId = '';
+
+  function clearEvent(): void {
+    eventType = '';
+    data = '';
+    hasData = false;
+    id = undefined;
+    retry = undefined;
+  }
+
+  function reset(): void {
+    clearEvent();
+    decoder = undefined;
+    decoderHolds = false;
+    bomChecked = false;
+    pending = [];
+    pendingLength = 0;
+    skipLF = false;
+    lastId = '';
+  }
+
+  function fail(type: SseErrorType, limit: number, message: string): never {
+    reset();
+    throw new SseError(type, limit, message);
+  }
+
+  function dispatch(): void {
+    if (!hasData) {
+      clearEvent();
+      return;
+    }
+    const event: SseEvent = { event: eventType === '' ? 'message' : eventType, data };
+    if (id !== undefined) event.id = id;
+    if (retry !== undefined) event.retry = retry;
+    clearEvent();
+    onEvent(event);
+  }
+
+  function appendData(value: string): void {
+    if (hasData) {
+      if (data.length + 1 + value.length > maxEventSize) {
+        fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
+      }
+      data = data + '\n' + value;
+    } else {
+      if (value.length > maxEventSize) {
+        fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
+      }
+      data = value;
+      hasData = true;
+    }
+  }
+
+  /** Interpret `s[start, end)`, one whole line without its line end. */
+  function line(s: string, start: number, end: number): void {
+    if (start === end) {
+      dispatch();
+      return;
+    }
+    const c0 = s.charCodeAt(start);
+    // Fast path: "data:"
+    if (
+      c0 === 100 &&
+      s.charCodeAt(start + 4) === COLON &&
+      s.charCodeAt(start + 1) === 97 &&
+      s.charCodeAt(start + 2) === 116 &&
+      s.charCodeAt(start + 3) === 97 &&
+      start + 4 < end
+    ) {
+      const v = s.charCodeAt(start + 5) === SPACE && start + 5 < end ? start + 6 : start + 5;
+      appendData(s.slice(v, end));
+      return;
+    }
+    if (c0 === COLON) {
+      if (onComment) {
+        const v = start + 1 < end && s.charCodeAt(start + 1) === SPACE ? start + 2 : start + 1;
+        onComment(s.slice(v, end));
+      }
+      return;
+    }
+    let colon = -1;
+    for (let i = start + 1; i < end; i++) {
+      if (s.charCodeAt(i) === COLON) {
+        colon = i;
+        break;
+      }
+    }
+    let field: string;
+    let value: string;
+    if (colon === -1) {
+      field = s.slice(start, end);
+      value = '';
+    } else {
+      field = s.slice(start, colon);
+      const v = colon + 1 < end && s.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1;
+      value = s.slice(v, end);
+    }
+    switch (field) {
+      case 'data':
+        appendData(value);
+        break;
+      case 'event':
+        eventType = value;
+        break;
+      case 'id':
+        if (value.indexOf('\u0000') === -1) {
+          id = value;
+          lastId = value;
+        }
+        break;
+      case 'retry':
+        if (isAsciiDigits(value)) {
+          const ms = parseInt(value, 10);
+          retry = ms;
+          onRetry?.(ms);
+        }
+        break;
+      default:
+        // Unknown fields are ignored.
+        break;
+    }
+  }
+
+  function takePending(tail: string): string {
+    pending.push(tail);
+    const whole = pending.length === 1 ? tail : pending.join('');
+    pending = [];
+    pendingLength = 0;
+    return whole;
+  }
+
+  function tooLong(): never {
+    fail('max-line-length', maxLineLength, `SSE line exceeds ${maxLineLength} characters`);
+  }
+
+  function keepPiece(piece: string): void {
+    pendingLength += piece.length;
+    if (pendingLength > maxLineLength) tooLong();
+    pending.push(piece);
+  }
+
+  function processText(text: string): void {
+    const len = text.length;
+    if (len === 0) return;
+    let pos = 0;
+    if (skipLF) {
+      skipLF = false;
+      if (text.charCodeAt(0) === LF) pos = 1;
+    }
+    let nextCR = text.indexOf('\r', pos);
+    if (pending.length > 0) {
+      // Finish the line begun in earlier chunks.
+      const lf = text.indexOf('\n', pos);
+      const end = nextCR === -1 ? lf : lf === -1 || nextCR < lf ? nextCR : lf;
+      if (end === -1) {
+        keepPiece(pos === 0 ? text : text.slice(pos));
+        return;
+      }
+      if (pendingLength + (end - pos) > maxLineLength) tooLong();
+      const whole = takePending(text.slice(pos, end));
+      line(whole, 0, whole.length);
+      pos = end + 1;
+      if (end === nextCR) {
+        if (pos === len) {
+          skipLF = true;
+          return;
+        }
+        if (text.charCodeAt(pos) === LF) pos++;
+        nextCR = text.indexOf('\r', pos);
+      }
+    }
+    if (nextCR === -1) processLF(text, pos, len);
+    else processAny(text, pos, len, nextCR);
+  }
+
+  /** The common case: no CR from `pos` on. */
+  function processLF(text: string, pos: number, len: number): void {
+    let lf = text.indexOf('\n', pos);
+    while (lf !== -1) {
+      if (lf === pos) {
+        dispatch();
+      } else {
+        if (lf - pos > maxLineLength) tooLong();
+        if (
+          !hasData &&
+          text.charCodeAt(lf + 1) === LF &&
+          text.charCodeAt(pos) === 100 &&
+          text.charCodeAt(pos + 4) === COLON &&
+          text.charCodeAt(pos + 1) === 97 &&
+          text.charCodeAt(pos + 2) === 116 &&
+          text.charCodeAt(pos + 3) === 97 &&
+          pos + 4 < lf
+        ) {
+          // One data line and a blank line: the event is whole.
+          const v = text.charCodeAt(pos + 5) === SPACE && pos + 5 < lf ? pos + 6 : pos + 5;
+          if (lf - v > maxEventSize) {
+            fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
+          }
+          const event: SseEvent = { event: eventType === '' ? 'message' : eventType, data: text.slice(v, lf) };
+          if (id !== undefined) event.id = id;
+          if (retry !== undefined) event.retry = retry;
+          clearEvent();
+          pos = lf + 2;
+          onEvent(event);
+          lf = text.indexOf('\n', pos);
+          continue;
+        }
+        line(text, pos, lf);
+      }
+      pos = lf + 1;
+      lf = text.indexOf('\n', pos);
+    }
+    if (pos < len) keepPiece(pos === 0 ? text : text.slice(pos));
+  }
+
+  /** Lines ending in CR, LF or CRLF. */
+  function processAny(text: string, pos: number, len: number, nextCR: number): void {
+    let nextLF = text.indexOf('\n', pos);
+    while (pos < len) {
+      if (nextLF !== -1 && nextLF < pos) nextLF = text.indexOf('\n', pos);
+      if (nextCR !== -1 && nextCR < pos) nextCR = text.indexOf('\r', pos);
+      let end: number;
+      if (nextCR === -1) {
+        if (nextLF === -1) {
+          keepPiece(pos === 0 ? text : text.slice(pos));
+          return;
+        }
+        end = nextLF;
+      } else if (nextLF === -1 || nextCR < nextLF) {
+        end = nextCR;
+      } else {
+        end = nextLF;
+      }
+      if (end - pos > maxLineLength) tooLong();
+      line(text, pos, end);
+      pos = end + 1;
+      if (end === nextCR) {
+        if (pos < len) {
+          if (text.charCodeAt(pos) === LF) pos++;
+        } else {
+          skipLF = true;
+        }
+      }
+    }
+  }
+
+  function feedText(text: string): void {
+    if (!bomChecked && text.length > 0) {
+      bomChecked = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    processText(text);
+  }
+
+  return {
+    feed(chunk) {
+      if (typeof chunk === 'string') {
+        feedText(chunk);
+        return;
+      }
+      if (chunk.length === 0) return;
+      if (!decoderHolds && isAscii(chunk)) {
+        // ASCII bytes are their own characters: skip the UTF-8 decoder.
+        feedText(latin1(chunk));
+        return;
+      }
+      if (decoder === undefined) decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+      const text = decoder.decode(chunk, { stream: true });
+      decoderHolds = holdsPartial(chunk);
+      feedText(text);
+    },
+    end() {
+      if (decoder !== undefined) feedText(decoder.decode());
+      reset();
+    },
+    reset,
+    lastEventId() {
+      return lastId;
+    },
+  };
+}
+
+/** Whether the last bytes may begin a UTF-8 sequence the next chunk completes. */
+function holdsPartial(chunk: Uint8Array): boolean {
+  const n = chunk.length;
+  for (let i = n - 1; i >= 0 && i >= n - 3; i--) {
+    const b = chunk[i]!;
+    if (b < 0x80) return false;
+    if (b >= 0xc0) return true;
+  }
+  return false;
+}
+
+function latin1(chunk: Uint8Array): string {
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+}
+
+function isAsciiDigits(value: string): boolean {
+  const n = value.length;
+  if (n === 0) return false;
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastValueFrom, tap, toArray } from 'rxjs';
+import { StreamError, ValidationError, type RxVoiceClient } from '../src/index.js';
+import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
+import { speak, type SpeakOptions } from '../src/live/session.js';
+import { translateThenSpeak, type TranslateThenSpeakClient } from '../src/live/translateThenSpeak.js';
+import type { LiveSpeechEvent } from '../src/live/events.js';
+import { clientFor, emulator } from './client-helpers.js';
+
+const SOURCE =
+  'Good morning everyone. The weather is fine today and the sun is shining. ' +
+  'We will meet at the station at noon. Please bring something to eat.';
+
+/** The client as the chain sees it (its own `speak` once it has one). */
+function chainClient(client: RxVoiceClient, emu: Emulator): TranslateThenSpeakClient {
+  const own = (client as unknown as Partial<TranslateThenSpeakClient>).speak;
+  return {
+    translateStream: (request, options) => client.translateStream(request, options),
+    speak: own ? (options: SpeakOptions) => own.call(client, options) : (options: SpeakOptions) => speak({ wsUrl: emu.wsUrl, apiKey: emu.apiKey }, options),
+  };
+}
+
+describe('translateThenSpeak on the emulator', () => {
+  let emu: Emulator;
+  let client: RxVoiceClient;
+  beforeAll(async () => {
+    emu = await emulator({ streamDelayMs: 25, toneWordSeconds: 0.05 });
+    client = clientFor(emu);
+  });
+  afterAll(async () => {
+    await client.close();
+    await emu.close();
+  });
+
+  it('speaks the translation sentence by sentence in the target language', async () => {
+    const pieces: string[] = [];
+    const events = await lastValueFrom(
+      translateThenSpeak(chainClient(client, emu), {
+        translation: { text: SOURCE, source_language: 'en-us', target_language: 'de-de' },
+        speech: { voice_id: 1 },
+        observeTranslation: { next: (p) => pieces.push(p) },
+      }).pipe(toArray()),
+    );
+    const translation = pieces.join('');
+    expect(translation).not.toContain('Good morning');
+    expect(events[0]?.type).toBe('ready');
+    expect((events[0] as Extract<LiveSpeechEvent, { type: 'ready' }>).config).toMatchObject({ language: 'de-de', word_timestamps: true });
+    expect(events.at(-1)?.type).toBe('done');
+    const starts = events.filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart');
+    expect(starts.length).toBeGreaterThanOrEqual(4);
+    expect(starts.map((s) => s.text).join('').replace(/\s+/g, ' ').trim()).toBe(translation.replace(/\s+/g, ' ').trim());
+    expect(events.filter((e) => e.type === 'audio').length).toBeGreaterThanOrEqual(starts.length);
+    expect(starts.some((s) => (s.word_timestamps?.length ?? 0) > 0)).toBe(true);
+    expect(events.filter((e) => e.type === 'segmentDone')).toHaveLength(starts.length);
+  });
+
+  it('first audio arrives before the translation stream completes', async () => {
+    const log: Array<{ what: 'piece' | 'translation complete' | 'audio' | 'segmentStart'; at: number }> = [];
+    const t0 = performance.now();
+    const mark = (what: (typeof log)[number]['what']) => log.push({ what, at: performance.now() - t0 });
+    await lastValueFrom(
+      translateThenSpeak(chainClient(client, emu), {
+        translation: { text: SOURCE, source_language: 'en-us', target_language: 'fr-fr' },
+        speech: { voice_id: 1 },
+        observeTranslation: { next: () => mark('piece'), complete: () => mark('translation complete') },
+      }).pipe(
+        tap((e) => {
+          if (e.type === 'audio' || e.type === 'segmentStart') mark(e.type);
+        }),
+        toArray(),
+      ),
+    );
+    const firstAudio = log.findIndex((e) => e.what === 'audio');
+    const done = log.findIndex((e) => e.what === 'translation complete');
+    expect(firstAudio).toBeGreaterThan(0);
+    expect(done).toBeGreaterThan(0);
+    // the first sentence is spoken while later pieces are still being translated
+    expect(firstAudio).toBeLessThan(done);
+    expect(log.slice(firstAudio).some((e) => e.what === 'piece')).toBe(true);
+    expect(log[firstAudio]!.at).toBeLessThan(log[done]!.at);
+  });
+
+  it('validation of the translation request fails before anything is sent', async () => {
+    const before = emu.requests.length;
+    const error = await lastValueFrom(
+      translateThenSpeak(chainClient(client, emu), {
+        translation: { text: '', source_language: 'en-us', target_language: 'de-de' },
+        speech: { voice_id: 1 },
+      }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(emu.requests.length).toBe(before);
+  });
+
+  it('a failed translation ends the chain with StreamError carrying the unspoken text', async () => {
+    const error = await lastValueFrom(
+      translateThenSpeak(chainClient(client, emu), {
+        translation: {
+          text: `Good morning everyone. How are you today ${TRANSLATION_FAIL_TRIGGER} never.`,
+          source_language: 'en-us',
+          target_language: 'de-de',
+        },
+        speech: { voice_id: 1 },
+      }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StreamError);
+    const streamError = error as StreamError;
+    expect(streamError.received.length).toBeGreaterThan(0);
+    expect(typeof streamError.unspoken).toBe('string');
+  });
+});

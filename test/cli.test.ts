@@ -1,0 +1,418 @@
+/**
+ * The `rxvoice` command: every command's happy path against a real emulator (tone synth),
+ * usage, auth, validation and payment failures with their exit codes, `--json`, `--help`,
+ * the embedded emulator, interrupts, and the real binary as a child process.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import wavefile from 'wavefile';
+import { encodeWav16 } from '../src/audio/wav.js';
+import { main, type CliIo } from '../src/cli/main.js';
+import { pseudoLocalize, startEmulator, type Emulator } from '../src/emulator/index.js';
+
+const { WaveFile } = wavefile;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORD_SECONDS = 0.1;
+const POOR_KEY = 'rxv-poor-key-without-credits';
+
+class Collector extends Writable {
+  readonly chunks: Buffer[] = [];
+  isTTY = false;
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    callback();
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  stdoutBytes: Buffer;
+}
+
+let emulator: Emulator;
+let dir: string;
+
+function envFor(key: string = emulator.apiKey): Record<string, string> {
+  return { RXVOICE_API_KEY: key, RXVOICE_BASE_URL: emulator.baseUrl };
+}
+
+function makeIo(env: Record<string, string | undefined>, stdin: NodeJS.ReadableStream = Readable.from([])) {
+  const stdout = new Collector();
+  const stderr = new Collector();
+  let handler: ((signal: string) => void) | undefined;
+  const io: CliIo = {
+    stdout,
+    stderr,
+    stdin,
+    env,
+    cwd: dir,
+    onInterrupt: (h) => {
+      handler = h;
+      return () => {
+        handler = undefined;
+      };
+    },
+  };
+  return { io, stdout, stderr, interrupt: (signal = 'SIGINT') => handler?.(signal) };
+}
+
+async function cli(argv: string[], env: Record<string, string | undefined> = envFor(), stdin?: NodeJS.ReadableStream): Promise<Run> {
+  const { io, stdout, stderr } = makeIo(env, stdin);
+  const code = await main(argv, io);
+  return { code, stdout: stdout.text(), stderr: stderr.text(), stdoutBytes: stdout.bytes() };
+}
+
+function jsonLines(text: string): Array<Record<string, unknown>> {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line.trim() !== '');
+}
+
+/** The error lines (progress lines on stderr are plain text without the prefix). */
+function errorLines(text: string): string[] {
+  const all = lines(text);
+  const errors = all.filter((line) => line.startsWith('rxvoice: '));
+  expect(all.at(-1)).toBe(errors.at(-1));
+  return errors;
+}
+
+function wavSeconds(bytes: Buffer | Uint8Array): number {
+  const wav = new WaveFile(bytes);
+  const fmt = wav.fmt as { sampleRate: number; numChannels: number; bitsPerSample: number };
+  const data = wav.data as { chunkSize: number };
+  return data.chunkSize / (fmt.sampleRate * fmt.numChannels * (fmt.bitsPerSample / 8));
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'rxvoice-cli-'));
+  emulator = await startEmulator({
+    synth: 'tone',
+    toneWordSeconds: WORD_SECONDS,
+    taskDurationMs: 20,
+    apiKeys: ['rxv-test-key-1111', POOR_KEY],
+    credits: { 'rxv-test-key-1111': 1_000_000, [POOR_KEY]: 0 },
+  });
+});
+
+afterAll(async () => {
+  await emulator?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('rxvoice speak', () => {
+  it('writes a WAV file with the duration of the words spoken', async () => {
+    const text = 'Hello there. This is a test of the speak command.';
+    const run = await cli(['speak', text, '-o', 'speak.wav', '--voice', '1', '--language', 'en-us']);
+    expect(run.code).toBe(0);
+    const bytes = readFileSync(join(dir, 'speak.wav'));
+    const words = text.split(/\s+/).length;
+    expect(wavSeconds(bytes)).toBeCloseTo(words * WORD_SECONDS, 2);
+    // One line per segment on stdout, in order.
+    expect(lines(run.stdout).map((l) => l.replace(/^\[\d+\] [\d.]+-[\d.]+ s\s+/, ''))).toEqual([
+      'Hello there.',
+      'This is a test of the speak command.',
+    ]);
+  });
+
+  it('speaks stdin as a token stream (-), with --json segments and word timestamps', async () => {
+    const text = 'Tokens arrive in pieces. They still make sentences!\nAnd a last one';
+    const pieces = text.match(/.{1,4}/gs) ?? [];
+    const stdin = Readable.from(pieces.map((p) => Buffer.from(p)));
+    const run = await cli(['speak', '-', '-o', 'stdin.wav', '--json', '--word-timestamps'], envFor(), stdin);
+    expect(run.code, run.stderr).toBe(0);
+    const events = jsonLines(run.stdout);
+    expect(events[0]?.['type']).toBe('ready');
+    const segments = events.filter((e) => e['type'] === 'segment');
+    expect(segments.map((s) => String(s['text']).trim())).toEqual([
+      'Tokens arrive in pieces.',
+      'They still make sentences!',
+      'And a last one',
+    ]);
+    const words = segments.flatMap((s) => (s['word_timestamps'] as Array<{ word: string }>).map((w) => w.word));
+    expect(words).toHaveLength(text.split(/\s+/).length);
+    const done = events.at(-1);
+    expect(done?.['type']).toBe('done');
+    expect(done?.['segments']).toBe(3);
+    expect(wavSeconds(readFileSync(join(dir, 'stdin.wav')))).toBeCloseTo(words.length * WORD_SECONDS, 2);
+  });
+
+  it('writes one WAV stream to stdout with -o -', async () => {
+    const run = await cli(['speak', 'One two three.', '-o', '-']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdoutBytes.subarray(0, 4).toString('latin1')).toBe('RIFF');
+    // Streaming header (sizes unknown): the PCM after the 44-byte header is 3 words long.
+    const pcmBytes = run.stdoutBytes.byteLength - 44;
+    const fmt = new WaveFile(run.stdoutBytes.subarray(0, 44)).fmt as { sampleRate: number };
+    expect(pcmBytes / (fmt.sampleRate * 2)).toBeCloseTo(3 * WORD_SECONDS, 2);
+    // Segment reports moved to stderr.
+    expect(run.stderr).toContain('One two three.');
+  });
+
+  it('stops at once on interrupt, exits 130 and leaves no file behind', async () => {
+    const stdin = new PassThrough();
+    const { io, stdout, stderr, interrupt } = makeIo(envFor(), stdin);
+    const running = main(['speak', '-', '-o', 'interrupted.wav', '--json'], io);
+    stdin.write('First sentence is here. ');
+    await waitFor(() => stdout.text().includes('"segment"'));
+    interrupt('SIGINT');
+    const code = await running;
+    expect(code).toBe(130);
+    expect(lines(stderr.text())).toEqual(['rxvoice: interrupted (SIGINT)']);
+    expect(existsSync(join(dir, 'interrupted.wav'))).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes('interrupted'))).toEqual([]);
+    stdin.destroy();
+  });
+
+  it('exits 5 when the credits run out (live close 4402)', async () => {
+    const run = await cli(['speak', 'No credits for this.', '-o', 'poor.wav'], envFor(POOR_KEY));
+    expect(run.code).toBe(5);
+    expect(errorLines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).not.toContain(POOR_KEY);
+  });
+});
+
+describe('rxvoice translate', () => {
+  it('streams the translation to stdout', async () => {
+    const text = 'Good morning. How are you today? The weather is fine.';
+    const run = await cli(['translate', '--from', 'en-us', '--to', 'de-de', text]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${pseudoLocalize(text, 'de-de')}\n`);
+  });
+
+  it('--json prints each piece as it arrives, then done', async () => {
+    const text = 'Good morning. How are you today? The weather is fine.';
+    const run = await cli(['translate', '--from', 'en-us', '--to', 'fr-fr', '--json', text]);
+    expect(run.code, run.stderr).toBe(0);
+    const events = jsonLines(run.stdout);
+    const pieces = events.filter((e) => e['type'] === 'text');
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.map((p) => p['text']).join('')).toBe(pseudoLocalize(text, 'fr-fr'));
+    expect(events.at(-1)).toEqual({ type: 'done', text: pseudoLocalize(text, 'fr-fr') });
+  });
+});
+
+describe('rxvoice sound', () => {
+  it('runs the task and writes a WAV of the asked duration', async () => {
+    const run = await cli(['sound', 'rain on a tin roof', '--duration', '2', '-o', 'rain.wav', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const events = jsonLines(run.stdout);
+    expect(events[0]?.['type']).toBe('created');
+    const result = events.at(-1);
+    expect(result?.['type']).toBe('result');
+    expect(result?.['path']).toBe(join(dir, 'rain.wav'));
+    expect(wavSeconds(readFileSync(join(dir, 'rain.wav')))).toBeCloseTo(2, 1);
+  });
+
+  it('exits 4 on a validation error (duration over 10 s)', async () => {
+    const run = await cli(['sound', 'thunder', '--duration', '11', '-o', 'x.wav']);
+    expect(run.code).toBe(4);
+    expect(errorLines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(/^rxvoice: ValidationError: .*duration/);
+  });
+
+  it('exits 5 when the task ends in PAYMENT_REQUIRED', async () => {
+    const run = await cli(['sound', 'thunder', '-o', 'poor.wav'], envFor(POOR_KEY));
+    expect(run.code).toBe(5);
+    expect(run.stderr).not.toContain(POOR_KEY);
+  });
+});
+
+describe('rxvoice voices and voice create', () => {
+  it('lists voices as a table and as JSON lines', async () => {
+    const table = await cli(['voices']);
+    expect(table.code).toBe(0);
+    expect(lines(table.stdout)[0]).toMatch(/^ID\s+NAME\s+GENDER/);
+    expect(table.stdout).toMatch(/^1\s+Alex\s+1\s+35\s+en-us/m);
+    const json = await cli(['voices', '--json']);
+    const voices = jsonLines(json.stdout);
+    expect(voices.length).toBeGreaterThanOrEqual(1);
+    expect(voices.find((v) => v['id'] === 1)?.['voice_name']).toBe('Alex');
+  });
+
+  it('uploads a sample and the new voice is listed', async () => {
+    const samples = new Int16Array(22050).map((_, i) => Math.round(Math.sin(i / 8) * 8000));
+    writeFileSync(join(dir, 'sample.wav'), encodeWav16(samples, 22050));
+    const run = await cli(['voice', 'create', '--name', 'CLI Voice', '--gender', '2', '--age', '40', 'sample.wav']);
+    expect(run.code, run.stderr).toBe(0);
+    const id = Number(run.stdout.trim());
+    expect(Number.isInteger(id)).toBe(true);
+    const voices = jsonLines((await cli(['voices', '--json'])).stdout);
+    expect(voices.find((v) => v['id'] === id)).toMatchObject({ voice_name: 'CLI Voice', gender: 2, age: 40 });
+  });
+
+  it('exits 4 for a gender the service does not allow, 1 for a missing file', async () => {
+    const bad = await cli(['voice', 'create', '--name', 'X', '--gender', '3', 'sample.wav']);
+    expect(bad.code).toBe(4);
+    const missing = await cli(['voice', 'create', '--name', 'X', '--gender', '1', 'nope.wav']);
+    expect([1, 4]).toContain(missing.code);
+    expect(errorLines(missing.stderr)).toHaveLength(1);
+  });
+});
+
+describe('exit codes and messages', () => {
+  it.each([
+    [['bogus']],
+    [['speak']],
+    [['speak', 'text']],
+    [['speak', 'text', '-o', 'a.wav', '--nope']],
+    [['speak', 'a', 'b', '-o', 'a.wav']],
+    [['speak', 'text', '-o', '-', '--json']],
+    [['translate', 'text', '--to', 'de-de']],
+    [['sound', 'rain', '--duration', 'long']],
+    [['voice', 'delete']],
+    [['voices', 'extra']],
+    [['emulator', '--port', 'abc']],
+    [['emulator', '--synth', 'flute']],
+    [['speak', 'text', '-o']],
+  ])('usage error %j exits 2 with one line on stderr', async (argv) => {
+    const run = await cli(argv);
+    expect(run.code).toBe(2);
+    const errorLines = lines(run.stderr);
+    expect(errorLines).toHaveLength(1);
+    expect(errorLines[0]).toMatch(/^rxvoice: .*\(see: rxvoice( \w+)? --help\)$/);
+    expect(run.stdout).toBe('');
+  });
+
+  it('exits 3 on a wrong key, without printing the key (HTTP and live)', async () => {
+    const secret = 'sk-very-secret-key-123456';
+    for (const argv of [['voices'], ['speak', 'Hello.', '-o', 'auth.wav'], ['sound', 'rain', '-o', 'auth.wav']]) {
+      const run = await cli(argv, envFor(secret));
+      expect(run.code, `${argv.join(' ')}: ${run.stderr}`).toBe(3);
+      expect(errorLines(run.stderr)).toHaveLength(1);
+      expect(run.stderr + run.stdout).not.toContain(secret);
+      expect(run.stderr).toMatch(/^rxvoice: /);
+    }
+  });
+
+  it('exits 3 when only the base URL is set, 2 when only the key is set', async () => {
+    expect((await cli(['voices'], { RXVOICE_BASE_URL: emulator.baseUrl })).code).toBe(3);
+    const onlyKey = await cli(['voices'], { RXVOICE_API_KEY: 'sk-only-key-abcdef' });
+    expect(onlyKey.code).toBe(2);
+    expect(onlyKey.stderr).not.toContain('sk-only-key-abcdef');
+  });
+
+  it('exits 6 when the service cannot be reached', async () => {
+    const run = await cli(['voices'], { RXVOICE_API_KEY: 'k-unreachable', RXVOICE_BASE_URL: 'http://127.0.0.1:9' });
+    expect(run.code).toBe(6);
+    expect(lines(run.stderr)).toHaveLength(1);
+  });
+});
+
+describe('help', () => {
+  it.each(['speak', 'translate', 'sound', 'voices', 'voice', 'emulator'])('%s --help and -h print usage and exit 0', async (command) => {
+    for (const flag of ['--help', '-h']) {
+      const run = await cli(command === 'voice' ? ['voice', 'create', flag] : [command, flag]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Usage:');
+      expect(run.stdout).toContain(`rxvoice ${command}`);
+      expect(run.stdout).toContain('Exit codes:');
+    }
+  });
+
+  it('rxvoice --help lists commands, environment and exit codes; no command exits 2', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    for (const word of ['speak', 'translate', 'sound', 'voices', 'voice create', 'emulator', 'RXVOICE_API_KEY', 'RXVOICE_EMULATOR_SYNTH', '130']) {
+      expect(help.stdout).toContain(word);
+    }
+    expect((await cli([])).code).toBe(2);
+    expect((await cli(['--version'])).stdout).toMatch(/^rxvoice \d+\.\d+\.\d+/);
+  });
+});
+
+describe('embedded emulator and the emulator command', () => {
+  it('starts an embedded emulator when neither variable is set, and says so in one line', async () => {
+    const run = await cli(['voices', '--json'], { RXVOICE_EMULATOR_SYNTH: 'tone' });
+    expect(run.code).toBe(0);
+    expect(lines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(/embedded emulator at http:\/\/127\.0\.0\.1:\d+ \(synth tone\)/);
+    expect(jsonLines(run.stdout).length).toBeGreaterThan(0);
+  });
+
+  it('rxvoice emulator serves until interrupted, then closes', async () => {
+    const { io, stdout, stderr, interrupt } = makeIo({});
+    const running = main(['emulator', '--synth', 'tone', '--json'], io);
+    await waitFor(() => stdout.text().includes('\n'));
+    const info = JSON.parse(stdout.text()) as { baseUrl: string; wsUrl: string; apiKey: string };
+    expect(info.wsUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/live-tts\/ws$/);
+    const response = await fetch(`${info.baseUrl}/list-voices`, { headers: { 'x-api-key': info.apiKey } });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    interrupt('SIGTERM');
+    expect(await running).toBe(0);
+    expect(stderr.text()).toContain('emulator closed');
+    await expect(fetch(`${info.baseUrl}/list-voices`)).rejects.toThrow();
+  });
+});
+
+describe('the real binary (child process)', () => {
+  it('node bin/rxvoice.js speak writes a WAV; emulator stops cleanly on SIGTERM', async () => {
+    const out = join(dir, 'child.wav');
+    const speak = await runChild(['speak', 'From a child process.', '-o', out], { RXVOICE_EMULATOR_SYNTH: 'tone' });
+    expect(speak.code, speak.stderr).toBe(0);
+    expect(wavSeconds(readFileSync(out))).toBeCloseTo(4 * 0.25, 2); // default toneWordSeconds
+    expect(lines(speak.stderr)[0]).toMatch(/embedded emulator/);
+
+    const child = spawn(process.execPath, [join(ROOT, 'bin/rxvoice.js'), 'emulator', '--synth', 'tone'], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await waitFor(() => /Press Ctrl-C/.test(stdout), 20_000);
+    const baseUrl = /base URL:\s+(\S+)/.exec(stdout)?.[1];
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await fetch(`${baseUrl}/list-voices`, { headers: { 'x-api-key': 'rxv-dev-key-0000' } });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('emulator closed');
+  });
+});
+
+function runChild(argv: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/rxvoice.js'), ...argv], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,0 +1,556 @@
+/**
+ * The emulator's live speech session over real sockets (port 0), driven with the `ws`
+ * package directly as the client.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import type { EmulatorOptions } from '../src/emulator/options.js';
+import { groupWords } from '../src/emulator/synth/espeak.js';
+import { parseWavHeader, WAV_HEADER_BYTES } from '../src/audio/wav.js';
+import { MAX_AUDIO_FRAME_BYTES, ServerFrameSchema, type ServerFrame, type SessionStartFrame } from '../src/live/protocol.js';
+
+type Received = { kind: 'json'; frame: ServerFrame } | { kind: 'binary'; data: Buffer };
+
+interface Client {
+  ws: WebSocket;
+  received: Received[];
+  /** Resolves with the close code and reason (1006 for an abnormal drop). */
+  closed: Promise<{ code: number; reason: string }>;
+  /** Resolves once a JSON frame matching `predicate` has arrived. */
+  waitFor(predicate: (frame: ServerFrame) => boolean, timeoutMs?: number): Promise<ServerFrame>;
+  send(frame: object): void;
+  jsonFrames(): ServerFrame[];
+}
+
+const emulators: Emulator[] = [];
+const sockets: WebSocket[] = [];
+
+afterEach(async () => {
+  for (const ws of sockets.splice(0)) ws.terminate();
+  await Promise.all(emulators.splice(0).map((e) => e.close()));
+});
+
+async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const started = await startEmulator({ synth: 'tone', retryBaseMs: 2, ...options });
+  emulators.push(started);
+  return started;
+}
+
+function connect(url: string, headers: Record<string, string> = {}): Client {
+  const ws = new WebSocket(url, { headers });
+  sockets.push(ws);
+  const received: Received[] = [];
+  const waiters: { predicate: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void }[] = [];
+  ws.on('message', (data: Buffer, isBinary: boolean) => {
+    if (isBinary) {
+      received.push({ kind: 'binary', data: Buffer.from(data) });
+      return;
+    }
+    const frame = ServerFrameSchema.parse(JSON.parse(data.toString('utf8')));
+    received.push({ kind: 'json', frame });
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(frame)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(frame);
+      }
+    }
+  });
+  ws.on('error', () => {});
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })),
+  );
+  const opened = new Promise<void>((resolve) => ws.once('open', () => resolve()));
+  return {
+    ws,
+    received,
+    closed,
+    waitFor(predicate, timeoutMs = 5_000) {
+      const already = received.find((r) => r.kind === 'json' && predicate(r.frame));
+      if (already?.kind === 'json') return Promise.resolve(already.frame);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('timed out waiting for a frame')), timeoutMs);
+        waiters.push({
+          predicate,
+          resolve: (f) => {
+            clearTimeout(timer);
+            resolve(f);
+          },
+        });
+      });
+    },
+    send(frame) {
+      void opened.then(() => ws.send(JSON.stringify(frame)));
+    },
+    jsonFrames() {
+      return received.flatMap((r) => (r.kind === 'json' ? [r.frame] : []));
+    },
+  };
+}
+
+/** The live address with `api_key` in the query (`null`: no key in the query). */
+function liveUrl(e: Emulator, key: string | null = e.apiKey): string {
+  return key === null ? e.wsUrl : `${e.wsUrl}?api_key=${encodeURIComponent(key)}`;
+}
+
+function start(overrides: Partial<SessionStartFrame> = {}): SessionStartFrame {
+  return { type: 'session.start', voice_id: 1, language: 'en-us', output_format: 'wav', ...overrides };
+}
+
+interface DeliveredSegment {
+  segment_id: number;
+  text: string;
+  audio: Buffer;
+  frames: Buffer[];
+  word_timestamps?: { word: string; start: number; end: number }[] | undefined;
+}
+
+/**
+ * Check the strict per-segment order (start, binaries, done | skipped) and return the
+ * delivered segments and the skipped ones.
+ */
+function segmentsOf(received: Received[]): { delivered: DeliveredSegment[]; skipped: { segment_id: number; text: string }[]; ids: number[] } {
+  const delivered: DeliveredSegment[] = [];
+  const skipped: { segment_id: number; text: string }[] = [];
+  const ids: number[] = [];
+  let open: DeliveredSegment | undefined;
+  for (const r of received) {
+    if (r.kind === 'binary') {
+      expect(open, 'binary frame outside a segment').toBeDefined();
+      open?.frames.push(r.data);
+      continue;
+    }
+    const f = r.frame;
+    if (f.type === 'segment.start') {
+      expect(open, 'segment.start while another segment is open').toBeUndefined();
+      open = { segment_id: f.segment_id, text: f.text, audio: Buffer.alloc(0), frames: [], word_timestamps: f.word_timestamps };
+      ids.push(f.segment_id);
+    } else if (f.type === 'segment.done') {
+      expect(open?.segment_id).toBe(f.segment_id);
+      if (open) {
+        open.audio = Buffer.concat(open.frames);
+        delivered.push(open);
+      }
+      open = undefined;
+    } else if (f.type === 'segment.skipped') {
+      expect(open).toBeUndefined();
+      skipped.push({ segment_id: f.segment_id, text: f.text });
+      ids.push(f.segment_id);
+    } else {
+      expect(open, `${f.type} inside a segment`).toBeUndefined();
+    }
+  }
+  expect(ids).toEqual(ids.map((_, i) => ids[0]! + i));
+  return { delivered, skipped, ids };
+}
+
+/** Samples in a WAV segment (asserting it is one whole 16-bit mono file). */
+function wavSamples(audio: Buffer, rate = 22050): number {
+  const info = parseWavHeader(audio);
+  expect(info).toBeDefined();
+  expect(info?.dataOffset).toBe(WAV_HEADER_BYTES);
+  expect(info?.sampleRate).toBe(rate);
+  expect(info?.channels).toBe(1);
+  expect(info?.bitsPerSample).toBe(16);
+  expect(info?.dataBytes).toBe(audio.byteLength - WAV_HEADER_BYTES);
+  return (audio.byteLength - WAV_HEADER_BYTES) / 2;
+}
+
+describe('live session: happy path', () => {
+  it('answers session.ready, delivers ordered segments, then session.done and 1000', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    c.send(start());
+    const ready = await c.waitFor((f) => f.type === 'session.ready');
+    expect(ready.type === 'session.ready' && ready.run_id).toBeGreaterThan(0);
+    if (ready.type !== 'session.ready') throw new Error('unreachable');
+    expect(ready.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ready.config).toMatchObject({ voice_id: 1, language: 'en-us', output_format: 'wav', sample_rate: 22050, idle_timeout: 1 });
+    expect(e.context.runs.get(ready.run_id)?.kind).toBe('text-to-speech');
+
+    c.send({ type: 'text.chunk', text: 'Hello world. How are ' });
+    c.send({ type: 'text.chunk', text: 'you? Fine thanks' });
+    c.send({ type: 'text.done' });
+    expect(await c.closed).toEqual({ code: 1000, reason: 'session done' });
+
+    const { delivered, skipped } = segmentsOf(c.received);
+    expect(skipped).toEqual([]);
+    expect(delivered.map((s) => [s.segment_id, s.text])).toEqual([
+      [0, 'Hello world.'],
+      [1, ' How are you?'],
+      [2, ' Fine thanks'],
+    ]);
+    for (const s of delivered) {
+      expect(s.word_timestamps).toBeUndefined();
+      expect(wavSamples(s.audio)).toBe(Math.round(s.text.trim().split(/\s+/).length * 0.25 * 22050));
+    }
+    const types = c.jsonFrames().map((f) => f.type);
+    expect(types[0]).toBe('session.ready');
+    expect(types.at(-1)).toBe('session.done');
+    expect(types.filter((t) => t === 'session.done')).toHaveLength(1);
+  });
+
+  it('defaults to mp3 output (the service default) at a rate mp3 can carry', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    c.send({ type: 'session.start', voice_id: 2, sample_rate: 23000 });
+    const ready = await c.waitFor((f) => f.type === 'session.ready');
+    expect(ready.type === 'session.ready' && ready.config).toMatchObject({ output_format: 'mp3', sample_rate: 22050 });
+    c.send({ type: 'text.chunk', text: 'An mp3 segment.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    const [segment] = segmentsOf(c.received).delivered;
+    expect(segment?.audio[0]).toBe(0xff);
+    expect((segment?.audio[1] ?? 0) & 0xe0).toBe(0xe0);
+    expect(segment?.audio.byteLength).toBeGreaterThan(1000);
+  });
+
+  it('honours sample_rate for wav and text.done with no text ends at once', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    c.send(start({ sample_rate: 16000 }));
+    c.send({ type: 'text.chunk', text: 'Two words' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    const [segment] = segmentsOf(c.received).delivered;
+    expect(wavSamples(segment!.audio, 16000)).toBe(8000);
+
+    const empty = connect(liveUrl(e));
+    empty.send(start());
+    empty.send({ type: 'text.chunk', text: '   \n ' });
+    empty.send({ type: 'text.done' });
+    expect((await empty.closed).code).toBe(1000);
+    expect(empty.jsonFrames().map((f) => f.type)).toEqual(['session.ready', 'session.done']);
+  });
+
+  it('splits long segments into binary frames of at most 64 KiB that concatenate to one WAV', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    c.send(start());
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    c.send({ type: 'text.chunk', text: `${words}.` });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    const [segment] = segmentsOf(c.received).delivered;
+    expect(segment!.frames.length).toBeGreaterThanOrEqual(7);
+    for (const frame of segment!.frames) expect(frame.byteLength).toBeLessThanOrEqual(MAX_AUDIO_FRAME_BYTES);
+    expect(segment!.frames.slice(0, -1).every((f) => f.byteLength === MAX_AUDIO_FRAME_BYTES)).toBe(true);
+    expect(wavSamples(segment!.audio)).toBe(Math.round(40 * 0.25 * 22050));
+  });
+
+  it('word timestamps on the tone synth are exact', async () => {
+    const e = await emulator({ toneWordSeconds: 0.2 });
+    const c = connect(liveUrl(e));
+    c.send(start({ word_timestamps: true }));
+    c.send({ type: 'text.chunk', text: 'One two three. Four five.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    const { delivered } = segmentsOf(c.received);
+    expect(delivered.map((s) => s.word_timestamps)).toEqual([
+      [
+        { word: 'One', start: 0, end: 0.2 },
+        { word: 'two', start: 0.2, end: 0.4 },
+        { word: 'three.', start: 0.4, end: 0.6000000000000001 },
+      ],
+      [
+        { word: 'Four', start: 0, end: 0.2 },
+        { word: 'five.', start: 0.2, end: 0.4 },
+      ],
+    ]);
+    expect(wavSamples(delivered[0]!.audio)).toBe(Math.round(0.6 * 22050));
+  });
+});
+
+describe('live session: rejections', () => {
+  const rejected = async (c: Client): Promise<string> => {
+    const closed = await c.closed;
+    expect(closed.code).toBe(4400);
+    const frames = c.jsonFrames();
+    expect(frames).toHaveLength(1);
+    const [error] = frames;
+    expect(error?.type).toBe('session.error');
+    return error?.type === 'session.error' ? error.error : '';
+  };
+
+  it('closes 4400 after session.error for a bad first frame', async () => {
+    const e = await emulator();
+    const notJson = connect(liveUrl(e));
+    await new Promise((r) => notJson.ws.once('open', r));
+    notJson.ws.send('hello');
+    expect(await rejected(notJson)).toMatch(/not valid JSON/);
+
+    const binary = connect(liveUrl(e));
+    await new Promise((r) => binary.ws.once('open', r));
+    binary.ws.send(Buffer.from([1, 2, 3]));
+    expect(await rejected(binary)).toMatch(/binary/);
+
+    const wrongType = connect(liveUrl(e));
+    wrongType.send({ type: 'text.chunk', text: 'Hello.' });
+    expect(await rejected(wrongType)).toMatch(/must be session\.start/);
+
+    const invalid = connect(liveUrl(e));
+    invalid.send({ type: 'session.start', language: 'en-us' });
+    expect(await rejected(invalid)).toMatch(/voice_id/);
+
+    const badField = connect(liveUrl(e));
+    badField.send(start({ idle_timeout: -1 }));
+    expect(await rejected(badField)).toMatch(/idle_timeout/);
+  });
+
+  it('closes 4400 when no first frame arrives in time', async () => {
+    const e = await emulator({ liveStartTimeoutMs: 100 });
+    const t0 = Date.now();
+    const silent = connect(liveUrl(e));
+    expect(await rejected(silent)).toMatch(/no session\.start within 0\.1 s/);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
+  });
+
+  it('closes 4400 for an unknown voice and an output format the emulator cannot encode', async () => {
+    const e = await emulator();
+    const voice = connect(liveUrl(e));
+    voice.send(start({ voice_id: 99_999 }));
+    expect(await rejected(voice)).toMatch(/voice 99999/);
+
+    const flac = connect(liveUrl(e));
+    flac.send(start({ output_format: 'flac' }));
+    expect(await rejected(flac)).toMatch(/flac.*not supported.*wav/);
+  });
+
+  it('closes 4400 for a language the synthesizer does not speak (espeak)', async () => {
+    const e = await emulator({ synth: 'espeak' });
+    const c = connect(liveUrl(e));
+    c.send(start({ language: 'xx-yy' }));
+    expect(await rejected(c)).toMatch(/language "xx-yy" is not supported/);
+    // The same emulator speaks French, with word timestamps that fit the audio.
+    const ok = connect(liveUrl(e));
+    ok.send(start({ language: 'fr-fr', voice_id: 4, word_timestamps: true }));
+    expect((await ok.waitFor((f) => f.type === 'session.ready', 10_000)).type).toBe('session.ready');
+    ok.send({ type: 'text.chunk', text: 'Bonjour tout le monde. Comment allez-vous ?' });
+    ok.send({ type: 'text.done' });
+    expect((await ok.closed).code).toBe(1000);
+    const { delivered } = segmentsOf(ok.received);
+    expect(delivered).toHaveLength(2);
+    for (const segment of delivered) {
+      const samples = wavSamples(segment.audio);
+      const pcm = new Int16Array(segment.audio.buffer.slice(segment.audio.byteOffset + WAV_HEADER_BYTES, segment.audio.byteOffset + segment.audio.byteLength));
+      expect(segment.word_timestamps?.map((w) => w.word)).toEqual(groupWords(segment.text));
+      const last = segment.word_timestamps?.at(-1);
+      expect(last?.end).toBeCloseTo(samples / 22050, 2);
+      for (const w of segment.word_timestamps ?? []) {
+        let sum = 0;
+        const a = Math.floor(w.start * 22050);
+        const b = Math.ceil(w.end * 22050);
+        for (let i = a; i < b; i++) sum += (pcm[i] ?? 0) ** 2;
+        expect(Math.sqrt(sum / Math.max(1, b - a))).toBeGreaterThan(500);
+      }
+    }
+  }, 20_000);
+
+  it('closes 4401 without a key or with a bad key (query and header)', async () => {
+    const e = await emulator();
+    const none = connect(liveUrl(e, null));
+    expect((await none.closed).code).toBe(4401);
+    const badQuery = connect(liveUrl(e, 'wrong-key'));
+    expect((await badQuery.closed).code).toBe(4401);
+    const badHeader = connect(liveUrl(e, null), { 'x-api-key': 'wrong-key' });
+    expect((await badHeader.closed).code).toBe(4401);
+    const goodHeader = connect(liveUrl(e, null), { 'x-api-key': e.apiKey });
+    goodHeader.send(start());
+    expect((await goodHeader.waitFor((f) => f.type === 'session.ready')).type).toBe('session.ready');
+    for (const c of [none, badQuery, badHeader]) expect(c.jsonFrames()).toEqual([]);
+  });
+});
+
+describe('live session: segmentation and timing', () => {
+  it('flushes trailing text after idle_timeout, restarting the timer on each chunk', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    c.send(start({ idle_timeout: 0.15 }));
+    await c.waitFor((f) => f.type === 'session.ready');
+    const t0 = Date.now();
+    c.send({ type: 'text.chunk', text: 'Trailing text' });
+    await new Promise((r) => setTimeout(r, 80));
+    c.send({ type: 'text.chunk', text: ' without a boundary' });
+    const segment = await c.waitFor((f) => f.type === 'segment.start');
+    const elapsed = Date.now() - t0;
+    expect(segment).toMatchObject({ segment_id: 0, text: 'Trailing text without a boundary' });
+    expect(elapsed).toBeGreaterThanOrEqual(80 + 140);
+    // The session goes on: more text, then the end.
+    c.send({ type: 'text.chunk', text: ' and more.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['Trailing text without a boundary', ' and more.']);
+  });
+
+  it('flushes with a small idle_timeout (0.05 s) and keeps whitespace-only text for the next segment', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    c.send(start({ idle_timeout: 0.05 }));
+    c.send({ type: 'text.chunk', text: 'Quick flush' });
+    await c.waitFor((f) => f.type === 'segment.done');
+    c.send({ type: 'text.chunk', text: '  ' });
+    await new Promise((r) => setTimeout(r, 120));
+    c.send({ type: 'text.chunk', text: 'second part' });
+    await c.waitFor((f) => f.type === 'segment.done' && f.segment_id === 1);
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['Quick flush', '  second part']);
+  });
+
+  it('flushes complete sentences at once, without waiting for idle_timeout', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    c.send(start({ idle_timeout: 30 }));
+    await c.waitFor((f) => f.type === 'session.ready');
+    const t0 = Date.now();
+    c.send({ type: 'text.chunk', text: 'A whole sentence. And the' });
+    const segment = await c.waitFor((f) => f.type === 'segment.done');
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(segment).toMatchObject({ segment_id: 0 });
+    expect(c.jsonFrames().filter((f) => f.type === 'segment.start')).toHaveLength(1);
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['A whole sentence.', ' And the']);
+  });
+
+  it('never interleaves segments with concurrency > 1 and random synthesis latencies', async () => {
+    const e = await emulator({ concurrency: 4, faults: { synthesisLatencyMs: [0, 60] } });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    const sentences = Array.from({ length: 16 }, (_, i) => `${i === 0 ? '' : ' '}Sentence number ${i} ${'la '.repeat(i % 5)}here.`);
+    for (const s of sentences) c.send({ type: 'text.chunk', text: s });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    const { delivered, ids } = segmentsOf(c.received);
+    expect(ids).toEqual(sentences.map((_, i) => i));
+    expect(delivered.map((s) => s.text)).toEqual(sentences);
+    for (const s of delivered) expect(wavSamples(s.audio)).toBe(Math.round(s.text.trim().split(/\s+/).length * 0.25 * 22050));
+  });
+});
+
+describe('live session: concurrency', () => {
+  const timeSession = async (concurrency: number): Promise<number> => {
+    const e = await emulator({ concurrency, faults: { synthesisLatencyMs: 100 } });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    await c.waitFor((f) => f.type === 'session.ready');
+    const t0 = Date.now();
+    c.send({ type: 'text.chunk', text: 'One. Two. Three. Four. Five. Six.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    expect(segmentsOf(c.received).ids).toEqual([0, 1, 2, 3, 4, 5]);
+    return Date.now() - t0;
+  };
+
+  it('synthesizes up to `concurrency` segments at once, no more', async () => {
+    // 6 segments of 100 ms each: 2 waves with concurrency 3, 6 in a row with concurrency 1.
+    const parallel = await timeSession(3);
+    expect(parallel).toBeGreaterThanOrEqual(195);
+    const serial = await timeSession(1);
+    expect(serial).toBeGreaterThanOrEqual(595);
+    expect(parallel).toBeLessThan(serial - 200);
+  });
+});
+
+describe('live session: faults', () => {
+  it('retries a failing synthesis and succeeds (times 2)', async () => {
+    const e = await emulator({ faults: { failSynthesis: { segments: [1], times: 2 } } });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    c.send({ type: 'text.chunk', text: 'First one. Second one. Third one.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    const { delivered, skipped } = segmentsOf(c.received);
+    expect(skipped).toEqual([]);
+    expect(delivered.map((s) => s.segment_id)).toEqual([0, 1, 2]);
+  });
+
+  it('skips a segment after 3 retries with exponential backoff (times 4), carrying its text', async () => {
+    const e = await emulator({ retryBaseMs: 20, faults: { failSynthesis: { segments: [1], times: 4 } } });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    await c.waitFor((f) => f.type === 'session.ready');
+    const t0 = Date.now();
+    c.send({ type: 'text.chunk', text: 'First one. Second one. Third one.' });
+    c.send({ type: 'text.done' });
+    const skippedFrame = await c.waitFor((f) => f.type === 'segment.skipped');
+    // Backoff 20 + 40 + 80 ms before giving up.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(135);
+    expect(skippedFrame).toEqual({ type: 'segment.skipped', segment_id: 1, text: ' Second one.' });
+    expect((await c.closed).code).toBe(1000);
+    const { delivered, skipped, ids } = segmentsOf(c.received);
+    expect(ids).toEqual([0, 1, 2]);
+    expect(delivered.map((s) => s.segment_id)).toEqual([0, 2]);
+    expect(skipped).toEqual([{ segment_id: 1, text: ' Second one.' }]);
+  });
+
+  it('fails by text (failSynthesisMatching): times 3 succeeds, times 4 skips', async () => {
+    const ok = await emulator({ faults: { failSynthesisMatching: { text: 'flaky', times: 3 } } });
+    const a = connect(liveUrl(ok));
+    a.send(start());
+    a.send({ type: 'text.chunk', text: 'Fine. A flaky one. Fine again.' });
+    a.send({ type: 'text.done' });
+    expect((await a.closed).code).toBe(1000);
+    expect(segmentsOf(a.received).skipped).toEqual([]);
+
+    const bad = await emulator({ faults: { failSynthesisMatching: { text: 'flaky', times: 4 } } });
+    const b = connect(liveUrl(bad));
+    b.send(start());
+    b.send({ type: 'text.chunk', text: 'Fine. A flaky one. Fine again.' });
+    b.send({ type: 'text.done' });
+    expect((await b.closed).code).toBe(1000);
+    expect(segmentsOf(b.received).skipped).toEqual([{ segment_id: 1, text: ' A flaky one.' }]);
+  });
+
+  it('closes 4402 after one session.error when the credits run out (credits option)', async () => {
+    const e = await emulator({ credits: 2, concurrency: 3 });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    c.send({ type: 'text.chunk', text: 'One. Two. Three. Four.' });
+    const closed = await c.closed;
+    expect(closed.code).toBe(4402);
+    const { delivered } = segmentsOf(c.received);
+    expect(delivered.map((s) => s.text)).toEqual(['One.', ' Two.']);
+    const errors = c.jsonFrames().filter((f) => f.type === 'session.error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ error: expect.stringMatching(/^insufficient credits/) });
+    expect(c.jsonFrames().at(-1)?.type).toBe('session.error');
+    expect(e.context.credits.balance(e.apiKey)).toBe(0);
+  });
+
+  it('closes 4402 after one session.error via creditsAfterSegments', async () => {
+    const e = await emulator({ faults: { creditsAfterSegments: 1 } });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    c.send({ type: 'text.chunk', text: 'One. Two. Three.' });
+    expect((await c.closed).code).toBe(4402);
+    expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['One.']);
+    expect(c.jsonFrames().filter((f) => f.type === 'session.error')).toHaveLength(1);
+  });
+
+  it('drops the connection without a close frame after dropAfterFrames binary frames (1006)', async () => {
+    const e = await emulator({ faults: { dropAfterFrames: 2 } });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    c.send({ type: 'text.chunk', text: `${'word '.repeat(30)}end. Second sentence. Third sentence.` });
+    const closed = await c.closed;
+    expect(closed.code).toBe(1006);
+    expect(c.received.filter((r) => r.kind === 'binary').length).toBeLessThanOrEqual(2);
+    expect(c.jsonFrames().some((f) => f.type === 'session.done')).toBe(false);
+  });
+
+  it('stops cleanly when the client goes away mid-session, and the emulator closes the others', async () => {
+    const e = await emulator({ faults: { synthesisLatencyMs: 50 } });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    c.send({ type: 'text.chunk', text: 'One. Two. Three. Four. Five.' });
+    await c.waitFor((f) => f.type === 'segment.start');
+    c.ws.close();
+    expect((await c.closed).code).toBe(1005);
+    const other = connect(liveUrl(e));
+    other.send(start());
+    await other.waitFor((f) => f.type === 'session.ready');
+    await e.close();
+    expect([1001, 1006]).toContain((await other.closed).code);
+  });
+});

@@ -1,0 +1,639 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EMPTY, Subject, concatMap, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, timer, toArray } from 'rxjs';
+import { WebSocket as NodeWebSocket, WebSocketServer, type RawData } from 'ws';
+import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import type { EmulatorOptions } from '../src/emulator/options.js';
+import { speak, type WebSocketConstructorLike } from '../src/live/session.js';
+import { SpeechLedger } from '../src/live/ledger.js';
+import type { LiveSpeechEvent, SpokenSegment } from '../src/live/events.js';
+import { concatSegments } from '../src/operators/concatSegments.js';
+import { resubmitSkipped } from '../src/operators/resubmitSkipped.js';
+import { wordTimeline } from '../src/operators/wordTimeline.js';
+import {
+  AuthenticationError,
+  ConnectionError,
+  CreditsExhaustedError,
+  ProtocolError,
+  RxVoiceError,
+  SessionRejectedError,
+  TimeoutError,
+  ValidationError,
+} from '../src/client/errors.js';
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+const emulators: Emulator[] = [];
+const servers: WebSocketServer[] = [];
+
+async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const emu = await startEmulator({ synth: 'tone', toneWordSeconds: 0.02, ...options });
+  emulators.push(emu);
+  return emu;
+}
+
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map((e) => e.close()));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          for (const client of s.clients) client.terminate();
+          s.close(() => resolve());
+        }),
+    ),
+  );
+});
+
+/** A scripted WebSocket server on port 0 (a hostile or minimal peer). */
+async function scriptedServer(
+  onConnection: (socket: NodeWebSocket, request: IncomingMessage, received: string[]) => void,
+): Promise<{ wsUrl: string; connections: IncomingMessage[]; received: string[][]; closes: number[] }> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  servers.push(wss);
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  const state = { connections: [] as IncomingMessage[], received: [] as string[][], closes: [] as number[] };
+  wss.on('connection', (socket, request) => {
+    const received: string[] = [];
+    state.connections.push(request);
+    state.received.push(received);
+    socket.on('message', (data: RawData) => received.push(data.toString()));
+    socket.on('close', (code) => state.closes.push(code));
+    onConnection(socket, request, received);
+  });
+  const { port } = wss.address() as AddressInfo;
+  return { wsUrl: `ws://127.0.0.1:${port}`, ...state };
+}
+
+const upgrades = (emu: Emulator) => emu.requests.filter((r) => r.method === 'UPGRADE').length;
+const squash = (text: string) => text.replace(/\s+/g, '');
+const segmentsOf = (events: LiveSpeechEvent[]) =>
+  events.filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart');
+
+async function failure(promise: Promise<unknown>): Promise<RxVoiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as RxVoiceError;
+  }
+  throw new Error('expected an error');
+}
+
+const TEXT =
+  'The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs! ' +
+  'How vexingly quick daft zebras jump? Sphinx of black quartz, judge my vow. ' +
+  'Bright vixens jump and dozy fowl quack. Waltz, bad nymph, for quick jigs vex.';
+const SENTENCES = TEXT.match(/[^.!?]+[.!?]/g)!.map((s) => s.trim());
+
+/** Split text into small tokens like an LLM stream (2-5 characters). */
+function tokens(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let n = 0;
+  while (i < text.length) {
+    const len = 2 + (n++ % 4);
+    out.push(text.slice(i, i + len));
+    i += len;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The ledger (pure)
+// ---------------------------------------------------------------------------
+
+describe('SpeechLedger', () => {
+  it('maps segments onto the pushed text, ignoring whitespace differences', () => {
+    const ledger = new SpeechLedger();
+    for (const t of tokens('Hello there.  How are you?\n\nFine, thanks. Bye')) ledger.push(t);
+    expect(ledger.unspoken()).toBe('Hello there.  How are you?\n\nFine, thanks. Bye');
+    ledger.segmentStarted(0, 'Hello there.');
+    expect(ledger.unspoken()).toBe('Hello there.  How are you?\n\nFine, thanks. Bye');
+    ledger.segmentDelivered(0);
+    expect(ledger.unspoken()).toBe('How are you?\n\nFine, thanks. Bye');
+    ledger.segmentStarted(1, ' How are you?');
+    ledger.segmentDelivered(1);
+    expect(ledger.unspoken()).toBe('Fine, thanks. Bye');
+    ledger.segmentSkipped(2, 'Fine,   thanks.');
+    expect(ledger.unspoken()).toBe('Bye');
+    ledger.segmentStarted(3, 'Bye');
+    ledger.segmentDelivered(3);
+    expect(ledger.unspoken()).toBe('');
+    expect(ledger.stats()).toMatchObject({ delivered: 3, skipped: 1, mismatches: 0 });
+  });
+
+  it('abortInProgress rewinds to the last completed segment', () => {
+    const ledger = new SpeechLedger();
+    ledger.push('One. Two. Three.');
+    ledger.segmentStarted(0, 'One.');
+    ledger.segmentDelivered(0);
+    ledger.segmentStarted(1, 'Two.');
+    expect(ledger.segmentInProgress).toEqual({ segment_id: 1, text: 'Two.' });
+    expect(ledger.abortInProgress()?.segment_id).toBe(1);
+    expect(ledger.unspoken()).toBe('Two. Three.');
+    // the new session segments the resent text again, from the start
+    ledger.segmentStarted(0, 'Two.');
+    ledger.segmentDelivered(0);
+    expect(ledger.unspoken()).toBe('Three.');
+  });
+
+  it('ignores a done for a segment that is not in progress, and counts mismatches', () => {
+    const ledger = new SpeechLedger();
+    ledger.push('abc def');
+    ledger.segmentDelivered(7);
+    expect(ledger.unspoken()).toBe('abc def');
+    ledger.segmentStarted(0, 'xyz');
+    ledger.segmentDelivered(0);
+    expect(ledger.stats().mismatches).toBe(1);
+    expect(ledger.unspoken()).toBe('def');
+  });
+
+  it('handles surrogate pairs and drops text already spoken (bounded memory)', () => {
+    const ledger = new SpeechLedger();
+    for (let i = 0; i < 1000; i++) ledger.push(`Sentence 😀 ${i}. `);
+    for (let i = 0; i < 999; i++) {
+      ledger.segmentStarted(i, `Sentence 😀 ${i}.`);
+      ledger.segmentDelivered(i);
+    }
+    expect(ledger.unspoken()).toBe('Sentence 😀 999. ');
+    expect(ledger.stats().mismatches).toBe(0);
+    expect((ledger as unknown as { chunks: string[] }).chunks.length).toBeLessThanOrEqual(2);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Local validation, keys, transport
+// ---------------------------------------------------------------------------
+
+describe('speak: validation and connection', () => {
+  it('rejects bad options locally: ValidationError, no connection', async () => {
+    const emu = await emulator();
+    const bad = [
+      { voice_id: -1 },
+      { voice_id: 1, idle_timeout: 0 },
+      { voice_id: 1, output_format: 'ogg' as never },
+      { voice_id: 1, language: 'EN_US' },
+      { voice_id: 1, reconnect: { maxAttempts: -1 } },
+      { voice_id: 1, readyTimeoutMs: 0 },
+    ];
+    for (const options of bad) {
+      const error = await failure(lastValueFrom(of('Hello.').pipe(speak(emu, options))));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).source).toBe('local');
+      expect(error.message).not.toContain(emu.apiKey);
+    }
+    const error = (await failure(lastValueFrom(of('x').pipe(speak({ ...emu, wsUrl: 'not a url' }, { voice_id: 1 }))))) as ValidationError;
+    expect(error.issues[0]?.loc).toEqual(['connection', 'wsUrl']);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(upgrades(emu)).toBe(0);
+  });
+
+  it('reports the field of a bad option in the service shape', async () => {
+    const emu = await emulator();
+    const error = (await failure(lastValueFrom(EMPTY.pipe(speak(emu, { voice_id: 1, speaking_rate: 9 }))))) as ValidationError;
+    expect(error.issues).toEqual([expect.objectContaining({ loc: ['session.start', 'speaking_rate'] })]);
+  });
+
+  it('sends the key in the x-api-key header by default, never in the URL', async () => {
+    const server = await scriptedServer((socket) => socket.close(4401));
+    await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k&y=1' }, { voice_id: 1 }))));
+    const request = server.connections[0]!;
+    expect(request.headers['x-api-key']).toBe('k&y=1');
+    expect(request.url).toBe('/live-tts/ws');
+  });
+
+  it('sends the key as ?api_key= (URL-encoded) for a browser-style WebSocket', async () => {
+    class BrowserStyle extends NodeWebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols);
+      }
+    }
+    const server = await scriptedServer((socket) => socket.close(4401));
+    const Ctor = BrowserStyle as unknown as WebSocketConstructorLike;
+    const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k&y=1 /' , WebSocket: Ctor }, { voice_id: 1 }))));
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).not.toContain('k&y');
+    const request = server.connections[0]!;
+    expect(request.headers['x-api-key']).toBeUndefined();
+    expect(new URL(request.url!, 'http://x').searchParams.get('api_key')).toBe('k&y=1 /');
+    expect(request.url).toContain('api_key=k%26y%3D1');
+  });
+
+  it('a browser-style WebSocket speaks with the emulator through the query key', async () => {
+    const emu = await emulator();
+    const events = await lastValueFrom(
+      of('Hello there. ').pipe(speak({ ...emu, WebSocket: NodeWebSocket as unknown as WebSocketConstructorLike, headersSupported: false }, { voice_id: 1 }), toArray()),
+    );
+    expect(events.map((e) => e.type)).toEqual(['ready', 'segmentStart', 'audio', 'segmentDone', 'done']);
+  });
+
+  it('accepts the WHATWG WebSocket type and the ws constructor', () => {
+    const fromWs: WebSocketConstructorLike = NodeWebSocket;
+    // compile-time: a DOM WebSocket constructor fits the injectable type
+    const fromDom: WebSocketConstructorLike | undefined = (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
+    expect(fromWs).toBeDefined();
+    expect(fromDom === undefined || typeof fromDom === 'function').toBe(true);
+  });
+
+  it('buffers text pushed before session.ready and sends it after, in order, skipping empty strings', async () => {
+    const server = await scriptedServer((socket, _request, received) => {
+      socket.on('message', () => {
+        if (received.length === 1) {
+          setTimeout(() => socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 7 })), 40);
+        }
+        if (received.some((r) => r.includes('text.done'))) {
+          socket.send(JSON.stringify({ type: 'session.done' }));
+          socket.close(1000);
+        }
+      });
+    });
+    const events = await lastValueFrom(
+      from(['Hel', '', 'lo ', 'world.']).pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 3, language: 'de-de' }), toArray()),
+    );
+    const frames = server.received[0]!.map((f) => JSON.parse(f) as Record<string, unknown>);
+    expect(frames[0]).toMatchObject({ type: 'session.start', voice_id: 3, language: 'de-de', output_format: 'wav' });
+    expect(frames.slice(1)).toEqual([
+      { type: 'text.chunk', text: 'Hel' },
+      { type: 'text.chunk', text: 'lo ' },
+      { type: 'text.chunk', text: 'world.' },
+      { type: 'text.done' },
+    ]);
+    expect(events).toEqual([
+      { type: 'ready', session_id: 's', run_id: 7, config: expect.objectContaining({ output_format: 'wav', voice_id: 3 }) },
+      { type: 'done' },
+    ]);
+  });
+
+  it('times out without session.ready (TimeoutError, socket closed)', async () => {
+    const server = await scriptedServer(() => undefined);
+    const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1, readyTimeoutMs: 50 }))));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.unspoken).toBe('Hi.');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(server.closes).toEqual([1000]);
+  });
+
+  it('a connection refused is a retryable ConnectionError carrying the text', async () => {
+    const server = await scriptedServer(() => undefined);
+    const url = server.wsUrl;
+    await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
+    const error = await failure(lastValueFrom(of('Hi there.').pipe(speak({ wsUrl: url, apiKey: 'k' }, { voice_id: 1 }))));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.retryable).toBe(true);
+    expect(error.closeCode).toBe(1006);
+    expect(error.unspoken).toBe('Hi there.');
+  });
+});
+
+// ---------------------------------------------------------------------------
+// With the emulator
+// ---------------------------------------------------------------------------
+
+describe('speak: sessions with the emulator', () => {
+  it('a slow token stream still gives whole sentences as segments, then completes', async () => {
+    const emu = await emulator();
+    const parts = tokens(TEXT);
+    const text$ = interval(2).pipe(
+      take(parts.length),
+      map((i) => parts[i]!),
+    );
+    const events = await lastValueFrom(text$.pipe(speak(emu, { voice_id: 1 }), toArray()));
+    expect(segmentsOf(events).map((s) => s.text.trim())).toEqual(SENTENCES);
+    expect(events[0]?.type).toBe('ready');
+    expect(events.at(-1)).toEqual({ type: 'done' });
+  });
+
+  it('keeps segment order with concurrency and random synthesis latency', async () => {
+    const emu = await emulator({ concurrency: 4, faults: { synthesisLatencyMs: [0, 25] } });
+    const events = await lastValueFrom(of(TEXT).pipe(speak(emu, { voice_id: 1 }), toArray()));
+    const segments = segmentsOf(events);
+    expect(segments.map((s) => s.segment_id)).toEqual(SENTENCES.map((_, i) => i));
+    expect(segments.map((s) => s.text.trim())).toEqual(SENTENCES);
+    // every audio frame belongs to the segment most recently started, and each segment is done before the next starts
+    let current: number | undefined;
+    for (const event of events) {
+      if (event.type === 'segmentStart') {
+        expect(current).toBeUndefined();
+        current = event.segment_id;
+      } else if (event.type === 'audio') expect(event.segment_id).toBe(current);
+      else if (event.type === 'segmentDone') {
+        expect(event.segment_id).toBe(current);
+        current = undefined;
+      }
+    }
+  });
+
+  it('concatSegments gives playable WAV per segment and wordTimeline exact times (tone synth)', async () => {
+    const emu = await emulator({ toneWordSeconds: 0.02 });
+    const segments = await lastValueFrom(
+      of(TEXT).pipe(speak(emu, { voice_id: 1, word_timestamps: true }), concatSegments(), toArray()),
+    );
+    expect(segments).toHaveLength(SENTENCES.length);
+    for (const segment of segments) {
+      expect(segment.format).toBe('wav');
+      expect(String.fromCharCode(...segment.audio.subarray(0, 4))).toBe('RIFF');
+      const words = segment.text.trim().split(/\s+/);
+      expect(segment.word_timestamps.map((w) => w.word)).toEqual(words);
+      const dataBytes = new DataView(segment.audio.buffer, segment.audio.byteOffset).getUint32(40, true);
+      expect(dataBytes / (22050 * 2)).toBeCloseTo(words.length * 0.02, 6);
+    }
+    const timeline = await lastValueFrom(from(segments as SpokenSegment[]).pipe(wordTimeline(), toArray()));
+    const allWords = TEXT.split(/\s+/);
+    expect(timeline.map((w) => w.word)).toEqual(allWords);
+    timeline.forEach((w, i) => {
+      expect(w.index).toBe(i);
+      expect(w.start).toBeCloseTo(i * 0.02, 6);
+      expect(w.end).toBeCloseTo((i + 1) * 0.02, 6);
+    });
+  });
+
+  it('reports a skipped segment (failSynthesis 4 times) and goes on', async () => {
+    const emu = await emulator({ retryBaseMs: 1, faults: { failSynthesis: { segments: [1], times: 4 } } });
+    const events = await lastValueFrom(of(TEXT).pipe(speak(emu, { voice_id: 1 }), toArray()));
+    const skipped = events.filter((e) => e.type === 'segmentSkipped');
+    expect(skipped).toEqual([{ type: 'segmentSkipped', segment_id: 1, text: expect.stringContaining(SENTENCES[1]!) }]);
+    expect(segmentsOf(events).map((s) => s.text.trim())).toEqual(SENTENCES.filter((_, i) => i !== 1));
+    expect(events.at(-1)).toEqual({ type: 'done' });
+  });
+
+  it('resubmitSkipped: the skipped text comes back as a later segment', async () => {
+    const emu = await emulator({ retryBaseMs: 1, faults: { failSynthesis: { segments: [1], times: 4 } } });
+    const events = await lastValueFrom(
+      of(TEXT).pipe(resubmitSkipped(speak(emu, { voice_id: 1, idle_timeout: 0.05 }), { maxAttempts: 2 }), toArray()),
+    );
+    const skipped = events.filter((e) => e.type === 'segmentSkipped');
+    expect(skipped).toEqual([expect.objectContaining({ segment_id: 1, final: false, resubmissions: 0 })]);
+    const spoken = segmentsOf(events).map((s) => s.text.trim());
+    expect(spoken).toEqual([...SENTENCES.filter((_, i) => i !== 1), SENTENCES[1]]);
+    expect(events.at(-1)).toEqual({ type: 'done' });
+  });
+
+  it('resubmitSkipped: a text that keeps failing is reported final after maxAttempts', async () => {
+    const emu = await emulator({ retryBaseMs: 1, faults: { failSynthesisMatching: { text: 'zebras', times: 1000 } } });
+    const events = await lastValueFrom(
+      of(TEXT).pipe(resubmitSkipped(speak(emu, { voice_id: 1, idle_timeout: 0.05 }), { maxAttempts: 2 }), toArray()),
+    );
+    const skipped = events.filter((e) => e.type === 'segmentSkipped');
+    expect(skipped.map((e) => [e.final, e.resubmissions])).toEqual([
+      [false, 0],
+      [false, 1],
+      [true, 2],
+    ]);
+    for (const e of skipped) expect(e.text.trim()).toBe(SENTENCES[2]);
+    expect(segmentsOf(events).map((s) => s.text.trim())).toEqual(SENTENCES.filter((_, i) => i !== 2));
+    expect(events.at(-1)).toEqual({ type: 'done' });
+  });
+});
+
+describe('speak: close codes as typed errors', () => {
+  it('4401 bad key: AuthenticationError with everything unspoken', async () => {
+    const emu = await emulator();
+    const error = await failure(lastValueFrom(of('Hello there. ', 'Bye.').pipe(speak({ ...emu, apiKey: 'wrong-key' }, { voice_id: 1 }))));
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.closeCode).toBe(4401);
+    expect(error.unspoken).toBe('Hello there. Bye.');
+    expect(error.message).not.toContain('wrong-key');
+  });
+
+  it('4400 unknown voice: SessionRejectedError with the server message', async () => {
+    const emu = await emulator();
+    const error = await failure(lastValueFrom(of('Hello there.').pipe(speak(emu, { voice_id: 999_999 }))));
+    expect(error).toBeInstanceOf(SessionRejectedError);
+    expect(error.closeCode).toBe(4400);
+    expect(error.message).toContain('999999');
+    expect(error.unspoken).toBe('Hello there.');
+  });
+
+  it('4402 credits: CreditsExhaustedError with the text after the delivered segment', async () => {
+    const emu = await emulator({ faults: { creditsAfterSegments: 2 } });
+    const events: LiveSpeechEvent[] = [];
+    const error = await failure(lastValueFrom(of(TEXT).pipe(speak(emu, { voice_id: 1 }), map((e) => events.push(e)))));
+    expect(error).toBeInstanceOf(CreditsExhaustedError);
+    expect(error.closeCode).toBe(4402);
+    expect(segmentsOf(events).map((s) => s.text.trim())).toEqual(SENTENCES.slice(0, 2));
+    expect(squash(error.unspoken!)).toBe(squash(SENTENCES.slice(2).join(' ')));
+  });
+});
+
+describe('speak: protocol errors from a hostile server', () => {
+  const hostile = (script: (socket: NodeWebSocket) => void) =>
+    scriptedServer((socket) => {
+      socket.once('message', () => {
+        socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 1 }));
+        script(socket);
+      });
+    });
+
+  const cases: [string, (socket: NodeWebSocket) => void, RegExp][] = [
+    ['invalid JSON', (s) => s.send('{nope'), /not JSON/],
+    ['an unknown frame', (s) => s.send(JSON.stringify({ type: 'surprise' })), /invalid frame/],
+    ['binary before segment.start', (s) => s.send(Buffer.from([1, 2, 3])), /audio outside/],
+    [
+      'binary after segment.done',
+      (s) => {
+        s.send(JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'Hi.' }));
+        s.send(JSON.stringify({ type: 'segment.done', segment_id: 0 }));
+        s.send(Buffer.from([1]));
+      },
+      /audio outside/,
+    ],
+    ['segment.done for a segment not started', (s) => s.send(JSON.stringify({ type: 'segment.done', segment_id: 4 })), /not started/],
+    [
+      'a non-monotonic segment id',
+      (s) => {
+        s.send(JSON.stringify({ type: 'segment.start', segment_id: 1, text: 'Hi.' }));
+        s.send(JSON.stringify({ type: 'segment.done', segment_id: 1 }));
+        s.send(JSON.stringify({ type: 'segment.start', segment_id: 1, text: 'Hi.' }));
+      },
+      /does not follow/,
+    ],
+  ];
+
+  for (const [name, script, message] of cases) {
+    it(`${name}: ProtocolError, socket closed`, async () => {
+      const server = await hostile(script);
+      const error = await failure(lastValueFrom(of('Hi. More text.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect(error.message).toMatch(message);
+      expect(error.unspoken).toBeDefined();
+      await new Promise((r) => setTimeout(r, 30));
+      expect(server.closes).toEqual([1002]);
+    });
+  }
+
+  it('a clean close before session.done is a ConnectionError with the text', async () => {
+    const server = await hostile((s) => s.close(1000));
+    const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.closeCode).toBe(1000);
+    expect(error.unspoken).toBe('Hi.');
+  });
+});
+
+describe('speak: teardown', () => {
+  it('barge-in: unsubscribing closes the socket at once and nothing more is emitted', async () => {
+    const emu = await emulator({ toneWordSeconds: 0.05, faults: { synthesisLatencyMs: 10 } });
+    const sockets: NodeWebSocket[] = [];
+    class Recording extends NodeWebSocket {
+      constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
+        super(url, protocols, options);
+        sockets.push(this);
+      }
+    }
+    const bargeIn = new Subject<void>();
+    const seen: LiveSpeechEvent[] = [];
+    let afterBargeIn = 0;
+    let barged = false;
+    await new Promise<void>((resolve, reject) => {
+      of(TEXT)
+        .pipe(speak({ ...emu, WebSocket: Recording as unknown as WebSocketConstructorLike }, { voice_id: 1 }), takeUntil(bargeIn))
+        .subscribe({
+          next: (event) => {
+            if (barged) afterBargeIn++;
+            seen.push(event);
+            if (event.type === 'audio' && !barged) {
+              barged = true;
+              bargeIn.next();
+            }
+          },
+          error: reject,
+          complete: () => resolve(),
+        });
+    });
+    expect(seen.at(-1)?.type).toBe('audio');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(afterBargeIn).toBe(0);
+    expect(sockets).toHaveLength(1);
+    expect(sockets[0]!.readyState).toBe(NodeWebSocket.CLOSED);
+  });
+
+  it('unsubscribing while connecting leaves nothing open', async () => {
+    const emu = await emulator();
+    const sockets: NodeWebSocket[] = [];
+    class Recording extends NodeWebSocket {
+      constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
+        super(url, protocols, options);
+        sockets.push(this);
+      }
+    }
+    const subscription = of('Hello.').pipe(speak({ ...emu, WebSocket: Recording as unknown as WebSocketConstructorLike }, { voice_id: 1 })).subscribe();
+    subscription.unsubscribe();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sockets[0]!.readyState).toBe(NodeWebSocket.CLOSED);
+  });
+
+  it('the text source erroring closes the session and passes its error on, with unspoken', async () => {
+    const server = await scriptedServer((socket) =>
+      socket.once('message', () => socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 1 }))),
+    );
+    const llmError = new Error('LLM stream failed');
+    const text$ = timer(30).pipe(concatMap(() => from(['Half a sen', 'tence'])), (s) => s.pipe(concatMap((t) => of(t))));
+    const error = await failure(
+      lastValueFrom(
+        text$.pipe(
+          (s) => s.pipe(concatMap((t, i) => (i === 1 ? throwError(() => llmError) : of(t)))),
+          speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }),
+        ),
+      ),
+    );
+    expect(error).toBe(llmError);
+    expect((error as { unspoken?: string }).unspoken).toBe('Half a sen');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(server.closes).toEqual([1000]);
+  });
+});
+
+describe('speak: reconnect without loss', () => {
+  it('without reconnect, a drop is a ConnectionError (1006) with the undelivered text', async () => {
+    const emu = await emulator({ faults: { dropAfterFrames: 2 } });
+    const error = await failure(lastValueFrom(of(TEXT).pipe(speak(emu, { voice_id: 1 }))));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.closeCode).toBe(1006);
+    expect(error.retryable).toBe(true);
+    // segment 0 delivered; segment 1 was mid-audio when the connection dropped
+    expect(squash(error.unspoken!)).toBe(squash(SENTENCES.slice(1).join(' ')));
+  });
+
+  it('reconnects after injected drops: every sentence spoken exactly once, in order, ids increasing', async () => {
+    const emu = await emulator({ faults: { dropAfterFrames: 2 } });
+    const events = await lastValueFrom(
+      of(TEXT).pipe(speak(emu, { voice_id: 1, reconnect: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 } }), toArray()),
+    );
+    const reconnects = events.filter((e) => e.type === 'reconnected');
+    expect(reconnects.length).toBeGreaterThanOrEqual(2);
+    expect(reconnects[0]).toMatchObject({ type: 'reconnected', attempt: 1 });
+    expect(squash((reconnects[0] as { resent: string }).resent)).toBe(squash(SENTENCES.slice(1).join(' ')));
+    const delivered = await lastValueFrom(from(events).pipe(concatSegments(), toArray()));
+    expect(delivered.map((s) => s.text.trim())).toEqual(SENTENCES);
+    expect(squash(delivered.map((s) => s.text).join(''))).toBe(squash(TEXT));
+    const ids = delivered.map((s) => s.segment_id);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(events.at(-1)).toEqual({ type: 'done' });
+    expect(upgrades(emu)).toBe(reconnects.length + 1);
+  });
+
+  it('reconnect with a streaming source: text pushed during the outage is not lost', async () => {
+    const emu = await emulator({ faults: { dropAfterFrames: 3 } });
+    const parts = tokens(TEXT);
+    const text$ = interval(2).pipe(
+      take(parts.length),
+      map((i) => parts[i]!),
+    );
+    const events = await lastValueFrom(
+      text$.pipe(speak(emu, { voice_id: 1, reconnect: { maxAttempts: 3, baseDelayMs: 5 } }), concatSegments(), toArray()),
+    );
+    expect(events.map((s) => s.text.trim())).toEqual(SENTENCES);
+  });
+
+  it('gives up after maxAttempts in a row without progress', async () => {
+    const emu = await emulator({ faults: { dropAfterFrames: 0 } });
+    const events: LiveSpeechEvent[] = [];
+    const error = await failure(
+      lastValueFrom(
+        of('Hello there.').pipe(
+          speak(emu, { voice_id: 1, reconnect: { maxAttempts: 2, baseDelayMs: 1 } }),
+          map((e) => events.push(e)),
+        ),
+      ),
+    );
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.unspoken).toBe('Hello there.');
+    // the emulator drops each new session before session.ready: no `reconnected` event
+    expect(events.filter((e) => e.type === 'reconnected')).toHaveLength(0);
+    expect(upgrades(emu)).toBe(3);
+  });
+
+  it('does not reconnect after 4401', async () => {
+    const emu = await emulator();
+    const error = await failure(
+      lastValueFrom(of('Hi.').pipe(speak({ ...emu, apiKey: 'nope' }, { voice_id: 1, reconnect: { maxAttempts: 3, baseDelayMs: 1 } }))),
+    );
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(upgrades(emu)).toBe(1);
+  });
+});
+
+describe('client.speak', () => {
+  it('speaks through the client with its address, key and WebSocket', async () => {
+    const emu = await emulator();
+    const { createClient } = await import('../src/index.js');
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
+    try {
+      const segments = await lastValueFrom(
+        of('Hello there. ', 'General Kenobi.').pipe(client.speak({ voice_id: 1, word_timestamps: true }), concatSegments(), toArray()),
+      );
+      expect(segments.map((s) => s.text.trim())).toEqual(['Hello there.', 'General Kenobi.']);
+      expect(segments[0]!.format).toBe('wav');
+      const bad = createClient({ apiKey: 'not-the-key', baseUrl: emu.baseUrl });
+      const error = await failure(lastValueFrom(of('Hi.').pipe(bad.speak({ voice_id: 1 }))));
+      expect(error).toBeInstanceOf(AuthenticationError);
+      await bad.close();
+    } finally {
+      await client.close();
+    }
+  });
+});

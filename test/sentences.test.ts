@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createSentenceSegmenter } from '../src/text/sentences.js';
+import { SENTENCE_CASES } from './sentenceCases.js';
+
+function segmentAll(text: string, locale?: string, cuts: number[] = [], maxBufferSize?: number): string[] {
+  const segmenter = createSentenceSegmenter({
+    ...(locale ? { locale } : {}),
+    ...(maxBufferSize ? { maxBufferSize } : {}),
+  });
+  const out: string[] = [];
+  let last = 0;
+  for (const at of [...cuts].sort((a, b) => a - b)) {
+    out.push(...segmenter.feed(text.slice(last, at)));
+    last = at;
+  }
+  out.push(...segmenter.feed(text.slice(last)));
+  out.push(...segmenter.end());
+  return out;
+}
+
+describe('sentence table', () => {
+  it('has at least 150 cases over at least 8 languages', () => {
+    expect(SENTENCE_CASES.length).toBeGreaterThanOrEqual(150);
+    expect(new Set(SENTENCE_CASES.map((c) => c.locale.slice(0, 2))).size).toBeGreaterThanOrEqual(8);
+  });
+
+  for (const [i, c] of SENTENCE_CASES.entries()) {
+    const input = c.pieces.join('');
+    it(`#${i} ${c.locale} ${c.category}: ${JSON.stringify(input)}`, () => {
+      expect(segmentAll(input, c.locale)).toEqual(c.pieces);
+      // one code unit at a time gives the same pieces
+      const cuts = Array.from({ length: input.length }, (_, k) => k);
+      expect(segmentAll(input, c.locale, cuts)).toEqual(c.pieces);
+    });
+  }
+});
+
+describe('timing', () => {
+  it('returns a "." sentence only when the next non-space character is seen', () => {
+    const s = createSentenceSegmenter();
+    expect(s.feed('Hello world.')).toEqual([]);
+    expect(s.feed(' ')).toEqual([]);
+    expect(s.feed('T')).toEqual(['Hello world.']);
+    expect(s.pending()).toBe(' T');
+  });
+
+  it('returns a "?" sentence as soon as the next character (even a space) is seen', () => {
+    const s = createSentenceSegmenter();
+    expect(s.feed('Why?')).toEqual([]);
+    expect(s.feed(' ')).toEqual(['Why?']);
+    expect(s.pending()).toBe(' ');
+  });
+
+  it('keeps a closing quote or a second mark that arrives later with its sentence', () => {
+    const s = createSentenceSegmenter();
+    expect(s.feed('Why?')).toEqual([]);
+    expect(s.feed('!')).toEqual([]);
+    expect(s.feed('"')).toEqual([]);
+    expect(s.feed(' Then')).toEqual(['Why?!"']);
+  });
+
+  it('ends at once at a paragraph break, and with CJK at the next character', () => {
+    const s = createSentenceSegmenter({ locale: 'zh-cn' });
+    expect(s.feed('Title\n')).toEqual([]);
+    expect(s.feed('\n')).toEqual(['Title']);
+    expect(s.feed('你好。')).toEqual([]);
+    expect(s.feed('我')).toEqual(['\n\n你好。']);
+  });
+
+  it('a dot before end of input or a paragraph break is certain', () => {
+    const s = createSentenceSegmenter();
+    expect(s.feed('Dr.\n\n')).toEqual(['Dr.']);
+    expect(s.end()).toEqual(['\n\n']);
+    const t = createSentenceSegmenter();
+    expect(t.feed('It ends.')).toEqual([]);
+    expect(t.end()).toEqual(['It ends.']);
+    expect(t.end()).toEqual([]);
+  });
+
+  it('ends a list item line at its newline', () => {
+    const s = createSentenceSegmenter();
+    expect(s.feed('- milk\n')).toEqual(['- milk']);
+  });
+});
+
+describe('flushWords', () => {
+  it('cuts at the last word boundary and keeps the partial word', () => {
+    const s = createSentenceSegmenter();
+    s.feed('Hello wonderful wor');
+    expect(s.flushWords()).toEqual(['Hello wonderful']);
+    expect(s.pending()).toBe(' wor');
+    expect(s.feed('ld. Next')).toEqual([' world.']);
+    expect(s.end()).toEqual([' Next']);
+  });
+
+  it('flushes a word ended by a space or punctuation, and never an empty piece', () => {
+    const s = createSentenceSegmenter();
+    expect(s.flushWords()).toEqual([]);
+    s.feed('one, ');
+    expect(s.flushWords()).toEqual(['one,']);
+    expect(s.flushWords()).toEqual([]);
+    s.feed('two,');
+    expect(s.flushWords()).toEqual([' two,']);
+    s.feed('three');
+    expect(s.flushWords()).toEqual([]);
+    expect(s.pending()).toBe('three');
+  });
+
+  it('may cut CJK text after any character', () => {
+    const s = createSentenceSegmenter({ locale: 'zh-cn' });
+    s.feed('今天天气');
+    expect(s.flushWords()).toEqual(['今天天气']);
+  });
+});
+
+describe('maxBufferSize', () => {
+  it('force-cuts long unbroken text at the last whitespace, losslessly', () => {
+    const text = 'word '.repeat(100);
+    const out = segmentAll(text, 'en', [], 64);
+    expect(out.join('')).toBe(text);
+    expect(out.length).toBeGreaterThan(5);
+    for (const piece of out) expect(piece.length).toBeLessThanOrEqual(64);
+  });
+
+  it('hard-cuts text without whitespace, never inside a surrogate pair', () => {
+    const text = '😀'.repeat(100);
+    const out = segmentAll(text, 'en', [], 33);
+    expect(out.join('')).toBe(text);
+    for (const piece of out) {
+      expect(piece.length % 2).toBe(0);
+      expect(piece.length).toBeLessThanOrEqual(33);
+    }
+  });
+
+  it('handles a long unbroken text in linear time', () => {
+    const text = 'a'.repeat(2_000_000);
+    const s = createSentenceSegmenter();
+    const started = performance.now();
+    let total = 0;
+    for (let i = 0; i < text.length; i += 4) for (const p of s.feed(text.slice(i, i + 4))) total += p.length;
+    for (const p of s.end()) total += p.length;
+    expect(total).toBe(text.length);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------
+
+const fragments = [
+  'Hello', ' world', '.', ' ', 'Dr', '. ', 'Smith', '?', '!', '"', '\u201d', '\n', '\n\n', '3.5', '$4.99',
+  'e.g.', ' and', 'It', 'U.S.', '...', '\u2026', '\u3002', '\u4f60\u597d', '\u0964', '\u061f', ';', '\u00bf',
+  '\u00a1', 'https://a.b/?c=d', '1. ', '- ', '\u00bb', '\u00ab', '\u300d', '\ud83d\ude00', 'Z', 'z', '\t', '\r\n',
+  ' Then', 'p.m.', 'www.x.org', '\u037e', ')', '(',
+];
+const textArb = fc.oneof(
+  fc.array(fc.constantFrom(...fragments), { maxLength: 40 }).map((a) => a.join('')),
+  fc.string({ unit: 'grapheme', maxLength: 80 }),
+  fc.string({ unit: 'binary', maxLength: 80 }),
+);
+const localeArb = fc.constantFrom('en-us', 'de-de', 'fr-fr', 'es-es', 'el-gr', 'zh-cn', 'ja-jp', 'hi-in', 'ar-sa', undefined);
+
+describe('properties', () => {
+  it('is lossless, never yields an empty piece and never throws', () => {
+    fc.assert(
+      fc.property(textArb, localeArb, (text, locale) => {
+        const out = segmentAll(text, locale);
+        expect(out.join('')).toBe(text);
+        for (const piece of out) expect(piece.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('gives the same pieces however the input is split (surrogate pairs included)', () => {
+    fc.assert(
+      fc.property(
+        textArb.chain((text) =>
+          fc.tuple(fc.constant(text), fc.array(fc.nat({ max: Math.max(0, text.length) }), { maxLength: 12 }), localeArb),
+        ),
+        ([text, cuts, locale]) => {
+          expect(segmentAll(text, locale, cuts)).toEqual(segmentAll(text, locale));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('stays lossless with flushWords interleaved', () => {
+    fc.assert(
+      fc.property(textArb, fc.array(fc.nat({ max: 80 }), { maxLength: 8 }), (text, cuts) => {
+        const s = createSentenceSegmenter();
+        const out: string[] = [];
+        let last = 0;
+        for (const at of [...cuts].map((c) => Math.min(c, text.length)).sort((a, b) => a - b)) {
+          out.push(...s.feed(text.slice(last, at)), ...s.flushWords());
+          last = at;
+        }
+        out.push(...s.feed(text.slice(last)), ...s.end());
+        expect(out.join('')).toBe(text);
+        for (const piece of out) expect(piece.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('stays lossless and bounded with a small maxBufferSize', () => {
+    fc.assert(
+      fc.property(textArb, fc.integer({ min: 16, max: 40 }), (text, max) => {
+        const out = segmentAll(text, 'en', [], max);
+        expect(out.join('')).toBe(text);
+        for (const piece of out.slice(0, -1)) expect(piece.length).toBeLessThanOrEqual(max);
+      }),
+      { numRuns: 800 },
+    );
+  });
+});

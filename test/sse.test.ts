@@ -1,0 +1,322 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createParser } from 'eventsource-parser';
+import { from, map, of, take, throwError, concat, NEVER, lastValueFrom, toArray } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { createSseParser, SseError, type SseEvent } from '../src/text/sse.js';
+import { parseSse } from '../src/operators/index.js';
+import { RxVoiceError } from '../src/client/errors.js';
+
+const enc = new TextEncoder();
+
+function parseChunks(chunks: Array<string | Uint8Array>, opts: { retries?: number[]; comments?: string[] } = {}): SseEvent[] {
+  const events: SseEvent[] = [];
+  const p = createSseParser({
+    onEvent: (e) => events.push(e),
+    onRetry: (r) => opts.retries?.push(r),
+    onComment: (c) => opts.comments?.push(c),
+  });
+  for (const c of chunks) p.feed(c);
+  p.end();
+  return events;
+}
+
+const ev = (data: string, extra: Partial<SseEvent> = {}): SseEvent => ({ event: 'message', data, ...extra });
+
+/** [name, input, expected events] — the event-stream rules case by case. */
+const cases: Array<[string, string, SseEvent[]]> = [
+  ['simple', 'data: hello\n\n', [ev('hello')]],
+  ['no space after colon', 'data:hello\n\n', [ev('hello')]],
+  ['only one space removed', 'data:  two\n\n', [ev(' two')]],
+  ['multi-line data joined by LF', 'data: a\ndata: b\ndata\n\n', [ev('a\nb\n')]],
+  ['empty data line still dispatches', 'data\n\n', [ev('')]],
+  ['data: with nothing', 'data:\n\n', [ev('')]],
+  ['no data: not dispatched', 'event: x\n\nid: 1\n\n', []],
+  ['event type', 'event: add\ndata: 1\n\n', [ev('1', { event: 'add' })]],
+  ['empty event type is message', 'event:\ndata: 1\n\n', [ev('1')]],
+  ['event type resets after dispatch', 'event: a\ndata: 1\n\ndata: 2\n\n', [ev('1', { event: 'a' }), ev('2')]],
+  ['CR line ends', 'data: a\rdata: b\r\r', [ev('a\nb')]],
+  ['CRLF line ends', 'data: a\r\ndata: b\r\n\r\n', [ev('a\nb')]],
+  ['mixed line ends', 'data: a\r\n\rdata: b\n\r\ndata: c\r\r', [ev('a'), ev('b'), ev('c')]],
+  ['comments ignored', ': hi\ndata: x\n:\n\n', [ev('x')]],
+  ['leading BOM stripped', '\uFEFFdata: x\n\n', [ev('x')]],
+  ['second BOM kept (unknown field)', '\uFEFF\uFEFFdata: x\n\ndata: y\n\n', [ev('y')]],
+  ['id given', 'id: 7\ndata: x\n\n', [ev('x', { id: '7' })]],
+  ['empty id', 'id\ndata: x\n\n', [ev('x', { id: '' })]],
+  ['id with NUL ignored', 'id: a\u0000b\ndata: x\n\n', [ev('x')]],
+  ['id not carried to the next event', 'id: 1\ndata: x\n\ndata: y\n\n', [ev('x', { id: '1' }), ev('y')]],
+  ['retry digits', 'retry: 1500\ndata: x\n\n', [ev('x', { retry: 1500 })]],
+  ['retry non digits ignored', 'retry: 15a\ndata: x\n\nretry: -1\ndata: y\n\nretry:\ndata: z\n\n', [ev('x'), ev('y'), ev('z')]],
+  ['unknown field ignored', 'foo: bar\ndata: x\n\n', [ev('x')]],
+  ['field name without colon', 'data\ndata\n\n', [ev('\n')]],
+  ['colon in value kept', 'data: a: b\n\n', [ev('a: b')]],
+  ['space before colon is part of the name', 'data : x\n\n', []],
+  ['last event without blank line dropped', 'data: a\n\ndata: b\n', [ev('a')]],
+  ['unterminated last line dropped', 'data: a\n\ndata: b', [ev('a')]],
+  ['unicode', 'data: héllo 😀 日本\n\n', [ev('héllo 😀 日本')]],
+  ['blank lines only', '\n\n\r\n\r', []],
+  ['CR at the very end dispatches', 'data: x\n\r', [ev('x')]],
+];
+
+describe('createSseParser: spec cases', () => {
+  for (const [name, input, expected] of cases) {
+    it(name, () => {
+      expect(parseChunks([input])).toStrictEqual(expected);
+    });
+  }
+
+  it('every split position, as text and as bytes', () => {
+    for (const [, input, expected] of cases) {
+      const bytes = enc.encode(input);
+      for (let i = 0; i <= bytes.length; i++) {
+        expect(parseChunks([bytes.subarray(0, i), bytes.subarray(i)])).toStrictEqual(expected);
+      }
+      for (let i = 0; i <= input.length; i++) {
+        expect(parseChunks([input.slice(0, i), input.slice(i)])).toStrictEqual(expected);
+      }
+    }
+  });
+
+  it('every byte on its own', () => {
+    for (const [, input, expected] of cases) {
+      const bytes = enc.encode(input);
+      const chunks = Array.from(bytes, (_, i) => bytes.subarray(i, i + 1));
+      expect(parseChunks(chunks)).toStrictEqual(expected);
+    }
+  });
+
+  it('CR ending one chunk and LF starting the next is one line end', () => {
+    expect(parseChunks(['data: a\r', '\ndata: b\r', '\n\r', '\n'])).toStrictEqual([ev('a\nb')]);
+    // and an empty chunk between them changes nothing
+    expect(parseChunks(['data: a\r', '', '\n', '\r', '', '\n'])).toStrictEqual([ev('a')]);
+  });
+
+  it('multibyte characters split across byte chunks', () => {
+    const text = 'data: 😀é日\n\n';
+    const bytes = enc.encode(text);
+    // split inside the 4-byte emoji at every offset, then byte by byte
+    for (let i = 6; i < 10; i++) {
+      expect(parseChunks([bytes.subarray(0, i), bytes.subarray(i)])).toStrictEqual([ev('😀é日')]);
+    }
+  });
+
+  it('truncated multibyte at end of input becomes U+FFFD only if it was inside a dispatched event', () => {
+    const bytes = enc.encode('data: 😀\n\n');
+    expect(parseChunks([bytes.subarray(0, 8)])).toStrictEqual([]);
+  });
+
+  it('reports retry and comments through callbacks', () => {
+    const retries: number[] = [];
+    const comments: string[] = [];
+    parseChunks([': keep-alive\n:x\nretry: 10\n\nretry: x\n'], { retries, comments });
+    expect(retries).toEqual([10]);
+    expect(comments).toEqual(['keep-alive', 'x']);
+  });
+
+  it('keeps the last event id across events', () => {
+    const p = createSseParser({ onEvent: () => undefined });
+    p.feed('id: 5\ndata: x\n\ndata: y\n\n');
+    expect(p.lastEventId()).toBe('5');
+    p.feed('id\ndata: z\n\n');
+    expect(p.lastEventId()).toBe('');
+  });
+
+  it('reset forgets a partial event and the BOM state', () => {
+    const events: SseEvent[] = [];
+    const p = createSseParser({ onEvent: (e) => events.push(e) });
+    p.feed('data: partial');
+    p.reset();
+    p.feed('\uFEFFdata: fresh\n\n');
+    expect(events).toStrictEqual([ev('fresh')]);
+  });
+
+  it('fails with SseError past maxLineLength, however the line is chunked', () => {
+    const events: SseEvent[] = [];
+    const p = createSseParser({ onEvent: (e) => events.push(e), maxLineLength: 10 });
+    p.feed('data: 1234\n\n');
+    expect(events).toHaveLength(1);
+    p.feed('data: ');
+    p.feed('12');
+    let error: unknown;
+    try {
+      p.feed('345');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SseError);
+    expect(error).toBeInstanceOf(RxVoiceError);
+    expect((error as SseError).code).toBe('sse');
+    expect((error as SseError).type).toBe('max-line-length');
+    expect(() => createSseParser({ onEvent: () => undefined, maxLineLength: 4 }).feed('data: x\n')).toThrow(SseError);
+  });
+
+  it('fails with SseError past maxEventSize', () => {
+    const p = createSseParser({ onEvent: () => undefined, maxEventSize: 8 });
+    p.feed('data: 1234\ndata: 567\n\n'); // 8 characters: fine
+    expect(() => p.feed('data: 1234\ndata: 5678\n')).toThrow(/exceeds 8/);
+  });
+});
+
+describe('createSseParser: random chunkings', () => {
+  const fixture =
+    '\uFEFF: comment\r\nretry: 3000\nid: 1\nevent: delta\ndata: {"a":"é😀"}\r\n\r\n' +
+    'data: first\rdata: second\r\rid: x\u0000y\ndata\n\n:tail\ndata: last\n\ndata: dropped';
+  const expected = parseChunks([fixture]);
+
+  it('fixture sanity', () => {
+    expect(expected).toStrictEqual([
+      { event: 'delta', data: '{"a":"é😀"}', id: '1', retry: 3000 },
+      ev('first\nsecond'),
+      ev(''),
+      ev('last'),
+    ]);
+  });
+
+  it('same events for any byte chunking', () => {
+    const bytes = enc.encode(fixture);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: bytes.length }), { maxLength: 30 }), (cuts) => {
+        const points = [...new Set(cuts)].sort((a, b) => a - b);
+        const chunks: Uint8Array[] = [];
+        let last = 0;
+        for (const p of points) {
+          chunks.push(bytes.subarray(last, p));
+          last = p;
+        }
+        chunks.push(bytes.subarray(last));
+        expect(parseChunks(chunks)).toStrictEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** Adversarial SSE-ish text: line ends of every kind, field names, colons, BOMs, NULs, unicode. */
+const sseish = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom('\n', '\r', '\r\n', '\n\n', '\r\r', ':', ': ', ' ', '\uFEFF', '\u0000', 'data', 'data:', 'data: ', 'event:', 'event: ', 'id:', 'id: ', 'retry:', 'retry: ', '12', 'x', 'é', '😀', '日本', '-1', 'foo:'),
+      fc.string({ maxLength: 4 }).filter((s) => !s.includes('ï')),
+    ),
+    { maxLength: 60 },
+  )
+  .map((parts) => parts.join(''));
+
+function chunkBytes(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let last = 0;
+  for (const p of points) {
+    chunks.push(bytes.subarray(last, p));
+    last = p;
+  }
+  chunks.push(bytes.subarray(last));
+  return chunks;
+}
+
+/** eventsource-parser fed the way its own EventSourceParserStream feeds it: UTF-8 decoded text. */
+function peerEvents(chunks: Uint8Array[]): Array<{ event: string; data: string; id: string | undefined }> {
+  const out: Array<{ event: string; data: string; id: string | undefined }> = [];
+  const parser = createParser({ onEvent: (e) => out.push({ event: e.event ?? 'message', data: e.data, id: e.id }) });
+  const decoder = new TextDecoder();
+  for (const c of chunks) parser.feed(decoder.decode(c, { stream: true }));
+  parser.feed(decoder.decode());
+  return out;
+}
+
+describe('differential: eventsource-parser', () => {
+  it('same events (event, data, id) on random inputs and random chunkings', () => {
+    fc.assert(
+      fc.property(sseish, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
+        // eventsource-parser holds a CR that ends a chunk until a later chunk brings a line
+        // end, so at the end of input it may still hold whole lines; a trailing LF plus a
+        // comment line flushes them without starting or ending an event of its own.
+        const bytes = enc.encode(text + '\n:end\n');
+        const chunks = chunkBytes(bytes, cuts);
+        const ours = parseChunks(chunks).map((e) => ({ event: e.event, data: e.data, id: e.id }));
+        expect(ours).toStrictEqual(peerEvents(chunks));
+      }),
+      { numRuns: Number(process.env.SSE_DIFF_RUNS ?? 1500) },
+    );
+  });
+});
+
+describe('parseSse operator', () => {
+  const scheduler = () =>
+    new TestScheduler((actual, expected) => {
+      expect(actual).toStrictEqual(expected);
+    });
+
+  it('marbles: many values, split events', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a--b--c-|', { a: 'data: x\n', b: '\ndata: ', c: 'y\n\n' });
+      expectObservable(source.pipe(parseSse())).toBe('----X--Y-|', { X: ev('x'), Y: ev('y') });
+      expectSubscriptions(source.subscriptions).toBe('^--------!');
+    });
+  });
+
+  it('marbles: empty, never, one value', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('|').pipe(parseSse())).toBe('|');
+      expectObservable(cold('-').pipe(parseSse())).toBe('-');
+      expectObservable(cold('--a--|', { a: 'data: 1\n\n' }).pipe(parseSse())).toBe('--A--|', { A: ev('1') });
+    });
+  });
+
+  it('marbles: an unfinished event is dropped on complete', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold('-a-|', { a: 'data: 1\n' }).pipe(parseSse())).toBe('---|');
+    });
+  });
+
+  it('marbles: source error passes through', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const error = new Error('boom');
+      expectObservable(cold('-a-#', { a: 'data: 1\n\n' }, error).pipe(parseSse())).toBe('-A-#', { A: ev('1') }, error);
+    });
+  });
+
+  it('marbles: never-ending source, early unsubscribe', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-', { a: 'data: 1\n\n', b: 'data: 2\n\n' });
+      expectObservable(source.pipe(parseSse()), '^--!').toBe('-A-', { A: ev('1') });
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('marbles: a limit error ends the output with SseError', () => {
+    scheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-a-b-c|', { a: 'data: 1\n\n', b: 'data: 123456789', c: 'x' });
+      const error = new SseError('max-line-length', 10, 'SSE line exceeds 10 characters');
+      expectObservable(source.pipe(parseSse({ maxLineLength: 10 }))).toBe('-A-#', { A: ev('1') }, error);
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('marbles: a throwing callback errors the output', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const error = new Error('bad callback');
+      const source = cold('-a-|', { a: 'retry: 5\n' });
+      expectObservable(
+        source.pipe(
+          parseSse({
+            onRetry: () => {
+              throw error;
+            },
+          }),
+        ),
+      ).toBe('-#', undefined, error);
+    });
+  });
+
+  it('take(1) stops early; bytes with a split emoji decode', async () => {
+    const bytes = enc.encode('data: 😀\n\ndata: b\n\n');
+    const out = await lastValueFrom(
+      from([bytes.subarray(0, 7), bytes.subarray(7)]).pipe(parseSse(), map((e) => e.data), toArray()),
+    );
+    expect(out).toEqual(['😀', 'b']);
+    const first = await lastValueFrom(concat(of('data: a\n\ndata: b\n\n'), NEVER).pipe(parseSse(), take(1)));
+    expect(first).toStrictEqual(ev('a'));
+    await expect(lastValueFrom(throwError(() => new Error('x')).pipe(parseSse()))).rejects.toThrow('x');
+  });
+});
