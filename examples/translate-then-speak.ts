@@ -13,8 +13,7 @@
 import { filter, lastValueFrom, tap } from 'rxjs';
 import { createClient } from '../src/index.js';
 import { startEmulator } from '../src/emulator/index.js';
-import { speak, type SpeakOptions } from '../src/live/session.js';
-import { translateThenSpeak, type TranslateThenSpeakClient } from '../src/live/translateThenSpeak.js';
+import { translateThenSpeak } from '../src/live/translateThenSpeak.js';
 
 const text =
   'Good morning everyone. The train to Berlin leaves at noon from platform four. ' +
@@ -23,20 +22,13 @@ const text =
 const emulator = await startEmulator({ synth: process.argv.includes('--tone') ? 'tone' : 'espeak', streamDelayMs: 40 });
 const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, warn: () => undefined });
 
-// `client.speak` when the client has it; otherwise the session operator on the same emulator.
-const own = (client as unknown as Partial<TranslateThenSpeakClient>).speak;
-const chain: TranslateThenSpeakClient = {
-  translateStream: (request, options) => client.translateStream(request, options),
-  speak: (options: SpeakOptions) => (own ? own.call(client, options) : speak({ wsUrl: emulator.wsUrl, apiKey: emulator.apiKey }, options)),
-};
-
 const t0 = performance.now();
 const ms = (): string => `${String(Math.round(performance.now() - t0)).padStart(5)} ms`;
 let bytes = 0;
 try {
   console.log(`source (en-us): ${text}\n`);
   await lastValueFrom(
-    translateThenSpeak(chain, {
+    translateThenSpeak(client, {
       translation: { text, source_language: 'en-us', target_language: 'de-de' },
       speech: { voice_id: 1 },
       observeTranslation: { complete: () => console.log(`${ms()}  (translation stream complete)`) },

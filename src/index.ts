@@ -54,3 +54,4 @@ export {
   type WebSocketConstructorLike,
 } from './live/session.js';
 export { SpeechLedger } from './live/ledger.js';
+export { translateThenSpeak, type TranslateThenSpeakOptions, type TranslateThenSpeakClient } from './live/translateThenSpeak.js';

@@ -2,23 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, tap, toArray } from 'rxjs';
 import { StreamError, ValidationError, type RxVoiceClient } from '../src/index.js';
 import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
-import { speak, type SpeakOptions } from '../src/live/session.js';
-import { translateThenSpeak, type TranslateThenSpeakClient } from '../src/live/translateThenSpeak.js';
+import { translateThenSpeak } from '../src/live/translateThenSpeak.js';
 import type { LiveSpeechEvent } from '../src/live/events.js';
 import { clientFor, emulator } from './client-helpers.js';
 
 const SOURCE =
   'Good morning everyone. The weather is fine today and the sun is shining. ' +
   'We will meet at the station at noon. Please bring something to eat.';
-
-/** The client as the chain sees it (its own `speak` once it has one). */
-function chainClient(client: RxVoiceClient, emu: Emulator): TranslateThenSpeakClient {
-  const own = (client as unknown as Partial<TranslateThenSpeakClient>).speak;
-  return {
-    translateStream: (request, options) => client.translateStream(request, options),
-    speak: own ? (options: SpeakOptions) => own.call(client, options) : (options: SpeakOptions) => speak({ wsUrl: emu.wsUrl, apiKey: emu.apiKey }, options),
-  };
-}
 
 describe('translateThenSpeak on the emulator', () => {
   let emu: Emulator;
@@ -35,7 +25,7 @@ describe('translateThenSpeak on the emulator', () => {
   it('speaks the translation sentence by sentence in the target language', async () => {
     const pieces: string[] = [];
     const events = await lastValueFrom(
-      translateThenSpeak(chainClient(client, emu), {
+      translateThenSpeak(client, {
         translation: { text: SOURCE, source_language: 'en-us', target_language: 'de-de' },
         speech: { voice_id: 1 },
         observeTranslation: { next: (p) => pieces.push(p) },
@@ -59,7 +49,7 @@ describe('translateThenSpeak on the emulator', () => {
     const t0 = performance.now();
     const mark = (what: (typeof log)[number]['what']) => log.push({ what, at: performance.now() - t0 });
     await lastValueFrom(
-      translateThenSpeak(chainClient(client, emu), {
+      translateThenSpeak(client, {
         translation: { text: SOURCE, source_language: 'en-us', target_language: 'fr-fr' },
         speech: { voice_id: 1 },
         observeTranslation: { next: () => mark('piece'), complete: () => mark('translation complete') },
@@ -83,7 +73,7 @@ describe('translateThenSpeak on the emulator', () => {
   it('validation of the translation request fails before anything is sent', async () => {
     const before = emu.requests.length;
     const error = await lastValueFrom(
-      translateThenSpeak(chainClient(client, emu), {
+      translateThenSpeak(client, {
         translation: { text: '', source_language: 'en-us', target_language: 'de-de' },
         speech: { voice_id: 1 },
       }),
@@ -94,7 +84,7 @@ describe('translateThenSpeak on the emulator', () => {
 
   it('a failed translation ends the chain with StreamError carrying the unspoken text', async () => {
     const error = await lastValueFrom(
-      translateThenSpeak(chainClient(client, emu), {
+      translateThenSpeak(client, {
         translation: {
           text: `Good morning everyone. How are you today ${TRANSLATION_FAIL_TRIGGER} never.`,
           source_language: 'en-us',

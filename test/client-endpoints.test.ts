@@ -34,6 +34,13 @@ describe('every endpoint on its happy path', () => {
     expect(again.byteLength).toBe(last.result.byteLength);
   });
 
+  it('music: the duration limit is not enforced (fixed-length clip)', async () => {
+    const before = emu.requests.length;
+    const { task_id } = await lastValueFrom(client.sound.create({ prompt: 'a march', audio_type: 'music', duration: 30 }));
+    expect(task_id).toBeTruthy();
+    expect(emu.requests.length).toBe(before + 1);
+  });
+
   it('speech (deprecated): task, status, result, fetchResults; warns once per method', async () => {
     const warnings: string[] = [];
     const c = clientFor(emu, { warn: (m) => warnings.push(m) });
@@ -206,13 +213,24 @@ describe('server errors', () => {
     expect(Object.keys((local as ValidationError).issues[0]!).sort()).toEqual(Object.keys(v.issues[0]!).sort());
   });
 
-  it('mixed kinds in a bulk call come back as a server 422', async () => {
+  it('mixed kinds in a bulk call: a server 422, or local when the client made the runs', async () => {
     const a = await lastValueFrom(client.textToSound({ prompt: 'a', duration: 1 }));
     const b = await lastValueFrom(client.translate({ texts: ['x'], source_language: 'en-us', target_language: 'de-de' }));
     if (a.type !== 'result' || b.type !== 'result') throw new Error('expected results');
-    const error = await lastValueFrom(client.sound.results([a.run_id, b.run_id])).catch((e: unknown) => e);
+    // A fresh client does not know the kinds: the service answers 422.
+    const fresh = clientFor(emu);
+    const before = emu.requests.length;
+    const error = await lastValueFrom(fresh.sound.results([a.run_id, b.run_id])).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).source).toBe('server');
+    expect(emu.requests.length).toBe(before + 1);
+    await fresh.close();
+    // The client that made both runs knows their kinds: rejected locally, nothing sent.
+    const local = await lastValueFrom(client.sound.results([a.run_id, b.run_id])).catch((e: unknown) => e);
+    expect(local).toBeInstanceOf(ValidationError);
+    expect((local as ValidationError).source).toBe('local');
+    expect((local as ValidationError).issues.map((i) => i.loc)).toEqual([['body', 'run_ids', 1]]);
+    expect(emu.requests.length).toBe(before + 1);
   });
 
   it('an unknown task is an ApiError 404 naming the endpoint', async () => {

@@ -452,6 +452,32 @@ describe('live session: concurrency', () => {
   });
 });
 
+describe('live session: backpressure', () => {
+  it('stops synthesizing ahead while the client does not read', async () => {
+    const e = await emulator({ concurrency: 2, credits: 1000 });
+    const c = connect(liveUrl(e));
+    c.send(start());
+    await c.waitFor((f) => f.type === 'session.ready');
+    // The client stops reading from its TCP socket.
+    const tcp = (c.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    tcp.pause();
+    const sentence = `${Array.from({ length: 40 }, (_, i) => `Word${i}`).join(' ')}.`;
+    const count = 60; // 60 segments of about 441 KB each: 26 MB in all
+    c.send({ type: 'text.chunk', text: Array.from({ length: count }, () => sentence).join(' ') });
+    c.send({ type: 'text.done' });
+    await new Promise((r) => setTimeout(r, 400));
+    const charged = 1000 - e.context.credits.balance(e.apiKey);
+    expect(charged).toBeGreaterThan(0);
+    // Bounded by what the TCP buffers absorb, plus the high-water mark and the window.
+    expect(charged).toBeLessThan(count - 20);
+    console.info(`backpressure: ${charged} of ${count} segments started while the client was paused`);
+    tcp.resume();
+    expect((await c.closed).code).toBe(1000);
+    expect(segmentsOf(c.received).delivered).toHaveLength(count);
+    expect(1000 - e.context.credits.balance(e.apiKey)).toBe(count);
+  });
+});
+
 describe('live session: faults', () => {
   it('retries a failing synthesis and succeeds (times 2)', async () => {
     const e = await emulator({ faults: { failSynthesis: { segments: [1], times: 2 } } });

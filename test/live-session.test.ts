@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EMPTY, Subject, concatMap, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, timer, toArray } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { EMPTY, Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, timer, toArray } from 'rxjs';
 import { WebSocket as NodeWebSocket, WebSocketServer, type RawData } from 'ws';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage } from 'node:http';
@@ -440,6 +441,14 @@ describe('speak: protocol errors from a hostile server', () => {
       },
       /audio outside/,
     ],
+    [
+      'an audio frame over 64 KiB',
+      (s) => {
+        s.send(JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'Hi.' }));
+        s.send(Buffer.alloc(64 * 1024 + 1));
+      },
+      /at most 65536/,
+    ],
     ['segment.done for a segment not started', (s) => s.send(JSON.stringify({ type: 'segment.done', segment_id: 4 })), /not started/],
     [
       'a non-monotonic segment id',
@@ -530,15 +539,11 @@ describe('speak: teardown', () => {
       socket.once('message', () => socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 1 }))),
     );
     const llmError = new Error('LLM stream failed');
-    const text$ = timer(30).pipe(concatMap(() => from(['Half a sen', 'tence'])), (s) => s.pipe(concatMap((t) => of(t))));
-    const error = await failure(
-      lastValueFrom(
-        text$.pipe(
-          (s) => s.pipe(concatMap((t, i) => (i === 1 ? throwError(() => llmError) : of(t)))),
-          speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }),
-        ),
-      ),
+    const text$ = concat(
+      timer(30).pipe(map(() => 'Half a sen')),
+      throwError(() => llmError),
     );
+    const error = await failure(lastValueFrom(text$.pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));
     expect(error).toBe(llmError);
     expect((error as { unspoken?: string }).unspoken).toBe('Half a sen');
     await new Promise((r) => setTimeout(r, 30));
@@ -637,3 +642,213 @@ describe('client.speak', () => {
     }
   });
 });
+
+describe('speak: timers in virtual time (fake WebSocket)', () => {
+  /** A WHATWG-style fake socket whose peer is scripted in virtual time. */
+  function fakeSocketClass(scheduler: TestScheduler, script: (socket: FakeSocket, index: number) => void, opened: number[]) {
+    let count = 0;
+    return class extends FakeSocket {
+      constructor(url: string) {
+        super(url);
+        opened.push(scheduler.now());
+        const index = count++;
+        scheduler.schedule(() => script(this, index), 1);
+      }
+    };
+  }
+
+  it('reconnects with exponential backoff capped at maxDelayMs, then gives up', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(scheduler, (socket) => socket.peerClose(1006, ''), opened);
+      const result$ = cold('a', { a: 'Hello.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, reconnect: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 25 } },
+        ),
+      );
+      expectObservable(result$).toBe('59ms #', undefined, expect.any(ConnectionError));
+      scheduler.flush();
+      // closes at +1 after each open; delays 10, 20, 25 (capped)
+      expect(opened).toEqual([0, 11, 32, 58]);
+    });
+  });
+
+  it('a ready timeout is retried like a drop, and reported as TimeoutError at the end', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(scheduler, (socket) => socket.peerOpen(), opened);
+      const result$ = cold('a', { a: 'Hello.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, readyTimeoutMs: 100, reconnect: { maxAttempts: 1, baseDelayMs: 5 } },
+        ),
+      );
+      expectObservable(result$).toBe('205ms #', undefined, expect.any(TimeoutError));
+      scheduler.flush();
+      expect(opened).toEqual([0, 105]);
+    });
+  });
+
+  it('events, in virtual time, with a scripted peer; ids keep increasing across a reconnect', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket, index) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: `s${index}`, run_id: index + 1 });
+          if (index === 0) {
+            socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
+            socket.peerSend(new Uint8Array([1]));
+            socket.peerSend({ type: 'segment.done', segment_id: 0 });
+            socket.peerSend({ type: 'segment.start', segment_id: 1, text: 'Two.' });
+            socket.peerSend(new Uint8Array([2]));
+            socket.peerClose(1006, '');
+          } else {
+            socket.peerSend({ type: 'segment.start', segment_id: 0, text: ' Two.' });
+            socket.peerSend(new Uint8Array([3]));
+            socket.peerSend({ type: 'segment.done', segment_id: 0 });
+            socket.peerSend({ type: 'session.done' });
+            socket.peerClose(1000, '');
+          }
+        },
+        opened,
+      );
+      const sockets: FakeSocket[] = [];
+      FakeSocket.created = sockets;
+      const result$ = cold('(ab|)', { a: 'One. ', b: 'Two.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k y', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, reconnect: { maxAttempts: 2, baseDelayMs: 10 } },
+        ),
+      );
+      expectObservable(result$).toBe('-(rsadtb)---(xSAEo|)', {
+        r: { type: 'ready', session_id: 's0', run_id: 1, config: expect.objectContaining({ output_format: 'wav', voice_id: 1 }) },
+        s: { type: 'segmentStart', segment_id: 0, text: 'One.' },
+        a: { type: 'audio', segment_id: 0, bytes: new Uint8Array([1]) },
+        d: { type: 'segmentDone', segment_id: 0 },
+        t: { type: 'segmentStart', segment_id: 1, text: 'Two.' },
+        b: { type: 'audio', segment_id: 1, bytes: new Uint8Array([2]) },
+        // the new session's segment 0 is seen as 2: ids keep increasing
+        x: { type: 'reconnected', attempt: 1, session_id: 's1', run_id: 2, resent: 'Two.' },
+        S: { type: 'segmentStart', segment_id: 2, text: ' Two.' },
+        A: { type: 'audio', segment_id: 2, bytes: new Uint8Array([3]) },
+        E: { type: 'segmentDone', segment_id: 2 },
+        o: { type: 'done' },
+      });
+      scheduler.flush();
+      expect(opened).toEqual([0, 11]);
+      expect(sockets.map((x) => x.url)).toEqual(['ws://fake/live-tts/ws?api_key=k+y', 'ws://fake/live-tts/ws?api_key=k+y']);
+      expect(sockets[0]!.binaryType).toBe('arraybuffer');
+      const frames = sockets.map((x) => x.sent.map((f) => (JSON.parse(f) as { type: string; text?: string })));
+      expect(frames[0]!.map((f) => f.type)).toEqual(['session.start', 'text.chunk', 'text.chunk', 'text.done']);
+      expect(frames[1]!.map((f) => [f.type, f.text])).toEqual([
+        ['session.start', undefined],
+        ['text.chunk', 'Two.'],
+        ['text.done', undefined],
+      ]);
+    });
+  });
+
+  it('unsubscribing (barge-in) closes with 1000, unsubscribes the text, and emits nothing more', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const opened: number[] = [];
+      const sockets: FakeSocket[] = [];
+      FakeSocket.created = sockets;
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
+          socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
+          socket.peerSend(new Uint8Array([1]));
+          // audio still arriving after the unsubscribe must not leak out
+          scheduler.schedule(() => socket.peerSend(new Uint8Array([2]), true), 8);
+        },
+        opened,
+      );
+      const text = cold('a-b-c-d-e|', { a: 'One. ', b: 'Two. ', c: 'x', d: 'y', e: 'z' });
+      const result$ = text.pipe(
+        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler }),
+      );
+      expectObservable(result$, '^----!').toBe('-(rsa)', {
+        r: { type: 'ready', session_id: 's', run_id: 1, config: expect.objectContaining({ voice_id: 1 }) },
+        s: { type: 'segmentStart', segment_id: 0, text: 'One.' },
+        a: { type: 'audio', segment_id: 0, bytes: new Uint8Array([1]) },
+      });
+      expectSubscriptions(text.subscriptions).toBe('^----!');
+      scheduler.flush();
+      expect(sockets[0]!.closedWith).toBe(1000);
+      expect(sockets[0]!.sent.map((f) => JSON.parse(f).type)).toEqual(['session.start', 'text.chunk', 'text.chunk', 'text.chunk']);
+    });
+  });
+
+  it('a connection lost after every text was delivered completes (nothing missing)', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
+          socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
+          socket.peerSend({ type: 'segment.done', segment_id: 0 });
+          socket.peerClose(1006, '');
+        },
+        [],
+      );
+      const result$ = cold('(a|)', { a: 'One.' }).pipe(
+        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler }),
+        map((e) => e.type),
+      );
+      expectObservable(result$).toBe('-(rsd|)', { r: 'ready', s: 'segmentStart', d: 'segmentDone' });
+    });
+  });
+});
+
+/** A minimal WHATWG-style WebSocket, driven by the test. */
+class FakeSocket {
+  static created: FakeSocket[] = [];
+  readonly url: string;
+  readyState = 0;
+  binaryType = 'blob';
+  readonly sent: string[] = [];
+  closedWith: number | undefined;
+  private readonly listeners = new Map<string, ((event: unknown) => void)[]>();
+  constructor(url: string) {
+    this.url = url;
+    FakeSocket.created.push(this);
+  }
+  addEventListener(type: string, listener: (event: unknown) => void): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+  send(data: string): void {
+    this.sent.push(data);
+  }
+  close(code = 1000): void {
+    if (this.readyState === 3) return;
+    this.closedWith = code;
+    this.readyState = 3;
+  }
+  private fire(type: string, event: unknown): void {
+    for (const listener of this.listeners.get(type) ?? []) listener(event);
+  }
+  peerOpen(): void {
+    this.readyState = 1;
+    this.fire('open', {});
+  }
+  peerSend(frame: object | Uint8Array, evenIfClosed = false): void {
+    if (this.readyState !== 1 && !evenIfClosed) return;
+    this.fire('message', { data: frame instanceof Uint8Array ? frame.buffer.slice(0) : JSON.stringify(frame) });
+  }
+  peerClose(code: number, reason: string): void {
+    if (this.readyState === 3 && this.closedWith !== undefined) return;
+    this.readyState = 3;
+    this.fire('close', { code, reason });
+  }
+}

@@ -23,7 +23,9 @@ export const SENTENCE_CASES: SentenceCase[] = [
   t('en-us', 'basic', 'Tabs too.', '\tNext one.'),
   t('en-us', 'basic', 'A sentence with numbers 42.', ' 7 more came.'),
   t('en-us', 'basic', 'So did I.', ' Then we left.'),
-  t('en-us', 'basic', 'He left.', ' "Where?"', ' she asked.'),
+  t('en-us', 'basic', 'The answer?', ' 42.', ' Then we left.'),
+  t('en-us', 'list', 'Why?', ' - Because.', '\n- Next item'),
+  t('en-us', 'basic', 'He left.', ' "Where?" she asked.'),
   t('en-us', 'basic', 'lower case is fine. and this continues.'),
   t('en-us', 'basic', 'Trailing space. '),
   // --- English: titles and abbreviations
@@ -84,7 +86,7 @@ export const SENTENCE_CASES: SentenceCase[] = [
   // --- quotes and brackets
   t('en-us', 'quotes', 'He said "Hi."', ' Then he left.'),
   t('en-us', 'quotes', 'She wrote "Done!"', ' Nobody answered.'),
-  t('en-us', 'quotes', '"Why?"', ' he asked.'),
+  t('en-us', 'quotes', '"Why?" he asked.', ' She shrugged.'),
   t('en-us', 'quotes', 'He said \u201cHello.\u201d', ' She smiled.'),
   t('en-us', 'quotes', 'It works (mostly.)', ' Try it.'),
   t('en-us', 'quotes', 'See the note (it is short).', ' Read it.'),
@@ -125,6 +127,8 @@ export const SENTENCE_CASES: SentenceCase[] = [
   t('fr-fr', 'abbreviation', 'Des villes, etc. sont là.'),
   t('fr-fr', 'quotes', '« Bonjour ! »', ' Il est parti.'),
   t('fr-fr', 'quotes', 'Il a dit « oui. »', ' Puis il est parti.'),
+  t('fr-fr', 'quotes', '« Bonjour ! » dit-il.', ' Il sourit.'),
+  t('en-us', 'quotes', 'She yelled "Stop!"', ' Everyone froze.'),
   t('fr-fr', 'number', 'Cela coûte 1.000,50 € aujourd\u2019hui.'),
   t('fr-fr', 'number', 'Il fait 3,5 degrés.', ' Froid.'),
   t('fr-fr', 'abbreviation', 'Voir p. 5 du livre.'),

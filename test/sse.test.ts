@@ -117,7 +117,19 @@ describe('createSseParser: spec cases', () => {
     const p = createSseParser({ onEvent: () => undefined });
     p.feed('id: 5\ndata: x\n\ndata: y\n\n');
     expect(p.lastEventId()).toBe('5');
+    p.feed('id: 6\ndata: z\n\n');
+    p.end();
+    expect(p.lastEventId()).toBe('6'); // kept for a reconnection
     p.feed('id\ndata: z\n\n');
+    expect(p.lastEventId()).toBe('');
+    p.feed('id: 7\n');
+    expect(p.lastEventId()).toBe(''); // set at the blank line, not at the id line
+    p.feed('\n');
+    expect(p.lastEventId()).toBe('7'); // even by an event without data
+    p.feed('id: 8\n');
+    p.end(); // an unfinished event's id is dropped
+    expect(p.lastEventId()).toBe('7');
+    p.reset();
     expect(p.lastEventId()).toBe('');
   });
 

@@ -136,6 +136,8 @@ export class HttpTransport {
   readonly #dispatcher: Dispatcher | undefined;
   readonly #fetch: FetchLike;
   readonly #warned = new Set<string>();
+  /** Kinds of the runs our own task Observables produced (bounded), for local bulk checks. */
+  readonly #runKinds = new Map<number, string>();
   readonly config: ResolvedConfig;
 
   constructor(config: ResolvedConfig, apiKey: string) {
@@ -170,6 +172,21 @@ export class HttpTransport {
     if (this.#warned.has(id)) return;
     this.#warned.add(id);
     this.config.warn(message, `RXVOICE_DEPRECATED_${id.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`);
+  }
+
+  /** Remember that `runId` came from a task of `family` (kept for the last 10 000 runs). */
+  rememberRun(runId: number, family: string): void {
+    this.#runKinds.delete(runId);
+    this.#runKinds.set(runId, family);
+    if (this.#runKinds.size > 10_000) {
+      const oldest = this.#runKinds.keys().next();
+      if (!oldest.done) this.#runKinds.delete(oldest.value);
+    }
+  }
+
+  /** The family of a run produced by this client's task Observables, if known. */
+  runFamily(runId: number): string | undefined {
+    return this.#runKinds.get(runId);
   }
 
   /** Close the keep-alive agent owned by the client (no-op for injected dispatchers). */

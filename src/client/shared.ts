@@ -48,18 +48,29 @@ export function checkRunIds(runIds: readonly number[], endpoint: string): number
 /**
  * Bulk results for any number of ids: 1 id goes to the single-result path (the entry
  * carries `audio`), 2+ ids are split in batches of 2 to 5 sent concurrently (bounded by
- * `bulkConcurrency`) and merged (entries carry `output_url`).
+ * `bulkConcurrency`) and merged (entries carry `output_url`). Ids of runs this client's
+ * task Observables produced are checked locally for the kind (`family`).
  */
 export function bulkResults(
   transport: HttpTransport,
   runIds: readonly number[],
   bulkPath: string,
+  family: string,
   single: (runId: number, options: CallOptions) => Observable<Uint8Array>,
   options: CallOptions,
 ): Observable<BulkResultMap> {
   const endpoint = `POST ${bulkPath}`;
   return defer(() => {
     const ids = checkRunIds(runIds, endpoint);
+    // Runs this client's own task Observables produced have a known kind: a run of
+    // another kind is rejected locally (the service would answer 422).
+    const foreign = runIds.flatMap((id, i) => {
+      const kind = transport.runFamily(id);
+      return kind !== undefined && kind !== family
+        ? [{ loc: ['body', 'run_ids', i], msg: `run ${id} is a ${kind} run, not a ${family} run`, type: 'value_error' }]
+        : [];
+    });
+    if (foreign.length > 0) throw new ValidationError(foreign, { source: 'local', endpoint });
     if (ids.length === 1) {
       const id = ids[0]!;
       return single(id, options).pipe(map((audio): BulkResultMap => ({ [String(id)]: { audio } })));

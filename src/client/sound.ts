@@ -45,9 +45,10 @@ export class SoundResource {
    * Results of any number of runs, keyed by run id. Duplicates are removed; 1 id is
    * fetched by the single-result path (entry `{ audio }`); 2+ ids go to
    * POST /text-to-sound-results in concurrent batches of 2 to 5 (entries `{ output_url }`).
+   * Runs this client's task Observables made of another kind are rejected locally.
    */
   results(runIds: readonly number[], options: CallOptions = {}): Observable<BulkResultMap> {
-    return bulkResults(this.#transport, runIds, routes.textToSoundResults, (id, o) => this.result(id, o), options);
+    return bulkResults(this.#transport, runIds, routes.textToSoundResults, this.family.name, (id, o) => this.result(id, o), options);
   }
 
   /** The whole task: create, poll, fetch the audio bytes. The last event is the result. */

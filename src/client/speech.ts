@@ -61,7 +61,7 @@ export class SpeechResource {
   fetchResults(runIds: readonly number[], options: CallOptions = {}): Observable<BulkResultMap> {
     return defer(() => {
       this.#deprecated('fetchResults');
-      return bulkResults(this.#transport, runIds, routes.fetchTtsResults, (id, o) => this.#result(id, o), options);
+      return bulkResults(this.#transport, runIds, routes.fetchTtsResults, this.family.name, (id, o) => this.#result(id, o), options);
     });
   }
 

@@ -141,6 +141,7 @@ export function pollTask<R>(
               if (runId === null || runId === undefined) {
                 return throwError(() => new ProtocolError(`${family.name} task ${taskId} is SUCCESS but carries no run_id`));
               }
+              transport.rememberRun(runId, family.name);
               return family.result(runId, options).pipe(
                 map((result): TaskResultEvent<R> => ({ type: 'result', task_id: taskId, run_id: runId, result })),
               );

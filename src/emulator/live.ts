@@ -133,6 +133,8 @@ class LiveSession {
   private pumpRequested = false;
   private binaryFramesSent = 0;
   private readonly attempts = new Map<number, number>();
+  /** Whitespace-only text waiting to lead the next segment. */
+  private whitespace = '';
 
   constructor(
     private readonly socket: WebSocket,
@@ -285,8 +287,14 @@ class LiveSession {
     this.maybeFinish();
   }
 
-  private addSegment(text: string): void {
-    if (text.trim().length === 0) return;
+  /** A piece of text becomes a segment; whitespace-only pieces lead the next segment. */
+  private addSegment(piece: string): void {
+    if (piece.trim().length === 0) {
+      this.whitespace += piece;
+      return;
+    }
+    const text = this.whitespace + piece;
+    this.whitespace = '';
     this.segments.push({ id: this.segments.length, text, state: 'waiting' });
     this.schedule();
   }

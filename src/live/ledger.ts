@@ -14,7 +14,11 @@
  * Memory stays bounded: text before the last completed segment is dropped.
  */
 
-const isWhitespace = (ch: string): boolean => /\s/.test(ch);
+const isWhitespace = (ch: string): boolean => {
+  const code = ch.charCodeAt(0);
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return /\s/.test(ch);
+};
 
 interface Cursor {
   /** Index into `chunks`. */

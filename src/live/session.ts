@@ -25,6 +25,7 @@ import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import {
   CloseCodes,
+  MAX_AUDIO_FRAME_BYTES,
   ServerFrameSchema,
   SessionConfigSchema,
   type ClientFrame,
@@ -213,10 +214,11 @@ function toBytes(data: unknown): Uint8Array | undefined {
  * `ready`, then per segment `segmentStart`, `audio`..., `segmentDone` (or `segmentSkipped`),
  * and `done`.</span>
  *
- * Subscribing validates the options (a {@link ValidationError} before anything is sent),
- * opens the WebSocket, sends `session.start` and subscribes to the text source at once.
- * Text that arrives before `session.ready` is buffered and sent, in order, right after
- * it; each non-empty string becomes one `text.chunk`. When the text source completes,
+ * Subscribing validates the options (a {@link ValidationError} before anything is sent,
+ * no connection made), opens the WebSocket, sends `session.start` and subscribes to the
+ * text source at once (so that an LLM starts producing while the socket connects). Text
+ * that arrives before `session.ready` is buffered and sent, in order, right after it;
+ * each non-empty string becomes one `text.chunk` (empty strings are skipped). When the text source completes,
  * `text.done` is sent; the output completes after `session.done` and a clean close.
  *
  * ```
@@ -226,12 +228,18 @@ function toBytes(data: unknown): Uint8Array | undefined {
  * (r = ready, s = segmentStart, a = audio, d = segmentDone, D = done)
  *
  * Errors (all {@link RxVoiceError}s carry `unspoken`, the text pushed but not yet
- * delivered as audio, in order, and `closeCode` when a close caused them):
+ * delivered as audio, in order, leading whitespace trimmed, and `closeCode` when a close
+ * caused them; text of skipped segments is not in `unspoken`, it was reported on its
+ * `segmentSkipped` event):
  * - close 4401: `AuthenticationError`; 4400: `SessionRejectedError` (message of the
  *   `session.error`); 4402: `CreditsExhaustedError`;
- * - any other unclean close (1006, ...): `ConnectionError` (retryable);
+ * - any other unclean close (1006, ...), or a clean close before `session.done` with
+ *   text still unspoken: `ConnectionError` with `closeCode` and `reason` (retryable). A
+ *   connection lost after the text source completed and every text was delivered
+ *   completes normally instead (nothing is missing; no `done` event then);
  * - a frame that breaks the protocol (bad JSON, unknown frame, audio outside a segment,
- *   out-of-order segment ids): `ProtocolError`, and the socket is closed;
+ *   an audio frame over 64 KiB, out-of-order segment ids): `ProtocolError`, and the
+ *   socket is closed (1002);
  * - no `session.ready` within `readyTimeoutMs`: `TimeoutError`;
  * - the text source errors: the socket is closed and its error is passed on, with
  *   `unspoken` set on it when it is an object.
@@ -242,10 +250,13 @@ function toBytes(data: unknown): Uint8Array | undefined {
  *
  * Reconnect (option `reconnect`, off by default): after an abnormal close (a
  * `ConnectionError` or a ready timeout, never 4400/4401/4402), a new session is opened
- * after an exponential backoff (through `scheduler`), a `reconnected` event is emitted,
- * and exactly the text not yet delivered is sent again, in order (then `text.done` again
- * if it had been sent). Segments already delivered are not spoken twice. The segment
- * that was receiving audio when the connection dropped is abandoned: its partial audio
+ * after an exponential backoff (`baseDelayMs` doubling up to `maxDelayMs`, through
+ * `scheduler`); once it is ready a `reconnected` event is emitted (no second `ready`),
+ * and exactly the text not yet delivered is sent again, in order, as one `text.chunk`
+ * (then `text.done` again if it had been sent); new text then flows as before. Text
+ * pushed during the outage is kept and sent with it. `maxAttempts` counts attempts in a
+ * row: a delivered segment resets the count. Segments already delivered are not spoken
+ * twice. The segment that was receiving audio when the connection dropped is abandoned: its partial audio
  * was emitted but no `segmentDone` follows; its text is spoken again as a later segment.
  * `concatSegments()` drops such partial segments. The server numbers the segments of a
  * new session from 0 again; rxvoice shifts them so that the `segment_id`s the consumer
@@ -279,7 +290,8 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
         return undefined;
       }
       const { config, scheduler, apiKey } = resolved;
-      const scrub = (text: string): string => redact(text, [apiKey, encodeURIComponent(apiKey)]);
+      const scrub = (text: string): string =>
+        redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
       const ledger = new SpeechLedger();
       /** Text pushed while no session was ready, to send (in order) once one is. */
       let outbox: string[] = [];
@@ -448,6 +460,10 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
           protocolError(attempt, 'The server sent a binary frame of an unsupported type');
           return;
         }
+        if (bytes.byteLength > MAX_AUDIO_FRAME_BYTES) {
+          protocolError(attempt, `The server sent an audio frame of ${bytes.byteLength} bytes (at most ${MAX_AUDIO_FRAME_BYTES})`);
+          return;
+        }
         emit({ type: 'audio', segment_id: idOffset + attempt.inProgress, bytes });
       };
 
@@ -472,10 +488,11 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
         if (attempt.disposed) return;
         attempt.disposed = true;
         attempt.readyTimer?.unsubscribe();
-        const cleanEnd =
-          code === CloseCodes.normal &&
-          (attempt.sessionDone || (attempt.textDoneSent && ledger.unspoken() === '' && attempt.inProgress === undefined));
-        if (cleanEnd) {
+        const allDelivered = textComplete && ledger.unspoken() === '' && attempt.inProgress === undefined;
+        const cleanEnd = code === CloseCodes.normal && (attempt.sessionDone || allDelivered);
+        // A connection lost after every text was delivered: nothing is missing, complete.
+        const lostAfterAll = allDelivered && code !== CloseCodes.invalidKey && code !== CloseCodes.rejected && code !== CloseCodes.creditsExhausted;
+        if (cleanEnd || lostAfterAll) {
           finish();
           return;
         }

@@ -40,7 +40,7 @@ export interface SegmentSentencesOptions {
  *
  * ```
  * tokens:    -a----b---c-------|      a = "Hello wor", b = "ld. Why", c = "? Then"
- * sentences: -------x----y-----(z|)   x = "Hello world.", y = " Why?", z = " Then"
+ * sentences: ------x---y-------(z|)   x = "Hello world.", y = " Why?", z = " Then"
  * ```
  *
  * With `idleTimeout`, trailing text without a boundary is flushed after that silence, cut

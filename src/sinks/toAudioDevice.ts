@@ -1,5 +1,5 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import type { OperatorFunction } from 'rxjs';
+import { asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { PcmFormat } from '../audio/wav.js';
 import { pcmSeconds, streamingWavHeader } from '../audio/pcm.js';
 import type { SpokenSegment } from '../live/events.js';
@@ -21,6 +21,8 @@ export interface AudioDeviceOptions {
   spawn?: (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
   /** After SIGTERM on unsubscribe, SIGKILL follows after this many ms. Default 500. */
   killGraceMs?: number;
+  /** Times the kill grace and the wait for a dying player's exit. Default `asyncScheduler`. */
+  scheduler?: SchedulerLike;
 }
 
 export interface AudioDevicePlaying {
@@ -93,6 +95,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
   const spawn = options.spawn ?? nodeSpawn;
   const env = options.env ?? process.env;
   const grace = options.killGraceMs ?? 500;
+  const scheduler = options.scheduler ?? asyncScheduler;
   return sinkOperator<AudioDeviceInput, AudioDeviceProgress>((fail) => {
     const assembler = new PcmAssembler('toAudioDevice');
     let child: ChildProcess | undefined;
@@ -107,7 +110,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
     let pcmBytes = 0;
     let format: PcmFormat | undefined;
     let stderrTail = '';
-    let killTimer: ReturnType<typeof setTimeout> | undefined;
+    let killTimer: Subscription | undefined;
 
     const failure = (exit: Exit): SinkError => {
       const how = exit.error
@@ -137,7 +140,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
       });
       void exited.then((exit) => {
         exitInfo = exit;
-        if (killTimer) clearTimeout(killTimer);
+        killTimer?.unsubscribe();
         killTimer = undefined;
         // Died while we were still streaming: that is a failure, even between writes.
         if (!stdinClosed && !interrupted) fail(failure(exit));
@@ -160,7 +163,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
         for (const piece of pieces) await Promise.race([active.write(piece), death]);
       } catch (error) {
         // A broken pipe usually means the player is dying: report how it ended.
-        const exit = exitInfo ?? (await exitedWithin(exited as Promise<Exit>, 1000));
+        const exit = exitInfo ?? (await exitedWithin(exited as Promise<Exit>, 1000, scheduler));
         if (exit) throw failure(exit);
         throw toSinkError(error, `toAudioDevice could not write to ${command ?? 'the player'}`, 'player_failed');
       }
@@ -176,14 +179,15 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
     };
 
     const piecesOf = (value: AudioDeviceInput, first: boolean): Uint8Array[] => {
+      const segment = value as SpokenSegment;
+      if (kindOf(value) !== input) {
+        const what = isPcmChunk(value) ? 'a PCM chunk' : `segment ${segment.segment_id} (${segment.format ?? 'WAV'})`;
+        throw new SinkError('format_mismatch', `toAudioDevice: ${what} does not match the stream, which is ${input ?? ''}`);
+      }
       if (input === 'wav') {
         const pieces = assembler.push(value);
         format = assembler.format;
         return pieces;
-      }
-      const segment = value as SpokenSegment;
-      if (kindOf(value) !== input) {
-        throw new SinkError('format_mismatch', `toAudioDevice: segment ${segment.segment_id} is ${segment.format ?? 'WAV'} but the stream is ${input ?? ''}`);
       }
       let audio = segment.audio;
       if (input === 'mp3' || input === 'aac') {
@@ -241,7 +245,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
         if (!proc || exitInfo || proc.exitCode !== null || proc.signalCode !== null) return;
         proc.stdin?.destroy();
         proc.kill('SIGTERM');
-        killTimer = setTimeout(() => {
+        killTimer = scheduler.schedule(() => {
           if (!exitInfo) proc.kill('SIGKILL');
         }, grace);
       },
@@ -249,7 +253,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
         interrupted = true;
         writer?.detach();
         if (exited) await exited;
-        if (killTimer) clearTimeout(killTimer);
+        killTimer?.unsubscribe();
         killTimer = undefined;
       },
     };
@@ -257,10 +261,10 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
 }
 
 /** The exit of the player if it comes within `ms`, else undefined. */
-function exitedWithin(exited: Promise<Exit>, ms: number): Promise<Exit | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+function exitedWithin(exited: Promise<Exit>, ms: number, scheduler: SchedulerLike): Promise<Exit | undefined> {
+  let timer: Subscription | undefined;
   const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
+    timer = scheduler.schedule(() => resolve(undefined), ms);
   });
-  return Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([exited, timeout]).finally(() => timer?.unsubscribe());
 }

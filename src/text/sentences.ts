@@ -21,8 +21,11 @@
  *     abbreviations: the sentence ends as soon as the character after the stop run is seen,
  *     whatever it is (a space is enough; no need to wait for the next word). Until that
  *     character arrives the stop run might still grow (`?!`, a closing `"` or `」`), so
- *     `"Why?"` at the very end of a chunk waits for the next character: that is the only way
- *     to keep the result independent of chunking.
+ *     `Why?` at the very end of a chunk waits for the next character: that is the only way
+ *     to keep the result independent of chunking. Exceptions: when closing quotes/brackets
+ *     follow the stop (`"Why?" he asked.`), the next non-space character decides (a lower-case
+ *     word continues the sentence); in French (`fr`) a spaced closing `»` may follow
+ *     (`« Oui ! »`), so there too the next non-space character decides.
  *   - `.` and `…` are decided by the first non-space character after them: a lower-case
  *     letter, `,` `;` `:` continue the sentence; a capital, a digit, a caseless letter (CJK,
  *     Arabic, Devanagari...) or an opening quote/bracket end it, except after an abbreviation
@@ -87,7 +90,6 @@ const OTHER = 6;
 
 const LIST_MARKER = /^(?:[-*•–]|\d{1,3}[.)]|[A-Za-z][.)])$/;
 const LIST_PREFIX = /^(?:[-*•–]|\d{1,3}[.)]?|[A-Za-z][.)]?)$/;
-const SINGLE_LETTER = /^\p{L}$/u;
 const SHORT_NUMBER = /^\d{1,3}$/;
 const RE_UPPER = /^[\p{Lu}\p{Lt}]$/u;
 const RE_LOWER = /^\p{Ll}$/u;
@@ -205,11 +207,14 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   let kind = DOT;
   let termWs = false;
   let cornerClose = false;
+  let closed = false; // closing quotes/brackets followed the stop
   let dotWordStart = 0;
   let dotPos = 0;
   let dotLineStart = false;
   let nlCand = -1;
   let nlLook = '';
+  /** The current piece starts at a line start (start of input, or a piece after a cut at a line break). */
+  let atLineStart = true;
 
   function reset(): void {
     len = 0;
@@ -255,18 +260,23 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     partsLen = rest.length;
     const processed = len - at;
     reset();
+    atLineStart = false; // a line break in the rest is seen again by the replay
     for (let i = 0; i < processed; i++) step(rest.charCodeAt(i));
   }
 
   /** Class of the word before the dot at `dotPos` (computed lazily: most dots never need it). */
   function wordClass(): number {
-    const raw = textRange(Math.max(dotWordStart, dotPos - 40), dotPos);
+    if (dotPos - dotWordStart > 16) return PLAIN; // longer than any abbreviation
+    const raw = textRange(dotWordStart, dotPos);
     let k = 0;
     while (k < raw.length && !isWordChar(raw.charCodeAt(k))) k++;
     const w = k > 0 ? raw.slice(k) : raw;
     if (w.length === 0) return PLAIN;
     if (dotLineStart && k === 0 && (SHORT_NUMBER.test(w) || (w.length === 1 && w <= 'z'))) return NOT_END;
-    if (SINGLE_LETTER.test(w)) return w === 'I' ? PLAIN : ALWAYS;
+    if (w.length === 1) {
+      const cls = classify(w.charCodeAt(0));
+      if (cls === UPPER || cls === LOWER || cls === CASELESS) return w === 'I' ? PLAIN : ALWAYS;
+    }
     if (rules.ordinalDot && SHORT_NUMBER.test(w)) return NOT_END;
     const lw = w.toLowerCase();
     if (rules.always.has(lw)) return ALWAYS;
@@ -343,7 +353,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       }
       if (phase === TERM && !termWs) {
         termWs = true;
-        if (kind === STRONG && !rules.spacedClosers) {
+        if (kind === STRONG && !rules.spacedClosers && !closed) {
           cut(cand);
           step(c);
           return;
@@ -373,6 +383,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
         }
         if (isCloser(c)) {
           cornerClose = c === 0x300d || c === 0x300f;
+          closed = true;
           cand = len + 1;
           lastCode = c;
           len++;
@@ -390,12 +401,15 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
         if (rules.spacedClosers && nlBefore === 0 && isSpacedCloser(c)) {
           cand = len + 1;
           termWs = false;
+          closed = true;
           lastCode = c;
           len++;
+          if (len >= maxBuffer) forceCut();
           return;
         }
         phase = TEXT;
-        if (kind === STRONG || dotEnds(c, nlBefore > 0)) {
+        // `"Why?" he asked.`: a quoted question or exclamation followed by a lower-case word goes on
+        if (kind === STRONG ? !(closed && nlBefore === 0 && classify(c) === LOWER) : dotEnds(c, nlBefore > 0)) {
           cut(cand);
           step(c);
           return;
@@ -405,7 +419,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
 
     if (newWord) {
       wordStart = len;
-      wordLineStart = !hasContent || nlBefore > 0;
+      wordLineStart = nlBefore > 0 || (!hasContent && atLineStart);
       if (nlBefore > 0) {
         lineIsList = false;
         if (hasContent && nlBefore === 1 && phase === TEXT) {
@@ -425,12 +439,14 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       cand = len + 1;
       termWs = false;
       cornerClose = false;
+      closed = false;
     } else if (c === 0x2e || c === 0x2026) {
       phase = TERM;
       kind = c === 0x2e ? DOT : ELLIPSIS;
       cand = len + 1;
       termWs = false;
       cornerClose = false;
+      closed = false;
       dotWordStart = wordStart;
       dotPos = len;
       dotLineStart = wordLineStart;
@@ -480,6 +496,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       parts = [];
       partsLen = 0;
       reset();
+      atLineStart = true;
       const r = take();
       if (rest.length > 0) r.push(rest);
       return r;

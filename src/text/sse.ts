@@ -72,11 +72,14 @@ export interface SseParserOptions {
 export interface SseParser {
   /** Feed the next chunk: UTF-8 bytes or text. Throws {@link SseError} past a limit. */
   feed(chunk: string | Uint8Array): void;
-  /** The input is over: flushes the decoder; an unfinished event is dropped. Then resets. */
+  /**
+   * The input is over: flushes the decoder; an unfinished event is dropped. Then the
+   * parser is ready for a new stream (a reconnection); `lastEventId()` is kept.
+   */
   end(): void;
   /** Forget everything buffered (partial line, event, decoder bytes, BOM state). */
   reset(): void;
-  /** The stream's last event id so far (persists across events, `''` at first). */
+  /** The stream's last event id so far (persists across events and `end()`; `''` at first and after `reset()`). */
   lastEventId(): string;
 }
 
@@ -109,6 +112,9 @@ export function createSseParser(options: SseParserOptions): SseParser {
   let hasData = false;
   let id: string | undefined;
   let retry: number | undefined;
+  /** The spec's "last event ID buffer": set by `id` lines, never cleared by a dispatch. */
+  let idBuffer = '';
+  /** The spec's "last event ID string": takes the buffer's value at each blank line. */
   let lastId = '';
 
   function clearEvent(): void {
@@ -119,7 +125,8 @@ export function createSseParser(options: SseParserOptions): SseParser {
     retry = undefined;
   }
 
-  function reset(): void {
+  /** Forget the stream's buffers; the last event id is kept (for a reconnection). */
+  function resetStream(): void {
     clearEvent();
     decoder = undefined;
     decoderHolds = false;
@@ -127,7 +134,12 @@ export function createSseParser(options: SseParserOptions): SseParser {
     pending = [];
     pendingLength = 0;
     skipLF = false;
+    idBuffer = lastId;
+  }
+
+  function reset(): void {
     lastId = '';
+    resetStream();
   }
 
   function fail(type: SseErrorType, limit: number, message: string): never {
@@ -136,6 +148,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   }
 
   function dispatch(): void {
+    lastId = idBuffer;
     if (!hasData) {
       clearEvent();
       return;
@@ -216,7 +229,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
       case 'id':
         if (value.indexOf('\u0000') === -1) {
           id = value;
-          lastId = value;
+          idBuffer = value;
         }
         break;
       case 'retry':
@@ -311,6 +324,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
           if (id !== undefined) event.id = id;
           if (retry !== undefined) event.retry = retry;
           clearEvent();
+          lastId = idBuffer;
           pos = lf + 2;
           onEvent(event);
           lf = text.indexOf('\n', pos);
@@ -382,7 +396,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
     },
     end() {
       if (decoder !== undefined) feedText(decoder.decode());
-      reset();
+      resetStream();
     },
     reset,
     lastEventId() {

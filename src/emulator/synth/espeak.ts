@@ -11,8 +11,8 @@
  * text is spoken once as SSML with a long `<break>` between words; the breaks are
  * found again as silences, each word's audio is cut out, and the words are joined
  * with short fixed pauses (longer after punctuation). The timings are then exact
- * sample counts of the audio we return. When the silences cannot be matched to the
- * words (a word with a long inner pause), each word is spoken on its own instead.
+ * sample counts of the audio we return. When fewer silences than breaks are found
+ * (a word that makes no sound), each word is spoken on its own instead.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -339,8 +339,8 @@ function silentFrames(pcm: Int16Array, sampleRate: number): boolean[] {
 }
 
 /**
- * Sample ranges of `count` words separated by long silences, or undefined when the
- * long inner silences do not number exactly `count - 1`.
+ * Sample ranges of `count` words separated by long silences (the `count - 1` longest
+ * inner ones), or undefined when there are fewer than `count - 1`.
  */
 function splitOnGaps(pcm: Int16Array, count: number, sampleRate: number): [number, number][] | undefined {
   const frame = Math.max(1, Math.round(sampleRate * FRAME_SECONDS));
@@ -360,7 +360,12 @@ function splitOnGaps(pcm: Int16Array, count: number, sampleRate: number): [numbe
       runStart = -1;
     }
   }
-  if (gaps.length !== count - 1) return undefined;
+  if (gaps.length < count - 1) return undefined;
+  if (gaps.length > count - 1) {
+    // A word with a long pause of its own: the inserted breaks are the longest silences.
+    const longest = [...gaps].sort((a, b) => b[1] - b[0] - (a[1] - a[0]) || a[0] - b[0]).slice(0, count - 1);
+    gaps.splice(0, gaps.length, ...longest.sort((a, b) => a[0] - b[0]));
+  }
   const regions: [number, number][] = [];
   let start = first;
   for (const [gapStart, gapEnd] of gaps) {

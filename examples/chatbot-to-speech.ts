@@ -1,0 +1,101 @@
+/**
+ * A chat-bot's streamed answer, spoken as it streams: any OpenAI-compatible endpoint
+ * (the real `openai` package), tokens through `fromTokens`, speech through a live
+ * session, to the speaker (when a player exists) and to `out/chatbot.wav`.
+ *
+ *   npx tsx examples/chatbot-to-speech.ts
+ *       (no env: a built-in fake OpenAI-compatible server and the embedded emulator)
+ *   OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-... OPENAI_MODEL=gpt-4o-mini \
+ *   RXVOICE_API_KEY=... RXVOICE_BASE_URL=... npx tsx examples/chatbot-to-speech.ts "Why is the sky blue?"
+ *
+ * Flags: --synth espeak|tone (embedded emulator), --no-play, --out FILE.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import OpenAI from 'openai';
+import { EMPTY, lastValueFrom, merge, share, tap, type Observable } from 'rxjs';
+import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import { createClient, type SpokenSegment } from '../src/index.js';
+import { speak } from '../src/live/session.js';
+import { concatSegments } from '../src/operators/index.js';
+import { findPlayer, toAudioDevice, toWavFile } from '../src/sinks/index.js';
+import { fromTokens } from '../src/sources/index.js';
+import { startFakeOpenAi, type FakeOpenAiServer } from './lib/fake-openai.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    synth: { type: 'string', default: 'espeak' },
+    out: { type: 'string', default: 'out/chatbot.wav' },
+    'no-play': { type: 'boolean', default: false },
+  },
+});
+const question = positionals[0] ?? 'How do I make a good cup of coffee?';
+const outPath = resolve(values.out);
+mkdirSync(dirname(outPath), { recursive: true });
+
+// The chat-bot: a real endpoint from the environment, or the built-in fake one.
+let fake: FakeOpenAiServer | undefined;
+if (!process.env['OPENAI_BASE_URL'] && !process.env['OPENAI_API_KEY']) {
+  fake = await startFakeOpenAi({ apiKey: 'sk-fake' });
+  console.error(`chat-bot: built-in fake OpenAI-compatible server at ${fake.baseURL}`);
+}
+const openai = new OpenAI({
+  baseURL: fake?.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
+  apiKey: fake ? 'sk-fake' : (process.env['OPENAI_API_KEY'] ?? ''),
+});
+const model = process.env['OPENAI_MODEL'] ?? 'gpt-4o-mini';
+
+// The speech service: RXVOICE_* from the environment, or the embedded emulator.
+let emulator: Emulator | undefined;
+let apiKey = process.env['RXVOICE_API_KEY'];
+let baseUrl = process.env['RXVOICE_BASE_URL'];
+if (!apiKey && !baseUrl) {
+  emulator = await startEmulator({ synth: values.synth === 'tone' ? 'tone' : 'espeak' });
+  apiKey = emulator.apiKey;
+  baseUrl = emulator.baseUrl;
+  console.error(`speech: embedded emulator at ${baseUrl}`);
+}
+const client = createClient({ apiKey, baseUrl });
+const player = values['no-play'] ? undefined : await findPlayer('wav').catch(() => undefined);
+
+try {
+  const stream = await openai.chat.completions.create({
+    model,
+    stream: true,
+    messages: [
+      { role: 'system', content: 'You are a friendly assistant. Answer in a few short paragraphs.' },
+      { role: 'user', content: question },
+    ],
+  });
+  console.log(`> ${question}\n`);
+
+  const segments$ = fromTokens(stream).pipe(
+    tap((token) => process.stdout.write(token)),
+    speakWith({ voice_id: 1, output_format: 'wav' }),
+    concatSegments(),
+    share(),
+  );
+  let spoken = 0;
+  const written$ = segments$.pipe(
+    tap((segment: SpokenSegment) => {
+      spoken++;
+      console.error(`  [segment ${segment.segment_id}: ${segment.audio.byteLength} bytes]`);
+    }),
+    toWavFile(outPath),
+  );
+  const played$: Observable<unknown> = player ? segments$.pipe(toAudioDevice({ player })) : EMPTY;
+  await lastValueFrom(merge(written$, played$), { defaultValue: undefined });
+  console.log(`\n\nspoke ${spoken} segments to ${outPath}${player ? ` and through ${player.command}` : ' (no audio player found: playback skipped)'}`);
+} finally {
+  await client.close();
+  await emulator?.close();
+  await fake?.close();
+}
+
+/** `client.speak` when the client has it, else the session operator with the same key. */
+function speakWith(options: Parameters<typeof speak>[1]): ReturnType<typeof speak> {
+  const method = (client as unknown as { speak?: (o: Parameters<typeof speak>[1]) => ReturnType<typeof speak> }).speak;
+  return method ? method.call(client, options) : speak({ wsUrl: client.wsUrl, apiKey: apiKey ?? '' }, options);
+}

@@ -1,0 +1,161 @@
+/**
+ * The live-captions example in headless Chromium: the page plays each segment's audio,
+ * highlights the words in order as `currentTime` passes them, and "Interrupt" stops at
+ * once: audio paused, no further word highlighted, and the server-side live session's
+ * WebSocket closed. The API key never reaches the page.
+ *
+ * Needs `/usr/bin/chromium` (CI installs Debian's `chromium`); skipped when absent.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { WebSocket } from 'ws';
+import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import { createClient, type RxVoiceClient } from '../src/index.js';
+import { speakFactory, startCaptionsServer, type CaptionsServer } from '../examples/captions-ui/server.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`captions-ui.test: ${CHROMIUM} not found; skipping the headless Chromium test (CI installs it).`);
+
+const WORD_SECONDS = 0.3;
+const SECRET_KEY = 'rxv-captions-secret-key-7731';
+const TEXT =
+  'Captions follow the voice closely. Every word lights up in turn. ' +
+  'The audio plays segment by segment. An interrupt stops everything at once. ' +
+  'Nothing more should be highlighted after that. This sentence must never be heard.';
+
+/** Every live session socket the server opens, to check they close. */
+const liveSockets: WebSocket[] = [];
+class TrackingWebSocket extends WebSocket {
+  constructor(address: string | URL, protocols?: string | string[], options?: WebSocket.ClientOptions) {
+    super(address, protocols, options);
+    liveSockets.push(this);
+  }
+}
+
+interface Highlight {
+  segment_id: number;
+  index: number;
+  word: string;
+  start: number;
+  currentTime: number;
+}
+interface PageState {
+  status: string;
+  highlighted: Highlight[];
+  segments: Array<{ segment_id: number; text: string; words: Array<{ word: string; start: number; end: number }> }>;
+  played: number[];
+  interrupted: boolean;
+  serverClosedSession: boolean;
+  errors: string[];
+}
+
+describe.skipIf(!hasChromium)('captions UI in headless Chromium', () => {
+  let emulator: Emulator;
+  let client: RxVoiceClient;
+  let captions: CaptionsServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ synth: 'tone', toneWordSeconds: WORD_SECONDS, apiKeys: [SECRET_KEY] });
+    client = createClient({ apiKey: SECRET_KEY, baseUrl: emulator.baseUrl, WebSocket: TrackingWebSocket as unknown as typeof WebSocket });
+    // Tokens keep coming for ~5 s, so the session is still live when the test interrupts.
+    captions = await startCaptionsServer({ speak: speakFactory(client, SECRET_KEY), pace: { chars: [3, 5], delayMs: [60, 80] } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--autoplay-policy=no-user-gesture-required',
+      ],
+    });
+    page = await browser.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await captions?.close();
+    await client?.close();
+    await emulator?.close();
+  });
+
+  const state = (): Promise<PageState> => page.evaluate(() => (window as unknown as { captions: PageState }).captions);
+  const audio = (): Promise<{ currentTime: number; paused: boolean; src: string }> =>
+    page.evaluate(() => {
+      const el = document.getElementById('player') as HTMLAudioElement;
+      return { currentTime: el.currentTime, paused: el.paused, src: el.src };
+    });
+
+  it('highlights words in order as the audio plays, and Interrupt stops everything', async () => {
+    const framesToPage: string[] = [];
+    page.on('websocket', (ws) => {
+      ws.on('framereceived', (frame) => {
+        if (typeof frame.payload === 'string') framesToPage.push(frame.payload);
+      });
+    });
+    await page.goto(captions.url);
+    await page.waitForFunction(() => (window as unknown as { captions: PageState }).captions.status === 'ready');
+    await page.fill('#text', TEXT);
+    await page.click('#speak');
+
+    // Words light up while the audio element plays.
+    await page.waitForFunction(() => (window as unknown as { captions: PageState }).captions.highlighted.length >= 6, undefined, {
+      timeout: 15_000,
+    });
+    const t1 = (await audio()).currentTime;
+    await page.waitForTimeout(400);
+    const playing = await audio();
+    expect(playing.paused).toBe(false);
+    expect(playing.currentTime).toBeGreaterThan(t1);
+    expect(playing.src).toMatch(/^blob:/);
+
+    // In order: by segment, then by word index; each word only once its start has passed.
+    const before = await state();
+    expect(before.errors).toEqual([]);
+    const order = before.highlighted.map((h) => [h.segment_id, h.index] as const);
+    for (let i = 1; i < order.length; i++) {
+      const [ps, pi] = order[i - 1] as readonly [number, number];
+      const [s, idx] = order[i] as readonly [number, number];
+      expect(s > ps || (s === ps && idx === pi + 1) || (s > ps && idx === 0)).toBe(true);
+    }
+    for (const h of before.highlighted) {
+      const segment = before.segments.find((seg) => seg.segment_id === h.segment_id);
+      expect(segment?.words[h.index]?.word).toBe(h.word);
+      if (h.currentTime > 0) expect(h.currentTime).toBeGreaterThanOrEqual(h.start - 0.05);
+    }
+    expect(before.played[0]).toBe(before.segments[0]?.segment_id);
+    expect(captions.stats().sessionsActive).toBe(1);
+    expect(liveSockets.length).toBeGreaterThanOrEqual(1);
+
+    // Interrupt: silence at once, the server ends the session, nothing more is highlighted.
+    await page.click('#interrupt');
+    expect((await audio()).paused).toBe(true);
+    await page.waitForFunction(() => (window as unknown as { captions: PageState }).captions.status === 'interrupted');
+    const atInterrupt = await state();
+    expect(atInterrupt.serverClosedSession).toBe(true);
+    await page.waitForTimeout(1000);
+    const after = await state();
+    expect(after.highlighted.length).toBe(atInterrupt.highlighted.length);
+    expect((await audio()).paused).toBe(true);
+    const totalWords = TEXT.split(/\s+/).length;
+    expect(after.highlighted.length).toBeLessThan(totalWords);
+    expect(after.highlighted.some((h) => h.word === 'heard.')).toBe(false);
+
+    const stats = captions.stats();
+    expect(stats).toMatchObject({ sessionsStarted: 1, sessionsActive: 0, sessionsEnded: 1, interrupts: 1 });
+    await expect.poll(() => liveSockets.every((s) => s.readyState === WebSocket.CLOSED), { timeout: 5000 }).toBe(true);
+
+    // The key stayed on the server.
+    expect(await page.content()).not.toContain(SECRET_KEY);
+    expect(readFileSync(new URL('../examples/captions-ui/app.js', import.meta.url), 'utf8')).not.toContain(SECRET_KEY);
+    expect(framesToPage.length).toBeGreaterThan(0);
+    expect(framesToPage.some((f) => f.includes(SECRET_KEY))).toBe(false);
+  });
+});
