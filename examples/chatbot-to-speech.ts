@@ -17,7 +17,6 @@ import OpenAI from 'openai';
 import { EMPTY, lastValueFrom, merge, share, tap, type Observable } from 'rxjs';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { createClient, type SpokenSegment } from '../src/index.js';
-import { speak } from '../src/live/session.js';
 import { concatSegments } from '../src/operators/index.js';
 import { findPlayer, toAudioDevice, toWavFile } from '../src/sinks/index.js';
 import { fromTokens } from '../src/sources/index.js';
@@ -73,7 +72,7 @@ try {
 
   const segments$ = fromTokens(stream).pipe(
     tap((token) => process.stdout.write(token)),
-    speakWith({ voice_id: 1, output_format: 'wav' }),
+    client.speak({ voice_id: 1, output_format: 'wav' }),
     concatSegments(),
     share(),
   );
@@ -92,10 +91,4 @@ try {
   await client.close();
   await emulator?.close();
   await fake?.close();
-}
-
-/** `client.speak` when the client has it, else the session operator with the same key. */
-function speakWith(options: Parameters<typeof speak>[1]): ReturnType<typeof speak> {
-  const method = (client as unknown as { speak?: (o: Parameters<typeof speak>[1]) => ReturnType<typeof speak> }).speak;
-  return method ? method.call(client, options) : speak({ wsUrl: client.wsUrl, apiKey: apiKey ?? '' }, options);
 }

@@ -15,7 +15,6 @@ import { EMPTY, lastValueFrom, merge, share, tap, type Observable } from 'rxjs';
 import { parseWavHeader } from '../src/audio/wav.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { createClient, type LiveSpeechEvent, type SpokenSegment } from '../src/index.js';
-import { speak } from '../src/live/session.js';
 import { concatSegments } from '../src/operators/index.js';
 import { findPlayer, toAudioDevice, toWavFile } from '../src/sinks/index.js';
 import { CHAT_ANSWER, tokenStream } from './lib/chat-answer.js';
@@ -68,12 +67,11 @@ const text$ = tokenStream(CHAT_ANSWER).pipe(
   }),
 );
 
-const speakOperator = speakWith(client);
 const timings = new Map<number, SegmentTiming>();
 let searchFrom = 0;
 
 const events$ = text$.pipe(
-  speakOperator({ voice_id: Number(values.voice), word_timestamps: true, output_format: 'wav' }),
+  client.speak({ voice_id: Number(values.voice), word_timestamps: true, output_format: 'wav' }),
   tap((event: LiveSpeechEvent) => {
     if (event.type === 'segmentStart') {
       const located = locate(event.text);
@@ -177,10 +175,4 @@ function printTimeline(): void {
       `whole run ${((finished - started) / 1000).toFixed(2)} s`,
   );
   console.log(`  wrote ${relative(process.cwd(), outPath) || outPath}${player ? `; played with ${player.command}` : '; no audio player found, playback skipped'}`);
-}
-
-/** `client.speak` when the client has it, else the session operator with the emulator's key. */
-function speakWith(c: ReturnType<typeof createClient>): (options: Parameters<typeof speak>[1]) => ReturnType<typeof speak> {
-  const method = (c as unknown as { speak?: (options: Parameters<typeof speak>[1]) => ReturnType<typeof speak> }).speak;
-  return method ? method.bind(c) : (options) => speak({ wsUrl: c.wsUrl, apiKey: emulator.apiKey }, options);
 }

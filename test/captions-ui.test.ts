@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { createClient, type RxVoiceClient } from '../src/index.js';
-import { speakFactory, startCaptionsServer, type CaptionsServer } from '../examples/captions-ui/server.js';
+import { createClient, type ClientOptions, type RxVoiceClient } from '../src/index.js';
+import { startCaptionsServer, type CaptionsServer } from '../examples/captions-ui/server.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -60,9 +60,9 @@ describe.skipIf(!hasChromium)('captions UI in headless Chromium', () => {
 
   beforeAll(async () => {
     emulator = await startEmulator({ synth: 'tone', toneWordSeconds: WORD_SECONDS, apiKeys: [SECRET_KEY] });
-    client = createClient({ apiKey: SECRET_KEY, baseUrl: emulator.baseUrl, WebSocket: TrackingWebSocket as unknown as typeof WebSocket });
+    client = createClient({ apiKey: SECRET_KEY, baseUrl: emulator.baseUrl, WebSocket: TrackingWebSocket as unknown as NonNullable<ClientOptions['WebSocket']> });
     // Tokens keep coming for ~5 s, so the session is still live when the test interrupts.
-    captions = await startCaptionsServer({ speak: speakFactory(client, SECRET_KEY), pace: { chars: [3, 5], delayMs: [60, 80] } });
+    captions = await startCaptionsServer({ speak: (options) => client.speak(options), pace: { chars: [3, 5], delayMs: [60, 80] } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [

@@ -217,3 +217,58 @@ describe('properties', () => {
     );
   });
 });
+
+describe('realistic passages', () => {
+  const passages: Array<[string, string[]]> = [
+    [
+      'en-us',
+      [
+        'Sure!',
+        " Here's a quick overview of the U.S. economy in 2023.",
+        ' GDP grew by approx. 2.5% (see Fig. 2).',
+        ' The Fed raised rates to 5.25%–5.5%.',
+        ' Key points:',
+        '\n\n1. Inflation fell.',
+        '\n2. Jobs grew.',
+        '\n3. Housing cooled.',
+        '\n\nIn short, it was a "soft landing."',
+        " What's next?",
+        ' Nobody knows... but analysts at Goldman Sachs Inc. expect growth of ~1.5%.',
+        ' Visit https://www.bea.gov/data/gdp for details, or email info@bea.gov.',
+        ' Thanks!',
+      ],
+    ],
+    [
+      'de-de',
+      [
+        'Am 3. Oktober 1990 wurde Deutschland wiedervereinigt.',
+        ' Der Vertrag trat um 0.00 Uhr in Kraft.',
+        ' Bundeskanzler war Dr. Helmut Kohl.',
+        ' Die Feier fand u.a. in Berlin statt, z.B. vor dem Reichstag.',
+        ' Es kamen ca. 1 Mio. Menschen.',
+        ' Ist das nicht toll?',
+        ' Ja!',
+      ],
+    ],
+    [
+      'fr-fr',
+      [
+        'M. Macron a parlé hier soir.',
+        ' Il a dit : « Nous devons agir ! »',
+        ' Puis il est parti.',
+        ' Le prix est de 1.234,56 € environ.',
+        " C'est cher, n'est-ce pas ?",
+        " Oui… mais c'est la vie.",
+      ],
+    ],
+    ['ja-jp', ['今日はいい天気ですね。', '散歩に行きましょうか？', 'はい、行きましょう！', '「楽しいね。」と彼女は言った。']],
+  ];
+  for (const [locale, pieces] of passages) {
+    it(`segments a ${locale} passage, fed whole or in 4-character tokens`, () => {
+      const text = pieces.join('');
+      expect(segmentAll(text, locale)).toEqual(pieces);
+      const cuts = Array.from({ length: Math.floor(text.length / 4) }, (_, k) => (k + 1) * 4);
+      expect(segmentAll(text, locale, cuts)).toEqual(pieces);
+    });
+  }
+});

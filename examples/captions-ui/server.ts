@@ -21,8 +21,8 @@ import { parseArgs } from 'node:util';
 import { finalize, type OperatorFunction, type Subscription } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { createClient, type RxVoiceClient, type SpokenSegment } from '../../src/index.js';
-import { speak, type SpeakOptions, type WebSocketConstructorLike } from '../../src/live/session.js';
+import { createClient, type SpokenSegment } from '../../src/index.js';
+import type { SpeakOptions } from '../../src/live/session.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { concatSegments } from '../../src/operators/index.js';
 import { CHAT_ANSWER, tokenStream, type TokenPace } from '../lib/chat-answer.js';
@@ -163,14 +163,6 @@ export async function startCaptionsServer(options: CaptionsServerOptions): Promi
   };
 }
 
-/** `client.speak` when the client has it, else the session operator with the same key. */
-export function speakFactory(client: RxVoiceClient, apiKey: string): SpeakFactory {
-  const method = (client as unknown as { speak?: SpeakFactory }).speak;
-  return method
-    ? method.bind(client)
-    : (o) => speak({ wsUrl: client.wsUrl, apiKey, WebSocket: client.config.WebSocket as unknown as WebSocketConstructorLike }, o);
-}
-
 async function runMain(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -190,7 +182,7 @@ async function runMain(): Promise<void> {
   }
   const client = createClient({ apiKey, baseUrl });
   const captions = await startCaptionsServer({
-    speak: speakFactory(client, apiKey ?? ''),
+    speak: (o) => client.speak(o),
     port: Number(values.port),
     host: values.host,
   });

@@ -3,11 +3,7 @@
  * reaches the service: `RXVOICE_API_KEY` / `RXVOICE_BASE_URL`, or with neither an
  * embedded emulator started for the command.
  */
-import type { Observable, OperatorFunction } from 'rxjs';
-import { createClient, type CallOptions, type RxVoiceClient } from '../index.js';
-import type { TranslationStreamRequest } from '../client/schemas.js';
-import type { LiveSpeechEvent } from '../live/events.js';
-import { speak, type SpeakOptions } from '../live/session.js';
+import { createClient, type RxVoiceClient } from '../index.js';
 import { startEmulator } from '../emulator/index.js';
 import { AuthenticationError } from '../client/errors.js';
 import { UsageError } from './exit-codes.js';
@@ -21,17 +17,8 @@ export interface CommandContext {
   secrets: Array<string | undefined>;
 }
 
-/** A live speech session operator for the given options. */
-export type SpeakFunction = (options: SpeakOptions) => OperatorFunction<string, LiveSpeechEvent>;
-/** The deprecated streaming translation (POST /translation/stream), pieces of text. */
-export type TranslateStreamFunction = (request: TranslationStreamRequest, options?: CallOptions) => Observable<string>;
-
 export interface Connection {
   client: RxVoiceClient;
-  /** `client.speak`. */
-  speak: SpeakFunction;
-  /** `client.translateStream`. */
-  translateStream: TranslateStreamFunction;
   baseUrl: string;
   /** True when an embedded emulator serves this command. */
   embedded: boolean;
@@ -66,7 +53,6 @@ export async function connect(context: CommandContext): Promise<Connection> {
     const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, env: {}, warn: quiet });
     return {
       client,
-      ...bind(client, emulator.apiKey),
       baseUrl: emulator.baseUrl,
       embedded: true,
       async close() {
@@ -85,25 +71,14 @@ export async function connect(context: CommandContext): Promise<Connection> {
   const client = createClient({ apiKey, baseUrl, env: {}, warn: quiet });
   return {
     client,
-    ...bind(client, apiKey),
     baseUrl,
     embedded: false,
     close: () => closeClient(client),
   };
 }
 
-/** The client's speak and translateStream methods. */
-function bind(client: RxVoiceClient, apiKey: string): { speak: SpeakFunction; translateStream: TranslateStreamFunction } {
-  const methods = client as unknown as { speak?: SpeakFunction };
-  return {
-    speak: methods.speak ? methods.speak.bind(client) : (options) => speak({ wsUrl: client.wsUrl, apiKey }, options),
-    translateStream: (request, options) => client.translateStream(request, options),
-  };
-}
-
 async function closeClient(client: RxVoiceClient): Promise<void> {
-  const closable = client as unknown as { close?: () => unknown };
-  if (typeof closable.close === 'function') await closable.close();
+  await client.close();
 }
 
 /**

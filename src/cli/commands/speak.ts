@@ -51,7 +51,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
   // Reports go to stdout, unless stdout carries the audio.
   const report: CliOutput = output === '-' ? io.stderr : io.stdout;
 
-  return withConnection(context, async ({ speak }) => {
+  return withConnection(context, async ({ client }) => {
     const progress = startProgress(io.stderr, 'speak', { silent: values.json === true });
     const lost: string[] = [];
     let segments = 0;
@@ -59,7 +59,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
     let sessionId: string | undefined;
     try {
       const text$: Observable<string> = textArg === '-' ? fromTokens(io.stdin) : of(textArg);
-      const speakOperator = speak({
+      const speakOperator = client.speak({
         voice_id: voiceId,
         output_format: 'wav',
         word_timestamps: wordTimestamps,

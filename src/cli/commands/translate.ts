@@ -30,10 +30,11 @@ export async function translateCommand(argv: string[], context: CommandContext):
   const text = arg === '-' ? await readAll(io.stdin) : arg;
   if (text.trim() === '') throw new UsageError('the text to translate is empty', 'translate');
 
-  return withConnection(context, async ({ translateStream }) => {
+  return withConnection(context, async ({ client }) => {
     let last = '';
     let received = '';
-    const pieces$ = translateStream({
+    const pieces$ = client
+      .translateStream({
         text,
         source_language: from,
         target_language: to,
