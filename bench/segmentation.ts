@@ -144,6 +144,7 @@ export async function run(options: { chars?: number; rounds?: number } = {}): Pr
   return [
     throughput('segmentSentences vs windowed Intl.Segmenter: English prose', corpus(chars, (l) => l.startsWith('en')), 'en-us', rounds),
     throughput('segmentSentences vs windowed Intl.Segmenter: 12-language table text', corpus(chars), 'en-us', rounds),
+    throughput('segmentSentences vs windowed Intl.Segmenter: Chinese and Japanese', corpus(chars / 2, (l) => l.startsWith('zh') || l.startsWith('ja')), 'zh-cn', rounds),
     {
       name: 'segmentSentences vs Intl.Segmenter: accuracy on the sentence table',
       ours: acc.ours,

@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
 import { encodeWav16 } from '../src/audio/wav.js';
+import { VirtualTimeScheduler, VirtualAction } from 'rxjs';
 import { main, type CliIo } from '../src/cli/main.js';
+import { startProgress } from '../src/cli/progress.js';
 import { pseudoLocalize, startEmulator, type Emulator } from '../src/emulator/index.js';
 
 const { WaveFile } = wavefile;
@@ -181,6 +183,13 @@ describe('rxvoice speak', () => {
     stdin.destroy();
   });
 
+  it('--play without any audio player exits 1 with one line naming the players', async () => {
+    const run = await cli(['speak', 'Nobody can hear this.', '--play'], { ...envFor(), PATH: join(dir, 'no-players-here') });
+    expect(run.code).toBe(1);
+    expect(errorLines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(/aplay/);
+  });
+
   it('exits 5 when the credits run out (live close 4402)', async () => {
     const run = await cli(['speak', 'No credits for this.', '-o', 'poor.wav'], envFor(POOR_KEY));
     expect(run.code).toBe(5);
@@ -313,6 +322,46 @@ describe('exit codes and messages', () => {
     const run = await cli(['voices'], { RXVOICE_API_KEY: 'k-unreachable', RXVOICE_BASE_URL: 'http://127.0.0.1:9' });
     expect(run.code).toBe(6);
     expect(lines(run.stderr)).toHaveLength(1);
+  });
+});
+
+describe('progress on stderr', () => {
+  it('draws a spinner with status and elapsed time on a TTY, and clears it at the end', () => {
+    const tty = new Collector();
+    tty.isTTY = true;
+    const scheduler = new VirtualTimeScheduler(VirtualAction, 1000);
+    const progress = startProgress(tty, 'sound', { scheduler, now: () => scheduler.now() });
+    progress.update('PENDING', 'task t1');
+    scheduler.flush();
+    const frames = tty.text().split('\r\x1b[2K').filter((f) => f !== '');
+    expect(frames.length).toBeGreaterThan(10);
+    expect(frames.at(-1)).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] sound: PENDING task t1 \(1\.0 s\)$/);
+    expect(new Set(frames.map((f) => f[0])).size).toBeGreaterThan(5);
+    progress.above(() => tty.write('a line\n'));
+    expect(tty.text()).toMatch(/\r\x1b\[2Ka line\n\r\x1b\[2K. sound: PENDING task t1 \(1\.0 s\)$/);
+    progress.succeed('wrote x.wav');
+    expect(tty.text().endsWith('\r\x1b[2Kwrote x.wav (1.0 s)\n')).toBe(true);
+    const length = tty.text().length;
+    scheduler.flush();
+    expect(tty.text().length).toBe(length); // the spinner stopped
+  });
+
+  it('prints one plain line per status change otherwise, and nothing when silent', () => {
+    const plain = new Collector();
+    let now = 0;
+    const progress = startProgress(plain, 'sound', { now: () => now });
+    progress.update('PENDING', 'task t1');
+    now = 500;
+    progress.update('PENDING', 'task t1');
+    now = 1500;
+    progress.update('SUCCESS', 'run 3');
+    progress.succeed('wrote x.wav');
+    expect(plain.text()).toBe('sound: PENDING task t1 (0.0 s)\nsound: SUCCESS run 3 (1.5 s)\nwrote x.wav (1.5 s)\n');
+    const silent = new Collector();
+    const quiet = startProgress(silent, 'sound', { silent: true });
+    quiet.update('PENDING');
+    quiet.succeed('done');
+    expect(silent.text()).toBe('');
   });
 });
 

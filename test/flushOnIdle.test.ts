@@ -97,4 +97,20 @@ describe('segmentSentences idle flush', () => {
       expectObservable(failed.pipe(segmentSentences({ idleTimeout: 5, scheduler }))).toBe('-(x#)', { x: 'one two' });
     });
   });
+
+  it('rejects a negative or non-finite timeout at once', () => {
+    expect(() => segmentSentences({ idleTimeout: -1 })).toThrow(RangeError);
+    expect(() => segmentSentences({ firstIdleTimeout: Number.NaN })).toThrow(/firstIdleTimeout/);
+  });
+
+  it('with only firstIdleTimeout, flushes the first piece quickly and never again', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a 9ms b 9ms |', { a: 'first words ', b: 'later words ' });
+      expectObservable(source.pipe(segmentSentences({ firstIdleTimeout: 3, scheduler }))).toBe('3ms x 16ms (y|)', {
+        x: 'first words',
+        y: ' later words ',
+      });
+    });
+  });
 });

@@ -319,7 +319,11 @@ describe('speak: sessions with the emulator', () => {
       if (event.type === 'segmentStart') {
         expect(current).toBeUndefined();
         current = event.segment_id;
-      } else if (event.type === 'audio') expect(event.segment_id).toBe(current);
+      } else if (event.type === 'audio') {
+        expect(event.segment_id).toBe(current);
+        // a plain Uint8Array view, not ws's Buffer
+        expect(Object.getPrototypeOf(event.bytes)).toBe(Uint8Array.prototype);
+      }
       else if (event.type === 'segmentDone') {
         expect(event.segment_id).toBe(current);
         current = undefined;

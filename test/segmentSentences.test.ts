@@ -41,6 +41,17 @@ describe('segmentSentences', () => {
     });
   });
 
+  it('matches the marble diagram of its documentation', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = cold('-a----b---c-------|', { a: 'Hello wor', b: 'ld. Why', c: '? Then' });
+      expectObservable(source.pipe(segmentSentences())).toBe('------x---y-------(z|)', {
+        x: 'Hello world.',
+        y: ' Why?',
+        z: ' Then',
+      });
+    });
+  });
+
   it('"Hello world." waits for the next word; "Why?" goes at the next character', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       const dot = cold('a-b-c-|', { a: 'Hello world.', b: ' ', c: 'This' });

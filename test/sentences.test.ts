@@ -188,6 +188,25 @@ describe('properties', () => {
     );
   });
 
+  it('returned pieces plus pending() always equal the text fed so far', () => {
+    fc.assert(
+      fc.property(textArb, fc.array(fc.nat({ max: 80 }), { maxLength: 10 }), localeArb, (text, cuts, locale) => {
+        const s = createSentenceSegmenter(locale ? { locale } : {});
+        let returned = '';
+        let last = 0;
+        for (const at of [...cuts].map((c) => Math.min(c, text.length)).sort((a, b) => a - b)) {
+          returned += s.feed(text.slice(last, at)).join('');
+          last = at;
+          expect(returned + s.pending()).toBe(text.slice(0, at));
+        }
+        returned += s.feed(text.slice(last)).join('') + s.end().join('');
+        expect(returned).toBe(text);
+        expect(s.pending()).toBe('');
+      }),
+      { numRuns: 800 },
+    );
+  });
+
   it('stays lossless with flushWords interleaved', () => {
     fc.assert(
       fc.property(textArb, fc.array(fc.nat({ max: 80 }), { maxLength: 8 }), (text, cuts) => {

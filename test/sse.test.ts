@@ -236,6 +236,50 @@ function peerEvents(chunks: Uint8Array[]): Array<{ event: string; data: string; 
   return out;
 }
 
+/** Arbitrary bytes, heavy on line ends, field names, BOM bytes and broken UTF-8 sequences. */
+const sseBytes = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom('data: ', 'data:', 'event: e', 'id: 1', 'retry: 5', ':c', '\n', '\r', '\r\n', '\n\n', 'x', ' ').map((t) => [...enc.encode(t)]),
+      fc.array(fc.constantFrom(0xef, 0xbb, 0xbf, 0xc0, 0xc2, 0xc3, 0xe0, 0xed, 0xf0, 0xf4, 0xf5, 0x80, 0x9f, 0xa0, 0xa9, 0xff, 0x00), { minLength: 1, maxLength: 4 }),
+    ),
+    { maxLength: 50 },
+  )
+  .map((parts) => Uint8Array.from(parts.flat()));
+
+describe('bytes: any chunking equals decoding the whole input first', () => {
+  it('random bytes, broken UTF-8 included, random chunkings', () => {
+    fc.assert(
+      fc.property(sseBytes, fc.array(fc.nat(), { maxLength: 12 }), (bytes, cuts) => {
+        const whole = parseChunks([new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes)]);
+        expect(parseChunks(chunkBytes(bytes, cuts))).toStrictEqual(whole);
+      }),
+      { numRuns: Number(process.env.SSE_DIFF_RUNS ?? 1500) },
+    );
+  });
+
+  it('strings and bytes mixed in one stream', () => {
+    const bytes = enc.encode('data: é');
+    expect(parseChunks([bytes.subarray(0, 7), 'x\n\n'])).toStrictEqual([ev('\uFFFDx')]);
+    expect(parseChunks([new Uint8Array([0xef, 0xbb]), 'data: y\n\n'])).toStrictEqual([]);
+    expect(parseChunks([new Uint8Array([0xef]), new Uint8Array([0xbb, 0xbf]), enc.encode('data: z\n\n')])).toStrictEqual([ev('z')]);
+  });
+
+  it('maxLineLength counts characters, for bytes too', () => {
+    const line = 'data: ' + 'é'.repeat(10) + '\n\n'; // 16 characters, 26 bytes
+    const ok = createSseParser({ onEvent: () => undefined, maxLineLength: 16 });
+    ok.feed(enc.encode(line));
+    const tooSmall = createSseParser({ onEvent: () => undefined, maxLineLength: 15 });
+    expect(() => tooSmall.feed(enc.encode(line))).toThrow(SseError);
+    const split = createSseParser({ onEvent: () => undefined, maxLineLength: 15 });
+    const b = enc.encode(line);
+    expect(() => {
+      split.feed(b.subarray(0, 9));
+      split.feed(b.subarray(9));
+    }).toThrow(SseError);
+  });
+});
+
 describe('differential: eventsource-parser', () => {
   it('same events (event, data, id) on random inputs and random chunkings', () => {
     fc.assert(

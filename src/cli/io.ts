@@ -33,9 +33,17 @@ export function processIo(): CliIo {
   };
 }
 
-/** Subscribe to SIGINT and SIGTERM of this process. */
+/**
+ * Subscribe to SIGINT and SIGTERM of this process. A second signal while the first is
+ * being handled (cleanup stuck) exits at once with 130.
+ */
 export function processInterrupts(handler: (signal: string) => void): () => void {
-  const onSignal = (signal: NodeJS.Signals): void => handler(signal);
+  let received = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    received++;
+    if (received > 1) process.exit(130);
+    handler(signal);
+  };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return () => {
@@ -52,13 +60,4 @@ export function writeLine(out: CliOutput, line: string): void {
 /** Write one JSON object as one line (`--json` output). */
 export function writeJson(out: CliOutput, value: unknown): void {
   out.write(`${JSON.stringify(value)}\n`);
-}
-
-/** Resolves once everything written to `out` so far was handed to the OS. */
-export function drain(out: CliOutput): Promise<void> {
-  return new Promise((resolve) => {
-    if (!out.write('', () => resolve())) {
-      // write() returns false on backpressure; the callback still fires once flushed.
-    }
-  });
 }

@@ -28,6 +28,8 @@ export interface Progress {
   stop(): void;
   /** Seconds since start. */
   elapsed(): number;
+  /** Run `print` (which writes whole lines to the terminal) with the spinner line cleared, then redraw it. */
+  above(print: () => void): void;
 }
 
 /** Start showing progress of `label` on `out`. */
@@ -85,5 +87,14 @@ export function startProgress(out: CliOutput, label: string, options: ProgressOp
       clear();
     },
     elapsed,
+    above(print) {
+      if (!tty || silent || stopped) {
+        print();
+        return;
+      }
+      clear();
+      print();
+      render();
+    },
   };
 }

@@ -9,28 +9,16 @@ import { WebSocket as WsWebSocket } from 'ws';
 import { z } from 'zod';
 import { RxVoiceError } from './errors.js';
 import { routes } from './routes.js';
+import type { WebSocketConstructorLike } from '../live/session.js';
 
 /** A fetch-compatible function (undici's `fetch` or the global one). */
 export type FetchLike = (input: string, init: Record<string, unknown>) => Promise<Response>;
 
-/** The part of a WebSocket the live session uses (the WHATWG API: browsers, undici, `ws`). */
-export interface WebSocketLike {
-  readonly readyState: number;
-  binaryType: string;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: never) => void): void;
-}
-
 /**
  * A WebSocket constructor for the live session: `ws`'s (takes `{ headers }` third) or a
- * browser-style one. Structurally the same as `WebSocketConstructorLike` of `src/live/session.ts`.
+ * browser-style one. Defined once, in `src/live/session.ts`.
  */
-export type WebSocketConstructor = new (
-  url: string,
-  protocols?: string | string[],
-  options?: { headers?: Record<string, string> },
-) => WebSocketLike;
+export type WebSocketConstructor = WebSocketConstructorLike;
 
 /** Hook called with deprecation warnings (once per deprecated method or feature). */
 export type WarnHook = (message: string, code: string) => void;

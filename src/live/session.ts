@@ -200,9 +200,9 @@ interface ErrorEventLike {
 }
 
 function toBytes(data: unknown): Uint8Array | undefined {
-  // ws hands a fresh Buffer per message (a Uint8Array): a view, no copy.
-  if (data instanceof Uint8Array) return data;
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  // ws hands a fresh Buffer per message: a plain Uint8Array view on it, no copy (a view,
+  // not the Buffer itself, so that `.slice()` copies as it does on any Uint8Array).
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   return undefined;
 }
@@ -491,7 +491,12 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
         const allDelivered = textComplete && ledger.unspoken() === '' && attempt.inProgress === undefined;
         const cleanEnd = code === CloseCodes.normal && (attempt.sessionDone || allDelivered);
         // A connection lost after every text was delivered: nothing is missing, complete.
-        const lostAfterAll = allDelivered && code !== CloseCodes.invalidKey && code !== CloseCodes.rejected && code !== CloseCodes.creditsExhausted;
+        const lostAfterAll =
+          everReady &&
+          allDelivered &&
+          code !== CloseCodes.invalidKey &&
+          code !== CloseCodes.rejected &&
+          code !== CloseCodes.creditsExhausted;
         if (cleanEnd || lostAfterAll) {
           finish();
           return;
@@ -529,9 +534,8 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
             : new resolved.WebSocket(resolved.url);
         } catch (cause) {
           retryOrFail(
-            new ConnectionError(`Could not open the live session: ${scrub(cause instanceof Error ? cause.message : String(cause))}`, {
-              cause: undefined,
-            }),
+            // no `cause`: the original message may hold the address (and a query key)
+            new ConnectionError(`Could not open the live session: ${scrub(cause instanceof Error ? cause.message : String(cause))}`),
           );
           return;
         }

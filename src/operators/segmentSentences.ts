@@ -63,11 +63,17 @@ export interface SegmentSentencesOptions {
  * ```
  *
  * @param options Locale, buffer bound, idle flush timeouts (ms) and scheduler.
+ * @throws {RangeError} When `idleTimeout` or `firstIdleTimeout` is negative or not finite.
  * @return A function that returns an Observable of sentences (strings, never empty).
  */
 export function segmentSentences(options: SegmentSentencesOptions = {}): OperatorFunction<string, string> {
   const { locale, maxBufferSize, idleTimeout, firstIdleTimeout } = options;
   const scheduler = options.scheduler ?? asyncScheduler;
+  for (const [name, value] of [['idleTimeout', idleTimeout], ['firstIdleTimeout', firstIdleTimeout]] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
+      throw new RangeError(`segmentSentences: ${name} must be a finite number of milliseconds >= 0, got ${String(value)}`);
+    }
+  }
   return (source) =>
     new Observable<string>((subscriber) => {
       const segmenter = createSentenceSegmenter({

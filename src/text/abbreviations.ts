@@ -20,6 +20,8 @@ export interface LocaleRules {
   readonly semicolonQuestion: boolean;
   /** Closing quotes may follow the stop after a space (French `« Oui ! »`). */
   readonly spacedClosers: boolean;
+  /** Length of the longest abbreviation (a longer word before a dot is never one). */
+  readonly longest: number;
 }
 
 const COMMON_ALWAYS = [
@@ -77,9 +79,12 @@ export function rulesFor(locale: string | undefined): LocaleRules {
   const lang = languageOf(locale);
   const hit = cache.get(lang);
   if (hit) return hit;
+  const always = [...COMMON_ALWAYS, ...(LANGUAGE_ALWAYS[lang] ?? [])];
+  const numeric = [...COMMON_NUMERIC, ...(LANGUAGE_NUMERIC[lang] ?? [])];
   const rules: LocaleRules = {
-    always: new Set([...COMMON_ALWAYS, ...(LANGUAGE_ALWAYS[lang] ?? [])]),
-    numeric: new Set([...COMMON_NUMERIC, ...(LANGUAGE_NUMERIC[lang] ?? [])]),
+    always: new Set(always),
+    numeric: new Set(numeric),
+    longest: Math.max(...always.map((w) => w.length), ...numeric.map((w) => w.length)),
     ordinalDot: ORDINAL_DOT.has(lang),
     semicolonQuestion: lang === 'el',
     spacedClosers: lang === 'fr',

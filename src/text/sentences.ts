@@ -97,6 +97,11 @@ const RE_LETTER = /^[\p{L}\p{M}]$/u;
 const RE_DIGIT = /^\p{Nd}$/u;
 const RE_PUNCT = /^[\p{P}\p{S}]$/u;
 
+/** ASCII characters that, inside a word and outside a stop run, change nothing but the length. */
+const INERT_ASCII = new Uint8Array(128);
+for (let c = 33; c < 127; c++) INERT_ASCII[c] = c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3b ? 0 : 1;
+
+/** Whether a UTF-16 code unit is whitespace (Unicode White_Space, but for the rarely used U+180E). */
 export function isWhitespace(c: number): boolean {
   if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
   if (c < 0x85) return false;
@@ -161,6 +166,17 @@ function classify(c: number): number {
     return OTHER;
   }
   if (c >= 0xd800 && c <= 0xdfff) return CASELESS; // astral: emoji, CJK ext., ... (decided on the code unit)
+  const known = CLASS_CACHE[c]!;
+  if (known !== 0) return known - 1;
+  const cls = classifyBmp(c);
+  CLASS_CACHE[c] = cls + 1;
+  return cls;
+}
+
+/** Classes of BMP code units beyond ASCII, plus one; 0 when not computed yet. */
+const CLASS_CACHE = new Uint8Array(0x10000);
+
+function classifyBmp(c: number): number {
   if (isOpener(c)) return OPEN;
   if (c === 0x2013 || c === 0x2014 || c === 0x060c || c === 0x3001 || c === 0xff0c) return CONTINUE;
   const s = String.fromCharCode(c);
@@ -186,6 +202,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   const rules: LocaleRules = rulesFor(options.locale);
   const greek = rules.semicolonQuestion;
   const maxBuffer = Math.max(16, options.maxBufferSize ?? 65536);
+  const longestWord = Math.max(rules.longest, 3) + 4; // leading quotes and brackets
 
   let parts: string[] = [];
   let partsLen = 0;
@@ -266,12 +283,12 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
 
   /** Class of the word before the dot at `dotPos` (computed lazily: most dots never need it). */
   function wordClass(): number {
-    if (dotPos - dotWordStart > 16) return PLAIN; // longer than any abbreviation
+    if (dotPos - dotWordStart > longestWord) return PLAIN; // longer than any abbreviation or list number
     const raw = textRange(dotWordStart, dotPos);
     let k = 0;
     while (k < raw.length && !isWordChar(raw.charCodeAt(k))) k++;
     const w = k > 0 ? raw.slice(k) : raw;
-    if (w.length === 0) return PLAIN;
+    if (w.length === 0 || w.length > rules.longest) return PLAIN;
     if (dotLineStart && k === 0 && (SHORT_NUMBER.test(w) || (w.length === 1 && w <= 'z'))) return NOT_END;
     if (w.length === 1) {
       const cls = classify(w.charCodeAt(0));
@@ -472,11 +489,11 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       let i = 0;
       while (i < n) {
         if (phase === TEXT && nlCand < 0 && !inWs && len > 0) {
-          // fast path: inside a word, ASCII letters and digits change nothing but the length
+          // fast path: inside a word, a character that is neither space nor stop changes nothing but the length
           let j = i;
           while (j < n) {
             const c = text.charCodeAt(j);
-            if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) j++;
+            if (c < 0x80 ? INERT_ASCII[c] === 1 : !isWhitespace(c) && !isStrong(c, greek) && c !== 0x2026) j++;
             else break;
           }
           if (j > i && len + (j - i) < maxBuffer) {

@@ -27,7 +27,7 @@
  * `maxLineLength` / `maxEventSize` bound the memory a hostile peer can make us hold: past
  * them `feed` throws an {@link SseError} and the parser resets.
  */
-import { isAscii } from 'node:buffer';
+import { Buffer, isAscii } from 'node:buffer';
 import { RxVoiceError } from '../client/errors.js';
 
 /** One dispatched server-sent event. */
@@ -97,9 +97,11 @@ export function createSseParser(options: SseParserOptions): SseParser {
   const maxLineLength = options.maxLineLength ?? DEFAULT_SSE_MAX_LINE_LENGTH;
   const maxEventSize = options.maxEventSize ?? DEFAULT_SSE_MAX_EVENT_SIZE;
 
-  let decoder: TextDecoder | undefined;
-  /** The decoder may hold the first bytes of a character split by the chunk end. */
-  let decoderHolds = false;
+  /**
+   * Bytes held back from the last chunk: the start of a character the next chunk
+   * completes (at most 3 bytes), or the first bytes of a possible byte order mark.
+   */
+  let carry: Buffer | undefined;
   let bomChecked = false;
   /** Pieces of the current unfinished line. */
   let pending: string[] = [];
@@ -128,8 +130,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   /** Forget the stream's buffers; the last event id is kept (for a reconnection). */
   function resetStream(): void {
     clearEvent();
-    decoder = undefined;
-    decoderHolds = false;
+    carry = undefined;
     bomChecked = false;
     pending = [];
     pendingLength = 0;
@@ -369,6 +370,190 @@ export function createSseParser(options: SseParserOptions): SseParser {
     }
   }
 
+  /** Code units of the text of `buf[start, end)`, checked against the line limit. */
+  function checkLineBytes(buf: Buffer, start: number, end: number, already: number): void {
+    // A character takes at least one byte, so only a long run of bytes can be too long.
+    if (already + (end - start) > maxLineLength && already + utf8(buf, start, end).length > maxLineLength) {
+      tooLong();
+    }
+  }
+
+  /** Keep `buf[pos, len)`, the start of a line; a character split by the chunk end waits in `carry`. */
+  function keepBytes(buf: Buffer, pos: number, len: number): void {
+    let cut = len;
+    for (let i = len - 1; i >= pos && i >= len - 3; i--) {
+      const b = buf[i]!;
+      if (b < 0x80) break;
+      if (b >= 0xc0) {
+        cut = i;
+        break;
+      }
+    }
+    if (cut > pos) keepPiece(utf8(buf, pos, cut));
+    if (cut < len) carry = Buffer.from(buf.subarray(cut, len));
+  }
+
+  /** Interpret the bytes of one whole line, `buf[start, end)`. */
+  function byteLine(buf: Buffer, start: number, end: number): void {
+    if (start === end) {
+      dispatch();
+      return;
+    }
+    if (
+      buf[start] === 100 &&
+      buf[start + 4] === COLON &&
+      buf[start + 1] === 97 &&
+      buf[start + 2] === 116 &&
+      buf[start + 3] === 97 &&
+      start + 4 < end
+    ) {
+      appendData(utf8(buf, buf[start + 5] === SPACE && start + 5 < end ? start + 6 : start + 5, end));
+      return;
+    }
+    const text = utf8(buf, start, end);
+    line(text, 0, text.length);
+  }
+
+  function processBytes(buf: Buffer): void {
+    const len = buf.length;
+    let pos = 0;
+    if (skipLF) {
+      skipLF = false;
+      if (buf[0] === LF) pos = 1;
+    }
+    let nextCR = buf.indexOf(CR, pos);
+    if (pending.length > 0) {
+      const lf = buf.indexOf(LF, pos);
+      const end = nextCR === -1 ? lf : lf === -1 || nextCR < lf ? nextCR : lf;
+      if (end === -1) {
+        keepBytes(buf, pos, len);
+        return;
+      }
+      checkLineBytes(buf, pos, end, pendingLength);
+      const whole = takePending(utf8(buf, pos, end));
+      line(whole, 0, whole.length);
+      pos = end + 1;
+      if (end === nextCR) {
+        if (pos === len) {
+          skipLF = true;
+          return;
+        }
+        if (buf[pos] === LF) pos++;
+        nextCR = buf.indexOf(CR, pos);
+      }
+    }
+    if (nextCR === -1) processBytesLF(buf, pos, len);
+    else processBytesAny(buf, pos, len, nextCR);
+  }
+
+  /** Bytes with no CR from `pos` on. */
+  function processBytesLF(buf: Buffer, pos: number, len: number): void {
+    let lf = buf.indexOf(LF, pos);
+    while (lf !== -1) {
+      if (lf === pos) {
+        dispatch();
+      } else {
+        if (lf - pos > maxLineLength) checkLineBytes(buf, pos, lf, 0);
+        if (
+          !hasData &&
+          buf[lf + 1] === LF &&
+          buf[pos] === 100 &&
+          buf[pos + 4] === COLON &&
+          buf[pos + 1] === 97 &&
+          buf[pos + 2] === 116 &&
+          buf[pos + 3] === 97 &&
+          pos + 4 < lf
+        ) {
+          // One data line and a blank line: the event is whole.
+          const value = utf8(buf, buf[pos + 5] === SPACE && pos + 5 < lf ? pos + 6 : pos + 5, lf);
+          if (value.length > maxEventSize) {
+            fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
+          }
+          const event: SseEvent = { event: eventType === '' ? 'message' : eventType, data: value };
+          if (id !== undefined) event.id = id;
+          if (retry !== undefined) event.retry = retry;
+          clearEvent();
+          lastId = idBuffer;
+          pos = lf + 2;
+          onEvent(event);
+          lf = buf.indexOf(LF, pos);
+          continue;
+        }
+        byteLine(buf, pos, lf);
+      }
+      pos = lf + 1;
+      lf = buf.indexOf(LF, pos);
+    }
+    if (pos < len) keepBytes(buf, pos, len);
+  }
+
+  /** Bytes with lines ending in CR, LF or CRLF. */
+  function processBytesAny(buf: Buffer, pos: number, len: number, nextCR: number): void {
+    let nextLF = buf.indexOf(LF, pos);
+    while (pos < len) {
+      if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(LF, pos);
+      if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(CR, pos);
+      let end: number;
+      if (nextCR === -1) {
+        if (nextLF === -1) {
+          keepBytes(buf, pos, len);
+          return;
+        }
+        end = nextLF;
+      } else if (nextLF === -1 || nextCR < nextLF) {
+        end = nextCR;
+      } else {
+        end = nextLF;
+      }
+      if (end - pos > maxLineLength) checkLineBytes(buf, pos, end, 0);
+      byteLine(buf, pos, end);
+      pos = end + 1;
+      if (end === nextCR) {
+        if (pos < len) {
+          if (buf[pos] === LF) pos++;
+        } else {
+          skipLF = true;
+        }
+      }
+    }
+  }
+
+  function feedBytes(chunk: Uint8Array): void {
+    let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (carry !== undefined) {
+      buf = Buffer.concat([carry, buf]);
+      carry = undefined;
+    }
+    if (!bomChecked) {
+      // Wait for three bytes (or fewer, when they cannot be a BOM) to decide.
+      if (buf.length < 3 && buf[0] === 0xef && (buf.length < 2 || buf[1] === 0xbb)) {
+        carry = Buffer.from(buf);
+        return;
+      }
+      bomChecked = true;
+      if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    }
+    if (buf.length === 0) return;
+    if (isAscii(buf)) {
+      // ASCII bytes are their own characters: one cheap conversion, then the text path.
+      processText(latin1(buf));
+      return;
+    }
+    processBytes(buf);
+  }
+
+  /** Text fed after bytes: the held bytes end as they would at the end of input. */
+  function flushCarry(): void {
+    if (carry === undefined) return;
+    const held = carry;
+    carry = undefined;
+    if (!bomChecked) {
+      bomChecked = true;
+      // fewer than three bytes of a would-be BOM: they are text after all
+    }
+    processText(held.toString('utf8'));
+  }
+
   function feedText(text: string): void {
     if (!bomChecked && text.length > 0) {
       bomChecked = true;
@@ -380,22 +565,14 @@ export function createSseParser(options: SseParserOptions): SseParser {
   return {
     feed(chunk) {
       if (typeof chunk === 'string') {
+        flushCarry();
         feedText(chunk);
         return;
       }
-      if (chunk.length === 0) return;
-      if (!decoderHolds && isAscii(chunk)) {
-        // ASCII bytes are their own characters: skip the UTF-8 decoder.
-        feedText(latin1(chunk));
-        return;
-      }
-      if (decoder === undefined) decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-      const text = decoder.decode(chunk, { stream: true });
-      decoderHolds = holdsPartial(chunk);
-      feedText(text);
+      if (chunk.length > 0) feedBytes(chunk);
     },
     end() {
-      if (decoder !== undefined) feedText(decoder.decode());
+      flushCarry();
       resetStream();
     },
     reset,
@@ -405,19 +582,22 @@ export function createSseParser(options: SseParserOptions): SseParser {
   };
 }
 
-/** Whether the last bytes may begin a UTF-8 sequence the next chunk completes. */
-function holdsPartial(chunk: Uint8Array): boolean {
-  const n = chunk.length;
-  for (let i = n - 1; i >= 0 && i >= n - 3; i--) {
-    const b = chunk[i]!;
-    if (b < 0x80) return false;
-    if (b >= 0xc0) return true;
-  }
-  return false;
+/** Node's native slice methods, when present (they skip `toString`'s argument handling). */
+interface BufferSlices {
+  utf8Slice(start: number, end: number): string;
+  latin1Slice(start: number, end: number): string;
+}
+const nativeSlices =
+  typeof (Buffer.prototype as unknown as Partial<BufferSlices>).utf8Slice === 'function' &&
+  typeof (Buffer.prototype as unknown as Partial<BufferSlices>).latin1Slice === 'function';
+
+/** UTF-8 text of `buf[start, end)` (invalid sequences become U+FFFD, as `TextDecoder` does). */
+function utf8(buf: Buffer, start: number, end: number): string {
+  return nativeSlices ? (buf as unknown as BufferSlices).utf8Slice(start, end) : buf.toString('utf8', start, end);
 }
 
-function latin1(chunk: Uint8Array): string {
-  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+function latin1(buf: Buffer): string {
+  return nativeSlices ? (buf as unknown as BufferSlices).latin1Slice(0, buf.length) : buf.toString('latin1');
 }
 
 function isAsciiDigits(value: string): boolean {

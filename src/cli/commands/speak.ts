@@ -79,9 +79,12 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
           } else if (event.type === 'segmentSkipped') {
             if (event.final !== false) lost.push(event.text);
             if (values.json) writeJson(io.stdout, { type: 'skipped', segment_id: event.segment_id, text: event.text, final: event.final !== false });
-            else writeLine(io.stderr, `rxvoice: segment ${event.segment_id} skipped${event.final === false ? ', resubmitted' : ''}: ${JSON.stringify(event.text)}`);
+            else {
+              const line = `rxvoice: segment ${event.segment_id} skipped${event.final === false ? ', resubmitted' : ''}: ${JSON.stringify(event.text)}`;
+              progress.above(() => writeLine(io.stderr, line));
+            }
           } else if (event.type === 'reconnected') {
-            writeLine(io.stderr, `rxvoice: reconnected (attempt ${event.attempt})`);
+            progress.above(() => writeLine(io.stderr, `rxvoice: reconnected (attempt ${event.attempt})`));
           }
         }),
       );
@@ -93,7 +96,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
           audioTotal += seconds;
           segments++;
           progress.update('speaking', `segment ${segment.segment_id} (${audioTotal.toFixed(1)} s of audio)`);
-          printSegment(report, segment, start, seconds, values.json === true, wordTimestamps);
+          progress.above(() => printSegment(report, segment, start, seconds, values.json === true, wordTimestamps));
         }),
         errorOnAbort(context.signal),
         share(),

@@ -99,7 +99,9 @@ export async function voiceCommand(argv: string[], context: CommandContext): Pro
       );
       if (!created) throw new Error('the service answered no voice id');
       if (values.json) writeJson(io.stdout, { voice_id: created.voice_id, voice_name: name });
-      else writeLine(io.stdout, String(created.voice_id));
+      progress.above(() => {
+        if (!values.json) writeLine(io.stdout, String(created.voice_id));
+      });
       progress.succeed(`created voice ${created.voice_id} (${name})`);
       return ExitCode.ok;
     } finally {

@@ -1,0 +1,114 @@
+/** Helpers of the reliability suite: a seeded RNG, leak checks, small hostile servers. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket as WsSocket } from 'ws';
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An integer in [min, max]. */
+export function randomInt(random: () => number, min: number, max: number): number {
+  return min + Math.floor(random() * (max - min + 1));
+}
+
+/** Counts of the active resources by kind (`TCPSocketWrap`, `Timeout`, ...). */
+export function activeResources(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
+  return counts;
+}
+
+const LEAK_KINDS = ['TCPSocketWrap', 'TCPServerWrap', 'Timeout', 'Immediate', 'PipeWrap', 'ProcessWrap'] as const;
+
+/**
+ * Wait (up to `withinMs`) until no resource kind of {@link LEAK_KINDS} counts more than in
+ * `baseline`; returns what is left over (empty when nothing leaked).
+ */
+export async function leftovers(baseline: Record<string, number>, withinMs = 3000): Promise<Record<string, number>> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const now = activeResources();
+    const extra: Record<string, number> = {};
+    for (const kind of LEAK_KINDS) {
+      const diff = (now[kind] ?? 0) - (baseline[kind] ?? 0);
+      if (diff > 0) extra[kind] = diff;
+    }
+    if (Object.keys(extra).length === 0 || Date.now() > deadline) return extra;
+    await new Promise<void>((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A node:http server on port 0 with a handler; `close()` cuts every connection. */
+export async function httpServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ baseUrl: string; server: Server; close(): Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A `ws` server on port 0 running `onConnection` per socket; `close()` terminates every client. */
+export async function wsServer(
+  onConnection: (socket: WsSocket, request: IncomingMessage) => void,
+): Promise<{ wsUrl: string; close(): Promise<void>; closes: number[] }> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', maxPayload: 256 * 1024 * 1024 });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  const closes: number[] = [];
+  wss.on('connection', (socket, request) => {
+    socket.on('error', () => undefined);
+    socket.on('close', (code) => closes.push(code));
+    onConnection(socket, request);
+  });
+  const { port } = wss.address() as AddressInfo;
+  return {
+    wsUrl: `ws://127.0.0.1:${port}`,
+    closes,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
+
+/** Run `tasks` with at most `limit` at once; resolves with their results in order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** The error an Observable-backed promise rejects with (fails when it resolves). */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection, got a value');
+}
