@@ -34,7 +34,7 @@ export {
 export { batchSizes, type BulkResultEntry, type BulkResultMap } from './client/shared.js';
 export { createPcmAligner, pcmSampleBytes, type TtsStreamChunk, type PcmAligner } from './client/tts-stream.js';
 export { StreamError, type TranslationStreamEvent, type TranslateStreamOptions } from './client/translation-stream.js';
-export { SseError, type SseEvent } from './text/sse.js';
+export { SseError, createSseParser, type SseEvent, type SseParser, type SseParserOptions, type SseErrorType } from './text/sse.js';
 export type { UploadInput, UploadFile, UploadSource } from './client/upload.js';
 export type { CreateCustomVoiceRequest } from './client/voices.js';
 export type { AudioSeparationRequest } from './client/separation.js';

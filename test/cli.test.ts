@@ -21,6 +21,9 @@ const { WaveFile } = wavefile;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORD_SECONDS = 0.1;
 const POOR_KEY = 'rxv-poor-key-without-credits';
+/** Synthesis of text containing "doomed" always fails; of segment 0 fails 4 times (skipped once, then works when resubmitted). */
+const DOOMED_KEY = 'rxv-doomed-synthesis-key';
+const FLAKY_KEY = 'rxv-flaky-synthesis-key';
 
 class Collector extends Writable {
   readonly chunks: Buffer[] = [];
@@ -109,8 +112,13 @@ beforeAll(async () => {
     synth: 'tone',
     toneWordSeconds: WORD_SECONDS,
     taskDurationMs: 20,
-    apiKeys: ['rxv-test-key-1111', POOR_KEY],
-    credits: { 'rxv-test-key-1111': 1_000_000, [POOR_KEY]: 0 },
+    apiKeys: ['rxv-test-key-1111', POOR_KEY, DOOMED_KEY, FLAKY_KEY],
+    credits: { 'rxv-test-key-1111': 1_000_000, [POOR_KEY]: 0, [DOOMED_KEY]: 1_000_000, [FLAKY_KEY]: 1_000_000 },
+    retryBaseMs: 1,
+    faultsByKey: {
+      [DOOMED_KEY]: { failSynthesisMatching: { text: 'doomed', times: 1000 } },
+      [FLAKY_KEY]: { failSynthesis: { segments: [0], times: 4 } },
+    },
   });
 });
 
@@ -181,6 +189,24 @@ describe('rxvoice speak', () => {
     expect(existsSync(join(dir, 'interrupted.wav'))).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes('interrupted'))).toEqual([]);
     stdin.destroy();
+  });
+
+  it('a skipped segment is reported and exits 1 with the unspoken text; --resubmit-skipped speaks it again', async () => {
+    const doomed = await cli(['speak', 'This part is fine. This doomed part fails. The end is fine.', '-o', 'doomed.wav'], envFor(DOOMED_KEY));
+    expect(doomed.code).toBe(1);
+    const errors = errorLines(doomed.stderr);
+    expect(errors[0]).toMatch(/segment 1 skipped: "This doomed part fails\."/);
+    expect(errors.at(-1)).toMatch(/1 segment\(s\) could not be synthesized.*\[unspoken: "This doomed part fails\."\]/);
+    expect(existsSync(join(dir, 'doomed.wav'))).toBe(true); // what was spoken is kept
+    const flaky = await cli(['speak', 'A flaky sentence here. Then another one.', '-o', 'flaky.wav', '--resubmit-skipped', '--json'], envFor(FLAKY_KEY));
+    expect(flaky.code, flaky.stderr).toBe(0);
+    const events = jsonLines(flaky.stdout);
+    expect(events.filter((e) => e['type'] === 'skipped')).toEqual([
+      expect.objectContaining({ text: 'A flaky sentence here.', final: false }),
+    ]);
+    const spoken = events.filter((e) => e['type'] === 'segment').map((e) => String(e['text']).trim());
+    expect(spoken.sort()).toEqual(['A flaky sentence here.', 'Then another one.']);
+    expect(wavSeconds(readFileSync(join(dir, 'flaky.wav')))).toBeCloseTo(7 * WORD_SECONDS, 2);
   });
 
   it('--play without any audio player exits 1 with one line naming the players', async () => {

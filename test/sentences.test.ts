@@ -78,6 +78,18 @@ describe('timing', () => {
     expect(t.end()).toEqual([]);
   });
 
+  it('is unaffected by a split inside a surrogate pair', () => {
+    const text = 'Great. \ud83d\ude00 Fun! \ud83d\ude00\ud83d\ude00. Next';
+    const whole = segmentAll(text);
+    expect(whole).toEqual(['Great.', ' \ud83d\ude00 Fun!', ' \ud83d\ude00\ud83d\ude00.', ' Next']);
+    for (let at = 0; at <= text.length; at++) expect(segmentAll(text, undefined, [at])).toEqual(whole);
+  });
+
+  it('treats ";" as a question mark in Greek only', () => {
+    expect(segmentAll('Τι κάνεις; Καλά.', 'el-gr')).toEqual(['Τι κάνεις;', ' Καλά.']);
+    expect(segmentAll('First; Second.', 'en-us')).toEqual(['First; Second.']);
+  });
+
   it('ends a list item line at its newline', () => {
     const s = createSentenceSegmenter();
     expect(s.feed('- milk\n')).toEqual(['- milk']);

@@ -163,6 +163,7 @@ player.addEventListener('ended', () => {
   if (!current || state.interrupted) return;
   highlightUpTo(Number.POSITIVE_INFINITY);
   current.line.classList.remove('playing');
+  current.line.classList.add('done');
   for (const span of current.spans) span.classList.remove('current');
   URL.revokeObjectURL(current.url);
   current = null;

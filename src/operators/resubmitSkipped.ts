@@ -169,7 +169,17 @@ export function resubmitSkipped(
                 subscriber.next(event);
             }
           },
-          error: (error: unknown) => subscriber.error(error),
+          error: (error: unknown) => {
+            // Skipped text held for resubmission (reported with `final: false`) was never
+            // pushed: it is unspoken too, after the session's own unspoken text.
+            if (held.length > 0 && error !== null && typeof error === 'object' && Object.isExtensible(error)) {
+              const carrier = error as { unspoken?: unknown };
+              const before = typeof carrier.unspoken === 'string' ? carrier.unspoken.trim() : '';
+              carrier.unspoken = [before, ...held.map((text) => text.trim())].filter((text) => text !== '').join(' ');
+              held = [];
+            }
+            subscriber.error(error);
+          },
           complete: () => subscriber.complete(),
         }),
       );

@@ -310,8 +310,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     if (kind === ELLIPSIS) return cls === UPPER || cls === OPEN || (hadNewline && cls !== CONTINUE);
     if (cls === CONTINUE) return false;
     if (dotClass === NUMERIC && cls === DIGIT) return false;
-    if (cls === OTHER) return true;
-    return true;
+    return true; // a capital, a digit, a caseless letter, an opening quote, a symbol
   }
 
   function forceCut(): void {

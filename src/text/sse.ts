@@ -26,6 +26,14 @@
  * A partial line is kept as pieces and joined once (no quadratic string building), and
  * `maxLineLength` / `maxEventSize` bound the memory a hostile peer can make us hold: past
  * them `feed` throws an {@link SseError} and the parser resets.
+ *
+ * Bytes are parsed as bytes: lines are found with `Buffer#indexOf`, and only field values
+ * are decoded, line by line (an all-ASCII chunk is converted at once instead). A line is
+ * decoded whole, so a character split across chunks is never broken; a partial line's
+ * last (at most 3) bytes wait when they may begin a character. Invalid UTF-8 becomes
+ * U+FFFD exactly as `TextDecoder` would make it (tested against it on random bytes).
+ * Feed one stream as bytes or as text; mixing works, bytes held back then count as the
+ * end of input.
  */
 import { Buffer, isAscii } from 'node:buffer';
 import { RxVoiceError } from '../client/errors.js';

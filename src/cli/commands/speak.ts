@@ -77,10 +77,10 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
             progress.update('speaking', `session ${event.session_id}`);
             if (values.json) writeJson(io.stdout, { type: 'ready', session_id: event.session_id, run_id: event.run_id });
           } else if (event.type === 'segmentSkipped') {
-            if (event.final !== false) lost.push(event.text);
+            if (event.final !== false) lost.push(event.text.trim());
             if (values.json) writeJson(io.stdout, { type: 'skipped', segment_id: event.segment_id, text: event.text, final: event.final !== false });
             else {
-              const line = `rxvoice: segment ${event.segment_id} skipped${event.final === false ? ', resubmitted' : ''}: ${JSON.stringify(event.text)}`;
+              const line = `rxvoice: segment ${event.segment_id} skipped${event.final === false ? ', resubmitted' : ''}: ${JSON.stringify(event.text.trim())}`;
               progress.above(() => writeLine(io.stderr, line));
             }
           } else if (event.type === 'reconnected') {
