@@ -7,6 +7,7 @@ import { Observable, from, type Subscriber } from 'rxjs';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { parseSse } from '../src/operators/parseSse.js';
 import type { BenchRow } from './types.js';
+import { pathToFileURL } from 'node:url';
 
 /** Deterministic PRNG (mulberry32). */
 function rng(seed: number): () => number {
@@ -146,7 +147,7 @@ export async function run(options: { megabytes?: number; rounds?: number } = {})
   ];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const rows = await run();
   console.table(rows);
 }

@@ -232,7 +232,7 @@ export function verifyOrder(result: SessionResult, texts: readonly string[]): st
 
 /** The part of the client the benchmarks use (keeps this file free of a hard import). */
 export interface SpeakingClient {
-  speak(options: { voice_id: number; language?: string; output_format?: 'wav' }): OperatorFunction<string, LiveSpeechEvent>;
+  speak(options: { voice_id: number; language?: string; output_format?: 'wav'; readyTimeoutMs?: number }): OperatorFunction<string, LiveSpeechEvent>;
 }
 
 /** The same session as {@link peerSession}, through `client.speak` and a Subject of text. */
@@ -241,6 +241,7 @@ export function oursSession(
   texts: readonly string[],
   mode: SessionMode,
   hooks: { onSegments?: () => void; holdOpen?: Promise<void> } = {},
+  extra: { readyTimeoutMs?: number } = {},
 ): Promise<SessionResult> {
   return new Promise((resolve, reject) => {
     const t0 = now();
@@ -259,7 +260,7 @@ export function oursSession(
       if (hooks.holdOpen) void hooks.holdOpen.then(() => text$.complete());
       else text$.complete();
     };
-    text$.pipe(client.speak({ voice_id: 1, language: 'en-us', output_format: 'wav' })).subscribe({
+    text$.pipe(client.speak({ voice_id: 1, language: 'en-us', output_format: 'wav', ...extra })).subscribe({
       next: (event) => {
         switch (event.type) {
           case 'audio':

@@ -47,6 +47,7 @@ export type * from './live/events.js';
 export {
   speak,
   DEFAULT_LIVE_OUTPUT_FORMAT,
+  DEFAULT_LIVE_MAX_PAYLOAD,
   type SpeakOptions,
   type LiveConnection,
   type ReconnectOptions,

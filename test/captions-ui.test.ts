@@ -51,7 +51,7 @@ interface PageState {
   errors: string[];
 }
 
-describe.skipIf(!hasChromium)('captions UI in headless Chromium', () => {
+describe.skipIf(!hasChromium)('captions UI in headless Chromium', { timeout: 60_000 }, () => {
   let emulator: Emulator;
   let client: RxVoiceClient;
   let captions: CaptionsServer;
@@ -61,8 +61,8 @@ describe.skipIf(!hasChromium)('captions UI in headless Chromium', () => {
   beforeAll(async () => {
     emulator = await startEmulator({ synth: 'tone', toneWordSeconds: WORD_SECONDS, apiKeys: [SECRET_KEY] });
     client = createClient({ apiKey: SECRET_KEY, baseUrl: emulator.baseUrl, WebSocket: TrackingWebSocket as unknown as NonNullable<ClientOptions['WebSocket']> });
-    // Tokens keep coming for ~5 s, so the session is still live when the test interrupts.
-    captions = await startCaptionsServer({ speak: (options) => client.speak(options), pace: { chars: [3, 5], delayMs: [60, 80] } });
+    // Tokens keep coming for ~7 s, so the session is still live when the test interrupts (at ~3 s).
+    captions = await startCaptionsServer({ speak: (options) => client.speak(options), pace: { chars: [3, 5], delayMs: [100, 120] } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [

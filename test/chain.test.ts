@@ -14,7 +14,7 @@ describe('translateThenSpeak on the emulator', () => {
   let emu: Emulator;
   let client: RxVoiceClient;
   beforeAll(async () => {
-    emu = await emulator({ streamDelayMs: 25, toneWordSeconds: 0.05 });
+    emu = await emulator({ streamDelayMs: 40, toneWordSeconds: 0.05 });
     client = clientFor(emu);
   });
   afterAll(async () => {

@@ -15,7 +15,7 @@ import { encodeWav16 } from '../src/audio/wav.js';
 import { VirtualTimeScheduler, VirtualAction } from 'rxjs';
 import { main, type CliIo } from '../src/cli/main.js';
 import { startProgress } from '../src/cli/progress.js';
-import { pseudoLocalize, startEmulator, type Emulator } from '../src/emulator/index.js';
+import { pseudoLocalize, startEmulator, TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
 
 const { WaveFile } = wavefile;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -242,6 +242,16 @@ describe('rxvoice translate', () => {
     expect(pieces.map((p) => p['text']).join('')).toBe(pseudoLocalize(text, 'fr-fr'));
     expect(events.at(-1)).toEqual({ type: 'done', text: pseudoLocalize(text, 'fr-fr') });
   });
+
+  it('a stream that fails midway keeps what arrived and exits 1 with the service message', async () => {
+    const run = await cli(['translate', '--from', 'en-us', '--to', 'de-de', `Good morning. ${TRANSLATION_FAIL_TRIGGER} Never sent.`]);
+    expect(run.code).toBe(1);
+    expect(run.stdout.startsWith(pseudoLocalize('Good morning.', 'de-de').slice(0, 10))).toBe(true);
+    expect(run.stdout.endsWith('\n')).toBe(true);
+    expect(run.stdout).not.toContain('Never');
+    expect(errorLines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(/translation failed/);
+  });
 });
 
 describe('rxvoice sound', () => {
@@ -438,7 +448,7 @@ describe('embedded emulator and the emulator command', () => {
   });
 });
 
-describe('the real binary (child process)', () => {
+describe('the real binary (child process)', { timeout: 60_000 }, () => {
   it('node bin/rxvoice.js speak writes a WAV; emulator stops cleanly on SIGTERM', async () => {
     const out = join(dir, 'child.wav');
     const speak = await runChild(['speak', 'From a child process.', '-o', out], { RXVOICE_EMULATOR_SYNTH: 'tone' });

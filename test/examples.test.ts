@@ -67,7 +67,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.concurrent('examples', () => {
+describe.concurrent('examples', { timeout: 90_000 }, () => {
   it('demo (npm start, tone synth): writes the WAV and prints a timeline with totals', async () => {
     const out = join(dir, 'demo.wav');
     const run = await runExample('examples/demo.ts', ['--synth', 'tone', '--no-play', '--out', out]);

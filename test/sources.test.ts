@@ -116,6 +116,13 @@ describe('fromTokens', () => {
 
   it('Node Readable; destroyed on early unsubscribe', async () => {
     expect((await collect(fromTokens(Readable.from([Buffer.from('ab'), Buffer.from('c')])))).join('')).toBe('abc');
+    const objects = Readable.from([{ choices: [{ delta: { content: 'A' } }] }, 'b', { choices: [{ delta: { content: null } }] }]);
+    expect(await collect(fromTokens(objects))).toEqual(['A', 'b']);
+    const endlessObjects = new PassThrough({ objectMode: true });
+    const firstObject = firstValueFrom(fromTokens(endlessObjects));
+    endlessObjects.write({ choices: [{ delta: { content: 'tok' } }] });
+    expect(await firstObject).toBe('tok');
+    expect(endlessObjects.destroyed).toBe(true);
     const stream = new PassThrough();
     const first = firstValueFrom(fromTokens(stream));
     stream.write('hello');

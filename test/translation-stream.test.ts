@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { filter, lastValueFrom, take, toArray } from 'rxjs';
-import { AuthenticationError, RxVoiceError, StreamError, ValidationError, type RxVoiceClient } from '../src/index.js';
+import { AuthenticationError, ProtocolError, RxVoiceError, StreamError, ValidationError, type RxVoiceClient } from '../src/index.js';
 import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
 import { clientFor, emulator } from './client-helpers.js';
 
@@ -180,6 +180,20 @@ describe('translateStream against a scripted SSE server', () => {
       expect((streamError as StreamError).received).toBe('a');
       expect((streamError as StreamError).message).not.toContain(key);
       expect((streamError as StreamError).message).toContain('***');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an answer that is not an event stream is a ProtocolError', async () => {
+    const baseUrl = await start((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"texts":["x"]}');
+    });
+    const client = clientFor({ baseUrl, apiKey: 'k-123456' });
+    try {
+      const error = await lastValueFrom(client.translateStream(request)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProtocolError);
     } finally {
       await client.close();
     }

@@ -46,8 +46,8 @@ complete, and the audio is written in order.
 
 Options:
   -o, --output FILE       write a WAV file (- for stdout)
-      --play              play through the audio device (aplay, paplay, ffplay, afplay)
-      --voice ID          voice id (default: the service's default voice)
+      --play              play through the audio device (aplay, paplay, ffplay or sox play)
+      --voice ID          voice id (default 1, the documented default voice)
       --language TAG      locale tag of the text (default: en-us)
       --word-timestamps   ask for word timings and print them per segment
       --idle-timeout S    seconds of silence before trailing text is flushed

@@ -14,7 +14,7 @@
  */
 import { Observable, filter, map, tap } from 'rxjs';
 import { parseSse } from '../operators/parseSse.js';
-import { RxVoiceError } from './errors.js';
+import { ProtocolError, RxVoiceError } from './errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
 import { routes } from './routes.js';
 import { TranslationStreamRequestSchema, type TranslationStreamRequest } from './schemas.js';
@@ -96,7 +96,8 @@ function bodyBytes(response: Response): Observable<Uint8Array> {
  * errors with `ValidationError` (`source: 'local'`) and nothing is sent. HTTP failures
  * map to the error tree (401 `AuthenticationError`, 422 `ValidationError` with the
  * service's detail, 429 `RateLimitError`, other statuses `ApiError`, network
- * `ConnectionError`); an `error` event ends the stream with {@link StreamError}. Only the
+ * `ConnectionError`); an answer that is not `text/event-stream` errors with
+ * `ProtocolError`; an `error` event ends the stream with {@link StreamError}. Only the
  * attempt before the answer is retried (by the transport's rules for creation calls).
  * Unsubscribing aborts the request.
  *
@@ -128,6 +129,13 @@ export function translateStreamEvents(
       },
       (response) =>
         new Observable<TranslationStreamEvent>((subscriber) => {
+          const contentType = response.headers.get('content-type');
+          if (contentType !== null && !/^\s*text\/event-stream\b/i.test(contentType)) {
+            subscriber.error(
+              new ProtocolError(`${ENDPOINT} answered ${contentType.slice(0, 100)} instead of text/event-stream`),
+            );
+            return undefined;
+          }
           subscriber.next({ type: 'meta', creditsRequired: headerNumber(response, 'x-credits-required') });
           const received: string[] = [];
           return bodyBytes(response)

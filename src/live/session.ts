@@ -56,7 +56,7 @@ export interface WebSocketLike {
 export type WebSocketConstructorLike = new (
   url: string,
   protocols?: string | string[],
-  options?: { headers?: Record<string, string> },
+  options?: { headers?: Record<string, string>; maxPayload?: number },
 ) => WebSocketLike;
 
 const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
@@ -103,7 +103,17 @@ export type SpeakOptions = SessionConfigInput & {
   scheduler?: SchedulerLike | undefined;
   /** How long to wait for `session.ready` after connecting, ms. Default 10000. */
   readyTimeoutMs?: number | undefined;
+  /**
+   * Largest WebSocket message accepted from the server, bytes (`ws`'s `maxPayload`; a
+   * browser-style constructor cannot be told). A larger one ends the session with a
+   * `ProtocolError` as soon as its header arrives, before it is buffered. Default 1 MiB
+   * ({@link DEFAULT_LIVE_MAX_PAYLOAD}); audio frames are at most 64 KiB.
+   */
+  maxPayload?: number | undefined;
 };
+
+/** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
+export const DEFAULT_LIVE_MAX_PAYLOAD = 1024 * 1024;
 
 const ClientOptionsSchema = z.object({
   reconnect: z
@@ -114,6 +124,7 @@ const ClientOptionsSchema = z.object({
     })
     .optional(),
   readyTimeoutMs: z.number().positive().default(10_000),
+  maxPayload: z.int().positive().default(DEFAULT_LIVE_MAX_PAYLOAD),
 });
 
 /** rxvoice's default output format for live sessions (the service's own default is mp3). */
@@ -123,6 +134,7 @@ interface ResolvedSpeak {
   config: SessionConfig;
   reconnect: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number } | undefined;
   readyTimeoutMs: number;
+  maxPayload: number;
   scheduler: SchedulerLike;
   url: string;
   headers: Record<string, string> | undefined;
@@ -131,11 +143,11 @@ interface ResolvedSpeak {
 }
 
 function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak | ValidationError {
-  const { reconnect, scheduler, readyTimeoutMs, ...configInput } = options;
+  const { reconnect, scheduler, readyTimeoutMs, maxPayload, ...configInput } = options;
   const issues: ValidationIssue[] = [];
   const configResult = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
   if (!configResult.success) issues.push(...toValidationIssues(configResult.error, configInput, ['session.start']));
-  const clientInput = { reconnect, readyTimeoutMs };
+  const clientInput = { reconnect, readyTimeoutMs, maxPayload };
   const clientResult = ClientOptionsSchema.safeParse(clientInput);
   if (!clientResult.success) issues.push(...toValidationIssues(clientResult.error, clientInput, ['options']));
   let url: URL | undefined;
@@ -158,6 +170,7 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
     config: configResult.data,
     reconnect: clientResult.data.reconnect,
     readyTimeoutMs: clientResult.data.readyTimeoutMs,
+    maxPayload: clientResult.data.maxPayload,
     scheduler: scheduler ?? asyncScheduler,
     url: url.toString(),
     headers: headersSupported ? { 'x-api-key': connection.apiKey } : undefined,
@@ -350,6 +363,9 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
       const protocolError = (attempt: Attempt, message: string): void => {
         if (attempt.disposed) return;
         closeSocket(attempt, 1002, 'protocol error');
+        // A peer that broke the protocol is not trusted to answer the close frame (`ws`
+        // would keep the socket, and read what it still sends, for 30 s): cut it off.
+        (attempt.socket as { terminate?: () => void }).terminate?.();
         finish(withUnspoken(new ProtocolError(message)));
       };
 
@@ -530,7 +546,7 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
         let socket: WebSocketLike;
         try {
           socket = resolved.headers
-            ? new resolved.WebSocket(resolved.url, undefined, { headers: resolved.headers })
+            ? new resolved.WebSocket(resolved.url, undefined, { headers: resolved.headers, maxPayload: resolved.maxPayload })
             : new resolved.WebSocket(resolved.url);
         } catch (cause) {
           retryOrFail(
@@ -567,6 +583,17 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
         socket.addEventListener('error', ((event: ErrorEventLike) => {
           const message = event.message ?? (event.error instanceof Error ? event.error.message : undefined);
           if (message) attempt.transportError = scrub(message);
+          // `ws` reports a peer breaking the WebSocket protocol (a message over
+          // maxPayload, a bad opcode, invalid UTF-8...) with a WS_ERR_* code.
+          const code = (event.error as { code?: unknown } | undefined)?.code;
+          if (typeof code === 'string' && code.startsWith('WS_ERR_') && !attempt.disposed && !finished) {
+            protocolError(
+              attempt,
+              code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
+                ? `The server sent a message larger than maxPayload (${resolved.maxPayload} bytes)`
+                : `The server broke the WebSocket protocol (${code})`,
+            );
+          }
         }) as (event: unknown) => void);
         socket.addEventListener('close', ((event: CloseEventLike) => {
           onClose(attempt, event.code ?? 1006, event.reason ?? '');

@@ -41,6 +41,8 @@ interface AbortableLike {
  * `TypeError`). Unsubscribing early stops the producer: `iterator.return()` (and
  * `controller.abort()` when the input has an abort controller, as `openai` streams do,
  * which closes the HTTP stream at once), `reader.cancel()`, or `readable.destroy()`.
+ * An object-mode Node `Readable` is read item by item (strings, bytes or chat completion
+ * chunks); a byte or text one is decoded as {@link fromReadable} does.
  *
  * ## Example
  * ```ts
@@ -60,7 +62,11 @@ export function fromTokens(input: AsyncIterable<TokenItem> | ReadableStream<stri
 export function fromTokens(
   input: AsyncIterable<TokenItem> | ReadableStream<string> | ReadableStream<Uint8Array> | ReadableStream<string | Uint8Array> | Readable,
 ): Observable<string> {
-  if (input instanceof Readable) return fromReadable(input);
+  if (input instanceof Readable) {
+    // Object-mode readables may carry chat completion chunks: read them as items.
+    if (input.readableObjectMode) return fromAsyncIterable(input as AsyncIterable<TokenItem>, () => input.destroy());
+    return fromReadable(input);
+  }
   if (isReadableStream(input)) return fromWebStream(input);
   if (isAsyncIterable(input)) return fromAsyncIterable(input);
   throw new TypeError('fromTokens: expected an AsyncIterable, a ReadableStream or a Node Readable');
@@ -100,7 +106,7 @@ function createItemDecoder(): { text(item: unknown): string | undefined; flush()
   };
 }
 
-function fromAsyncIterable(input: AsyncIterable<TokenItem>): Observable<string> {
+function fromAsyncIterable(input: AsyncIterable<TokenItem>, stop?: () => void): Observable<string> {
   return new Observable<string>((subscriber) => {
     const iterator = input[Symbol.asyncIterator]();
     const items = createItemDecoder();
@@ -137,6 +143,7 @@ function fromAsyncIterable(input: AsyncIterable<TokenItem>): Observable<string> 
       stopped = true;
       if (finished) return;
       (input as AbortableLike).controller?.abort();
+      stop?.();
       // An async generator queues return() behind a pending next(); never wait for it.
       void Promise.resolve()
         .then(() => iterator.return?.())

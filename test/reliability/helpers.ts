@@ -112,3 +112,62 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected a rejection, got a value');
 }
+
+/**
+ * A WebSocket server without `ws`: answers the upgrade by hand and then hands over the
+ * raw socket, so a test can write any frame bytes (a 100 MB length header, invalid UTF-8).
+ */
+export async function rawWsServer(
+  onUpgraded: (socket: import('node:net').Socket) => void,
+  options: { handshake?: boolean } = {},
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const { createHash } = await import('node:crypto');
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((_req, res) => res.writeHead(404).end());
+  server.on('upgrade', (req: IncomingMessage, socket: import('node:net').Socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+    if (options.handshake === false) return; // never answers
+    const key = String(req.headers['sec-websocket-key'] ?? '');
+    const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
+    onUpgraded(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An unmasked server-to-client frame header (FIN set) for `opcode` and a payload `length`. */
+export function frameHeader(opcode: number, length: number): Buffer {
+  if (length < 126) return Buffer.from([0x80 | opcode, length]);
+  if (length < 65536) {
+    const header = Buffer.alloc(4);
+    header[0] = 0x80 | opcode;
+    header[1] = 126;
+    header.writeUInt16BE(length, 2);
+    return header;
+  }
+  const header = Buffer.alloc(10);
+  header[0] = 0x80 | opcode;
+  header[1] = 127;
+  header.writeBigUInt64BE(BigInt(length), 2);
+  return header;
+}
+
+/** A whole unmasked text frame. */
+export function textFrame(text: string): Buffer {
+  const payload = Buffer.from(text, 'utf8');
+  return Buffer.concat([frameHeader(0x1, payload.length), payload]);
+}

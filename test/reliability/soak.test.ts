@@ -310,9 +310,8 @@ describe('soak regressions', () => {
         () => undefined,
         (error: unknown) => error,
       );
-      text$.next('First one here! ');
-      await new Promise<void>((resolve) => setTimeout(resolve, 150));
-      text$.next('Second one');
+      // "Second one" has no boundary yet: the skipped text is held until it has one.
+      text$.next('First one here! Second one');
       const error = await done;
       expect(error).toBeInstanceOf(CreditsExhaustedError);
       expect(events.filter((e) => e.type === 'segmentSkipped')).toMatchObject([{ text: 'First one here!', final: false }]);

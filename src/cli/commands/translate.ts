@@ -48,7 +48,13 @@ export async function translateCommand(argv: string[], context: CommandContext):
           else io.stdout.write(piece);
         }),
       );
-    await runToEnd(pieces$, context.signal);
+    try {
+      await runToEnd(pieces$, context.signal);
+    } catch (error) {
+      // Keep what arrived, on its own line, before the error line on stderr.
+      if (!values.json && received !== '' && !last.endsWith('\n')) io.stdout.write('\n');
+      throw error;
+    }
     if (values.json) writeJson(io.stdout, { type: 'done', text: received });
     else if (!last.endsWith('\n')) io.stdout.write('\n');
     return ExitCode.ok;

@@ -1,0 +1,311 @@
+/**
+ * Concurrency: N simultaneous live sessions in one process against the emulator (tone
+ * synth, 10 ms per word), each speaking 10 sentences pushed at once. Every session must
+ * complete with its 10 segments in order (checked). Measured: total time (all sockets
+ * opened at once -> last session closed), memory per session (heap and RSS after a
+ * forced GC once every session has received its 10 segments and is still open, minus
+ * the baseline, divided by N), event-loop delay p99 (`monitorEventLoopDelay`, 10 ms
+ * resolution, paused during the forced GC). Peer: the same with the hand-written `ws`
+ * client.
+ *
+ * Then the count doubles (ours, then the peer) until the first failure, the time cap, or
+ * the file-descriptor limit (each session holds two descriptors in this process: the
+ * client's socket and the emulator's): loopback only.
+ *
+ * Caveat: the emulator and the clients share one process, so every figure includes the
+ * emulator's side of the sessions (the same for ours and the peer), on a 2-core machine.
+ *
+ * Each level runs in a child process of its own (fresh heap, a crash is a result).
+ *
+ * Run alone: `npx tsx bench/concurrency.ts [sessions]`.
+ */
+import { execFileSync, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createClient } from '../src/index.js';
+import { startEmulator } from '../src/emulator/index.js';
+import type { BenchRow } from './types.js';
+import { MB, QUICK, gc, memory, now, oursSession, peerSession, round, row, sentences, verifyOrder, type SessionResult } from './util.js';
+
+const SENTENCES = 10;
+
+export interface LevelResult {
+  who: 'ours' | 'peer';
+  sessions: number;
+  ok: boolean;
+  completed: number;
+  totalMs: number;
+  heapPerSessionKB: number;
+  rssPerSessionKB: number;
+  eldP99Ms: number;
+  eldMaxMs: number;
+  failure?: string;
+}
+
+/** The soft limit on open files of this process (`ulimit -n`), or undefined. */
+function fileLimit(): number | undefined {
+  try {
+    const out = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim();
+    const n = Number(out);
+    return Number.isFinite(n) ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Run `sessions` simultaneous sessions of one kind; never throws. */
+export async function level(who: 'ours' | 'peer', sessions: number, capMs: number): Promise<LevelResult> {
+  const emulator = await startEmulator({
+    synth: 'tone',
+    toneWordSeconds: 0.01,
+    concurrency: 3,
+    liveStartTimeoutMs: capMs + 60_000,
+    credits: sessions * SENTENCES * 2 + 1000,
+  });
+  const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
+  const texts = sentences(SENTENCES, 6);
+  let releaseAll: () => void = () => undefined;
+  const holdOpen = new Promise<void>((resolve) => {
+    releaseAll = resolve;
+  });
+  let delivered = 0;
+  let plateau: { heap: number; rss: number } | undefined;
+  const eld = monitorEventLoopDelay({ resolution: 10 });
+  let onAllDelivered: () => void = () => undefined;
+  const allDelivered = new Promise<void>((resolve) => {
+    onAllDelivered = resolve;
+  });
+  const hooks = {
+    holdOpen,
+    onSegments: () => {
+      delivered++;
+      if (delivered === sessions) onAllDelivered();
+    },
+  };
+  let capTimer: NodeJS.Timeout | undefined;
+  try {
+    gc();
+    const base = memory();
+    eld.enable();
+    const t0 = now();
+    const runs: Promise<SessionResult>[] = [];
+    for (let i = 0; i < sessions; i++) {
+      runs.push(
+        who === 'ours'
+          ? oursSession(client, texts, 'burst', hooks, { readyTimeoutMs: capMs + 60_000 })
+          : peerSession(emulator.wsUrl, emulator.apiKey, texts, 'burst', hooks),
+      );
+    }
+    // Once every session holds its 10 segments (all sockets still open): memory.
+    void allDelivered.then(() => {
+      eld.disable();
+      gc();
+      plateau = memory();
+      eld.enable();
+      releaseAll();
+    });
+    const settled = Promise.allSettled(runs);
+    const capped = new Promise<'cap'>((resolve) => {
+      capTimer = setTimeout(() => resolve('cap'), capMs);
+    });
+    const outcome = await Promise.race([settled, capped]);
+    const totalMs = now() - t0;
+    eld.disable();
+    const result: LevelResult = {
+      who,
+      sessions,
+      ok: false,
+      completed: 0,
+      totalMs,
+      heapPerSessionKB: plateau ? (plateau.heap - base.heap) / 1024 / sessions : Number.NaN,
+      rssPerSessionKB: plateau ? (plateau.rss - base.rss) / 1024 / sessions : Number.NaN,
+      eldP99Ms: eld.percentile(99) / 1e6,
+      eldMaxMs: eld.max / 1e6,
+    };
+    if (outcome === 'cap') {
+      result.failure = `time cap of ${capMs / 1000} s: ${delivered} of ${sessions} sessions had all 10 segments`;
+      releaseAll();
+      return result;
+    }
+    const failures: string[] = [];
+    outcome.forEach((o) => {
+      if (o.status === 'rejected') failures.push(o.reason instanceof Error ? `${o.reason.name}: ${o.reason.message}` : String(o.reason));
+      else {
+        const problem = verifyOrder(o.value, texts);
+        if (problem) failures.push(`out of order: ${problem}`);
+      }
+    });
+    result.completed = sessions - failures.length;
+    result.ok = failures.length === 0;
+    if (!result.ok) {
+      const kinds = new Map<string, number>();
+      for (const f of failures) kinds.set(f.slice(0, 120), (kinds.get(f.slice(0, 120)) ?? 0) + 1);
+      result.failure = `${failures.length} of ${sessions} failed: ${[...kinds].slice(0, 3).map(([k, n]) => `${n}x ${k}`).join('; ')}`;
+    }
+    return result;
+  } catch (error) {
+    return {
+      who,
+      sessions,
+      ok: false,
+      completed: 0,
+      totalMs: Number.NaN,
+      heapPerSessionKB: Number.NaN,
+      rssPerSessionKB: Number.NaN,
+      eldP99Ms: Number.NaN,
+      eldMaxMs: Number.NaN,
+      failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    };
+  } finally {
+    if (capTimer) clearTimeout(capTimer);
+    releaseAll();
+    eld.disable();
+    await client.close();
+    await emulator.close();
+  }
+}
+
+/**
+ * Run one level in a fresh child process (same loader flags), so that every level starts
+ * from the same memory and a crash (out of memory, descriptors) is a result, not the end.
+ */
+export function levelInChild(who: 'ours' | 'peer', sessions: number, capMs: number): Promise<LevelResult> {
+  return new Promise((resolve) => {
+    const child = fork(fileURLToPath(import.meta.url), ['--child', who, String(sessions), String(capMs)], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    let result: LevelResult | undefined;
+    child.on('message', (message) => {
+      result = message as LevelResult;
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), capMs + 60_000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(killer);
+      if (result) resolve(result);
+      else {
+        const tail = stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).slice(-2).join(' / ');
+        resolve({
+          who,
+          sessions,
+          ok: false,
+          completed: 0,
+          totalMs: Number.NaN,
+          heapPerSessionKB: Number.NaN,
+          rssPerSessionKB: Number.NaN,
+          eldP99Ms: Number.NaN,
+          eldMaxMs: Number.NaN,
+          failure: `the process died (${signal ?? `exit ${code}`})${tail ? `: ${tail.slice(0, 300)}` : ''}`,
+        });
+      }
+    });
+  });
+}
+
+export interface ConcurrencyOptions {
+  /** Sessions of the side-by-side measurement. Default 1000. */
+  sessions?: number;
+  /** Counts to try after it (doubling), ours then peer; stops at the first failure. */
+  scale?: number[];
+  /** Time cap per level, ms. */
+  capMs?: number;
+  /** Overall cap of the scaling part, ms. */
+  scaleBudgetMs?: number;
+  /** Progress lines on stderr. */
+  log?: (line: string) => void;
+}
+
+function describe(r: LevelResult): string {
+  return `${r.who} ${r.sessions}: ${r.ok ? 'ok' : 'FAILED'} in ${(r.totalMs / 1000).toFixed(1)} s, heap ${r.heapPerSessionKB.toFixed(1)} KB/session, RSS ${r.rssPerSessionKB.toFixed(1)} KB/session, ELD p99 ${r.eldP99Ms.toFixed(1)} ms${r.failure ? ` (${r.failure})` : ''}`;
+}
+
+export async function run(options: ConcurrencyOptions = {}): Promise<BenchRow[]> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`  concurrency: ${line}\n`));
+  const sessions = options.sessions ?? 1000;
+  const capMs = options.capMs ?? (QUICK ? 30_000 : 60_000);
+  const limit = fileLimit();
+  const maxByFds = limit === undefined ? Number.POSITIVE_INFINITY : Math.floor((limit - 256) / 2);
+  const scale = (options.scale ?? (QUICK ? [2000] : [2000, 4000, 8000, 16000])).filter((n) => n > sessions);
+  const budget = options.scaleBudgetMs ?? (QUICK ? 45_000 : 200_000);
+
+  // Side by side: each level in its own process, from a fresh emulator and a forced GC.
+  const ours = await levelInChild('ours', sessions, capMs);
+  log(describe(ours));
+  const peer = await levelInChild('peer', sessions, capMs);
+  log(describe(peer));
+  const n = sessions.toLocaleString('en-US');
+  const both = `${n} sessions x ${SENTENCES} sentences, emulator in the same process (2 cores)`;
+  const status = (r: LevelResult): string => (r.ok ? `all ${r.sessions} complete, in order` : (r.failure ?? 'failed'));
+  const rows: BenchRow[] = [
+    row(`concurrency: ${n} sessions, total time`, ours.totalMs / 1000, peer.totalMs / 1000, 's', `${both}; ours: ${status(ours)}; peer: ${status(peer)}`, 'lower'),
+    row(
+      `concurrency: heap per session`,
+      ours.heapPerSessionKB,
+      peer.heapPerSessionKB,
+      'KB',
+      `after GC with all ${n} sockets open, 10 segments received each; includes the emulator's side`,
+      'lower',
+    ),
+    row(`concurrency: RSS per session`, ours.rssPerSessionKB, peer.rssPerSessionKB, 'KB', `same moment as heap; includes the emulator's side`, 'lower'),
+    row(
+      `concurrency: event-loop delay p99`,
+      ours.eldP99Ms,
+      peer.eldP99Ms,
+      'ms',
+      `monitorEventLoopDelay, 10 ms resolution, whole run; max ours ${round(ours.eldMaxMs)} ms, peer ${round(peer.eldMaxMs)} ms`,
+      'lower',
+    ),
+  ];
+
+  // Scaling: double until something breaks.
+  const started = now();
+  const reached = { ours: ours.ok ? sessions : 0, peer: peer.ok ? sessions : 0 };
+  const broke: Partial<Record<'ours' | 'peer', string>> = {};
+  const seen: string[] = [];
+  for (const count of scale) {
+    if (count > maxByFds) {
+      seen.push(`${count.toLocaleString('en-US')} not tried: ${count * 2} descriptors would exceed ulimit -n ${limit}`);
+      break;
+    }
+    if (now() - started > budget) {
+      seen.push(`stopped before ${count.toLocaleString('en-US')}: scaling budget of ${budget / 1000} s spent`);
+      break;
+    }
+    for (const who of ['ours', 'peer'] as const) {
+      if (broke[who] !== undefined || reached[who] < count / 2) continue;
+      const r = await levelInChild(who, count, capMs);
+      log(describe(r));
+      seen.push(`${who} ${count.toLocaleString('en-US')}: ${r.ok ? 'ok' : 'FAILED'} ${(r.totalMs / 1000).toFixed(1)} s, ELD p99 ${r.eldP99Ms.toFixed(0)} ms, heap ${r.heapPerSessionKB.toFixed(0)} KB/s.`);
+      if (r.ok) reached[who] = count;
+      else broke[who] = `${count.toLocaleString('en-US')}: ${r.failure}`;
+    }
+    if (broke.ours !== undefined && broke.peer !== undefined) break;
+  }
+  const how = (who: 'ours' | 'peer'): string => (broke[who] ? `${who} broke at ${broke[who]}` : `${who} did not break`);
+  rows.push(
+    row(
+      'concurrency: most simultaneous sessions, all complete',
+      reached.ours,
+      reached.peer,
+      'sessions',
+      `doubling from ${n} (cap ${capMs / 1000} s per level, loopback, ulimit -n ${limit ?? '?'}); ${how('ours')}; ${how('peer')}; ${seen.join(' | ')}`,
+      'higher',
+    ),
+  );
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === '--child') {
+  const who = process.argv[3] === 'peer' ? 'peer' : 'ours';
+  const result = await level(who, Number(process.argv[4]), Number(process.argv[5]));
+  process.send?.(result, () => process.exit(0));
+} else if (import.meta.url === `file://${process.argv[1]}`) {
+  const sessions = process.argv[2] ? Number(process.argv[2]) : undefined;
+  run(sessions === undefined ? {} : { sessions, scale: [] }).then((rows) => console.table(rows), (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,388 @@
+/**
+ * Hostile servers: tiny HTTP and WebSocket peers on port 0 that break the contract
+ * (endless lines, huge frames, bad JSON, frames out of order, silence). Each must give a
+ * clear typed error within bounded time and memory: never a crash, never a hang, and
+ * nothing left open afterwards.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lastValueFrom, of, toArray, NEVER, type Observable } from 'rxjs';
+import type { WebSocket as WsSocket } from 'ws';
+import { createClient, type ClientOptions, type RxVoiceClient } from '../../src/index.js';
+import {
+  AbortError,
+  ProtocolError,
+  RxVoiceError,
+  TimeoutError,
+  ValidationError,
+} from '../../src/client/errors.js';
+import { SseError, createSseParser } from '../../src/text/sse.js';
+import { parseSse } from '../../src/operators/parseSse.js';
+import { DEFAULT_LIVE_MAX_PAYLOAD } from '../../src/live/session.js';
+import type { LiveSpeechEvent } from '../../src/live/events.js';
+import {
+  activeResources,
+  frameHeader,
+  httpServer,
+  leftovers,
+  rawWsServer,
+  rejectionOf,
+  textFrame,
+  wsServer,
+} from './helpers.js';
+
+const KEY = 'sk-rxv-hostile-0123456789';
+const cleanups: (() => Promise<void>)[] = [];
+let baseline: Record<string, number>;
+
+beforeEach(() => {
+  baseline = activeResources();
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  // Every socket and timer of the test is gone once its servers are closed.
+  expect(await leftovers(baseline)).toEqual({});
+});
+
+function clientOn(baseUrl: string, options: ClientOptions = {}): RxVoiceClient {
+  const client = createClient({ apiKey: KEY, baseUrl, maxRetries: 0, warn: () => undefined, ...options });
+  cleanups.push(() => client.close());
+  return client;
+}
+
+/** Subscribe and return the error with the time it took (fails the test on completion). */
+async function timedError<T>(source$: Observable<T>): Promise<{ error: unknown; ms: number; values: T[] }> {
+  const started = Date.now();
+  const values: T[] = [];
+  const error = await new Promise<unknown>((resolve, reject) => {
+    source$.subscribe({ next: (v) => values.push(v), error: resolve, complete: () => reject(new Error('completed without an error')) });
+  });
+  return { error, ms: Date.now() - started, values };
+}
+
+const heapMiB = (): number => process.memoryUsage().heapUsed / 1048576;
+
+describe('hostile HTTP servers', () => {
+  it('an endless SSE line: translateStream fails with SseError (max-line-length), bounded bytes', async () => {
+    let written = 0;
+    let clientGone = false;
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-credits-required': '1' });
+      res.write('data: ');
+      const pump = (): void => {
+        while (!clientGone && written < 64 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+      };
+      res.on('close', () => {
+        clientGone = true;
+      });
+      pump();
+    });
+    cleanups.push(() => server.close());
+    const client = clientOn(server.baseUrl);
+    const heapBefore = heapMiB();
+    const { error, ms } = await timedError(
+      client.translateStream({ text: 'Hello', source_language: 'en-us', target_language: 'de-de' }),
+    );
+    expect(error).toBeInstanceOf(SseError);
+    expect(error).toMatchObject({ code: 'sse', type: 'max-line-length' });
+    expect(ms).toBeLessThan(10_000);
+    // The client stops reading: the server could not push more than a few MiB past the 1 MiB limit.
+    await new Promise<void>((resolve) => setTimeout(resolve, 50));
+    expect(clientGone).toBe(true);
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+    expect(heapMiB() - heapBefore).toBeLessThan(64);
+  });
+
+  it('parseSse on an endless line or an endless event: typed errors at the configured limits', async () => {
+    const endless = (piece: string, count: number): Observable<string> => of(...Array.from({ length: count }, () => piece));
+    const line = await rejectionOf(lastValueFrom(endless('y'.repeat(1000), 100).pipe(parseSse({ maxLineLength: 10_000 }), toArray())));
+    expect(line).toBeInstanceOf(SseError);
+    expect(line).toMatchObject({ type: 'max-line-length', limit: 10_000 });
+    const event = await rejectionOf(
+      lastValueFrom(endless('data: zzzzzzzzzz\n', 10_000).pipe(parseSse({ maxEventSize: 5_000 }), toArray())),
+    );
+    expect(event).toBeInstanceOf(SseError);
+    expect(event).toMatchObject({ type: 'max-event-size' });
+    // the core throws as soon as the limit is passed, not after buffering the rest
+    const parser = createSseParser({ onEvent: () => undefined, maxLineLength: 4096 });
+    let fed = 0;
+    expect(() => {
+      for (;;) {
+        parser.feed('q'.repeat(100));
+        fed += 100;
+        if (fed > 1_000_000) break;
+      }
+    }).toThrow(SseError);
+    expect(fed).toBeLessThanOrEqual(4096);
+  });
+
+  it('an HTTP server that never answers: TimeoutError after timeoutMs', async () => {
+    const server = await httpServer((req) => {
+      req.resume(); // reads the request, never answers
+    });
+    cleanups.push(() => server.close());
+    const client = clientOn(server.baseUrl, { timeoutMs: 200 });
+    const { error, ms } = await timedError(client.voices.list());
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as TimeoutError).message).toContain('GET /list-voices');
+    expect(ms).toBeGreaterThanOrEqual(150);
+    expect(ms).toBeLessThan(5_000);
+    const stream = await timedError(client.translateStream({ text: 'Hi', source_language: 'en-us', target_language: 'de-de' }));
+    expect(stream.error).toBeInstanceOf(TimeoutError);
+  });
+
+  it('a body that stalls after the headers: the abort signal ends the call with AbortError', async () => {
+    const server = await httpServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n'); // then silence, forever
+    });
+    cleanups.push(() => server.close());
+    const client = clientOn(server.baseUrl, { timeoutMs: 200 });
+    const controller = new AbortController();
+    const pieces: string[] = [];
+    const done = rejectionOf(
+      new Promise((resolve, reject) =>
+        client
+          .translateStream({ text: 'Hi', source_language: 'en-us', target_language: 'de-de' }, { signal: controller.signal })
+          .subscribe({ next: (p) => pieces.push(p), error: reject, complete: () => resolve(undefined) }),
+      ),
+    );
+    await new Promise<void>((resolve) => setTimeout(resolve, 300));
+    expect(pieces).toEqual(['one']);
+    controller.abort();
+    const error = await done;
+    expect(error).toBeInstanceOf(RxVoiceError);
+    expect(error).toBeInstanceOf(AbortError);
+  });
+
+  const wrongBodies: { name: string; call: (c: RxVoiceClient) => Observable<unknown>; body: string; endpoint: string }[] = [
+    { name: 'voices list as an object', call: (c) => c.voices.list(), body: '{"voices":[]}', endpoint: 'GET /list-voices' },
+    { name: 'voice with a string id', call: (c) => c.voices.list(), body: '[{"id":"1","voice_name":"A","gender":1,"age":3,"description":null,"language":null,"is_published":true}]', endpoint: 'GET /list-voices' },
+    { name: 'task_id as a number', call: (c) => c.sound.create({ prompt: 'rain' }), body: '{"task_id":5}', endpoint: 'POST /text-to-sound' },
+    { name: 'unknown task status', call: (c) => c.sound.status('t1'), body: '{"status":"DONE","run_id":null}', endpoint: 'text-to-sound' },
+    { name: 'translation texts as a string', call: (c) => c.translation.result(7), body: '{"texts":"hallo"}', endpoint: 'translation' },
+    { name: 'not JSON at all', call: (c) => c.voices.list(), body: '<html>oops</html>', endpoint: 'GET /list-voices' },
+    { name: 'truncated JSON', call: (c) => c.sound.create({ prompt: 'rain' }), body: '{"task_id": "ab', endpoint: 'POST /text-to-sound' },
+  ];
+  for (const { name, call, body, endpoint } of wrongBodies) {
+    it(`a wrong-typed JSON answer (${name}): ProtocolError naming the endpoint`, async () => {
+      const server = await httpServer((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      });
+      cleanups.push(() => server.close());
+      const client = clientOn(server.baseUrl);
+      const { error } = await timedError(call(client));
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as ProtocolError).message).toContain(endpoint);
+      expect((error as ProtocolError).message).not.toContain(KEY);
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------
+// Live session
+// ---------------------------------------------------------------------------
+
+const READY = JSON.stringify({ type: 'session.ready', session_id: 's1', run_id: 1 });
+
+/**
+ * Speak `text` through a client on `baseUrl`; resolves with the error, the events and the
+ * time, once the client's socket is gone (checked while the hostile server still runs: the
+ * client, not the server, must close it).
+ */
+async function speakOn(
+  baseUrl: string,
+  options: Record<string, unknown> = {},
+  text$: Observable<string> = of('Hello there. How are you?'),
+): Promise<{ error: unknown; ms: number; values: LiveSpeechEvent[] }> {
+  const before = activeResources();
+  const client = clientOn(baseUrl);
+  const outcome = await timedError(text$.pipe(client.speak({ voice_id: 1, ...options })));
+  const left = await leftovers(before, 2_000);
+  delete left['TCPServerWrap'];
+  expect(left).toEqual({});
+  return outcome;
+}
+
+describe('hostile live servers', () => {
+  it('a 100 MB WebSocket frame: refused at its header (maxPayload), ProtocolError, little read', async () => {
+    let written = 0;
+    let peerClosed = false;
+    const server = await rawWsServer((socket) => {
+      socket.once('data', () => {
+        // after session.start: ready, then a binary frame announcing 100 MB
+        socket.write(textFrame(READY));
+        socket.write(frameHeader(0x2, 100_000_000));
+        const chunk = Buffer.alloc(256 * 1024, 7);
+        const pump = (): void => {
+          while (!peerClosed && written < 100_000_000) {
+            written += chunk.length;
+            if (!socket.write(chunk)) {
+              socket.once('drain', pump);
+              return;
+            }
+          }
+        };
+        pump();
+      });
+      socket.on('close', () => {
+        peerClosed = true;
+      });
+    });
+    cleanups.push(() => server.close());
+    const heapBefore = heapMiB();
+    const { error, ms } = await speakOn(server.baseUrl);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).message).toContain(`maxPayload (${DEFAULT_LIVE_MAX_PAYLOAD} bytes)`);
+    expect((error as ProtocolError).unspoken).toBe('Hello there. How are you?');
+    expect(ms).toBeLessThan(5_000);
+    await new Promise<void>((resolve) => setTimeout(resolve, 50));
+    expect(peerClosed).toBe(true);
+    expect(written).toBeLessThan(32 * 1024 * 1024);
+    expect(heapMiB() - heapBefore).toBeLessThan(64);
+  });
+
+  it('maxPayload is an option: a 2 MiB text frame is refused by default, read with maxPayload 4 MiB', async () => {
+    const big = JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'x'.repeat(2 * 1024 * 1024) });
+    const make = (): Promise<{ baseUrl: string; close(): Promise<void> }> =>
+      rawWsServer((socket) => {
+        socket.once('data', () => {
+          socket.write(textFrame(READY));
+          socket.write(textFrame(big));
+          socket.write(frameHeader(0x2, 1)); // then audio, then a bad frame type to end it
+          socket.write(Buffer.from([1]));
+          socket.write(textFrame('{"type":"nope"}'));
+        });
+      });
+    const a = await make();
+    cleanups.push(() => a.close());
+    const refused = await speakOn(a.baseUrl);
+    expect(refused.error).toBeInstanceOf(ProtocolError);
+    expect((refused.error as Error).message).toContain('maxPayload');
+    const b = await make();
+    cleanups.push(() => b.close());
+    const read = await speakOn(b.baseUrl, { maxPayload: 4 * 1024 * 1024 });
+    expect(read.error).toBeInstanceOf(ProtocolError);
+    expect((read.error as Error).message).toContain('invalid frame');
+    expect(read.values.map((e) => e.type)).toEqual(['ready', 'segmentStart', 'audio']);
+    const invalid = await rejectionOf(lastValueFrom(of('x').pipe(clientOn(b.baseUrl).speak({ voice_id: 1, maxPayload: 0 }))));
+    expect(invalid).toBeInstanceOf(ValidationError);
+    expect((invalid as ValidationError).issues[0]?.loc).toEqual(['options', 'maxPayload']);
+  });
+
+  it('invalid UTF-8 in a text frame: ProtocolError (the WebSocket protocol is broken)', async () => {
+    const server = await rawWsServer((socket) => {
+      socket.once('data', () => {
+        socket.write(textFrame(READY));
+        socket.write(Buffer.concat([frameHeader(0x1, 4), Buffer.from([0x7b, 0xff, 0xfe, 0x7d])]));
+      });
+    });
+    cleanups.push(() => server.close());
+    const { error, ms } = await speakOn(server.baseUrl);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(ms).toBeLessThan(5_000);
+  });
+
+  /** Scripts of frames a hostile `ws` server sends after `session.start`. */
+  const scripts: { name: string; frames: (string | Buffer)[]; message: RegExp; events?: string[] }[] = [
+    { name: 'invalid JSON', frames: [READY, '{"type":"segment.start",'], message: /not JSON/ },
+    { name: 'JSON that is not an object', frames: [READY, '42'], message: /invalid frame/ },
+    { name: 'an unknown frame type', frames: [READY, '{"type":"segment.explode","segment_id":0}'], message: /invalid frame/ },
+    { name: 'a wrong-typed field', frames: [READY, '{"type":"segment.start","segment_id":"0","text":"Hi."}'], message: /invalid frame/ },
+    { name: 'segment.start before session.ready', frames: ['{"type":"segment.start","segment_id":0,"text":"Hi."}'], message: /before session\.ready/ },
+    { name: 'binary before session.ready', frames: [Buffer.from([1, 2, 3])], message: /audio outside of a segment/ },
+    { name: 'binary before segment.start', frames: [READY, Buffer.from([1, 2, 3])], message: /audio outside of a segment/ },
+    { name: 'segment.done for an unknown id', frames: [READY, '{"type":"segment.done","segment_id":7}'], message: /not started/ },
+    {
+      name: 'segment.done for another segment',
+      frames: [READY, '{"type":"segment.start","segment_id":0,"text":"Hello there."}', Buffer.from([1]), '{"type":"segment.done","segment_id":1}'],
+      message: /not started/,
+      events: ['ready', 'segmentStart', 'audio'],
+    },
+    {
+      name: 'segment ids going back',
+      frames: [
+        READY,
+        '{"type":"segment.start","segment_id":3,"text":"Hello there."}',
+        Buffer.from([1]),
+        '{"type":"segment.done","segment_id":3}',
+        '{"type":"segment.start","segment_id":2,"text":"How are you?"}',
+      ],
+      message: /does not follow/,
+      events: ['ready', 'segmentStart', 'audio', 'segmentDone'],
+    },
+    { name: 'session.ready twice', frames: [READY, READY], message: /twice/ },
+    { name: 'an audio frame over 64 KiB', frames: [READY, '{"type":"segment.start","segment_id":0,"text":"Hello there."}', Buffer.alloc(65 * 1024)], message: /64|65536/ },
+  ];
+  for (const script of scripts) {
+    it(`a server sending ${script.name}: ProtocolError, socket closed`, async () => {
+      const server = await wsServer((socket: WsSocket) => {
+        socket.once('message', () => {
+          for (const frame of script.frames) socket.send(frame);
+        });
+      });
+      cleanups.push(() => server.close());
+      const { error, ms, values } = await speakOn(server.wsUrl.replace('ws:', 'http:'));
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as ProtocolError).message).toMatch(script.message);
+      expect(typeof (error as ProtocolError).unspoken).toBe('string');
+      expect(ms).toBeLessThan(5_000);
+      if (script.events) expect(values.map((e) => e.type)).toEqual(script.events);
+      await new Promise<void>((resolve) => setTimeout(resolve, 30));
+      expect(server.closes).toHaveLength(1);
+    });
+  }
+
+  it('a WebSocket server that never sends session.ready: TimeoutError after readyTimeoutMs', async () => {
+    const server = await wsServer(() => undefined);
+    cleanups.push(() => server.close());
+    const { error, ms } = await speakOn(server.wsUrl.replace('ws:', 'http:'), { readyTimeoutMs: 200 }, NEVER);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(ms).toBeGreaterThanOrEqual(150);
+    expect(ms).toBeLessThan(5_000);
+  });
+
+  it('a server that never completes the WebSocket handshake: TimeoutError, the socket is dropped', async () => {
+    const server = await rawWsServer(() => undefined, { handshake: false });
+    cleanups.push(() => server.close());
+    const { error, ms } = await speakOn(server.baseUrl, { readyTimeoutMs: 200 });
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as TimeoutError).unspoken).toBe('Hello there. How are you?');
+    expect(ms).toBeLessThan(5_000);
+  });
+
+  it('with reconnect on, a silent server is retried maxAttempts times, then TimeoutError', async () => {
+    let connections = 0;
+    const server = await wsServer(() => {
+      connections++;
+    });
+    cleanups.push(() => server.close());
+    const { error } = await speakOn(server.wsUrl.replace('ws:', 'http:'), {
+      readyTimeoutMs: 100,
+      reconnect: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    });
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(connections).toBe(3);
+  });
+
+  it('a protocol error is not retried, even with reconnect on', async () => {
+    let connections = 0;
+    const server = await wsServer((socket: WsSocket) => {
+      connections++;
+      socket.once('message', () => socket.send('not json'));
+    });
+    cleanups.push(() => server.close());
+    const { error } = await speakOn(server.wsUrl.replace('ws:', 'http:'), { reconnect: { maxAttempts: 3, baseDelayMs: 1 } });
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(connections).toBe(1);
+  });
+});
