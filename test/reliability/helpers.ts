@@ -128,6 +128,8 @@ export async function rawWsServer(
     sockets.add(socket);
     socket.on('error', () => undefined);
     socket.on('close', () => sockets.delete(socket));
+    // http server sockets allow half-open connections: when the client ends, end too.
+    socket.on('end', () => socket.destroy());
     if (options.handshake === false) return; // never answers
     const key = String(req.headers['sec-websocket-key'] ?? '');
     const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
