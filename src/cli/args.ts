@@ -13,10 +13,21 @@ export const COMMON_OPTIONS = {
   json: { type: 'boolean' },
 } as const satisfies Options;
 
+type CommandConfig<O extends Options> = {
+  args: string[];
+  options: typeof COMMON_OPTIONS & O;
+  allowPositionals: true;
+  strict: true;
+};
+
 /** Parse `argv` of `command` with `options` (plus `--help` and `--json`). */
-export function parseCommand<O extends Options>(command: string, argv: string[], options: O) {
+export function parseCommand<O extends Options>(
+  command: string,
+  argv: string[],
+  options: O,
+): ReturnType<typeof parseArgs<CommandConfig<O>>> {
   try {
-    return parseArgs({
+    return parseArgs<CommandConfig<O>>({
       args: argv,
       options: { ...COMMON_OPTIONS, ...options },
       allowPositionals: true,
