@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Fails a test file that prints an API key holding the SECRET-canary marker.
+    setupFiles: ['test/setup/secret-scan.ts'],
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],

@@ -180,7 +180,10 @@ export function levelInChild(who: 'ours' | 'peer', sessions: number, capMs: numb
     });
     let result: LevelResult | undefined;
     child.on('message', (message) => {
-      result = message as LevelResult;
+      // NaN travels as null over IPC (JSON).
+      const raw = message as Record<string, unknown>;
+      const fixed = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v === null ? Number.NaN : v]));
+      result = fixed as unknown as LevelResult;
     });
     const killer = setTimeout(() => child.kill('SIGKILL'), capMs + 60_000);
     child.on('exit', (code, signal) => {

@@ -9,7 +9,9 @@
  * - per-sentence latency: ping-pong, the next sentence is pushed when the previous one's
  *   `segment.done` arrives; from the push to that sentence's `segment.done` (sentences
  *   2..10 of each session, the first is in the time to first audio);
- * - a 10-sentence session pushed at once: socket creation to the close.
+ * - a 10-sentence session pushed at once: socket creation to the close;
+ * - CPU time (user + system, client and emulator together) of those three sessions,
+ *   which, unlike wall time, a busy machine does not inflate.
  *
  * Run alone: `npx tsx bench/live-overhead.ts`.
  */
@@ -51,16 +53,21 @@ export async function run(options: LiveOverheadOptions = {}): Promise<BenchRow[]
     const ttfa = { ours: [] as number[], peer: [] as number[] };
     const sentence = { ours: [] as number[], peer: [] as number[] };
     const burst = { ours: [] as number[], peer: [] as number[] };
+    /** CPU time (user + system) of the three sessions of each pair, µs. */
+    const cpu = { ours: [] as number[], peer: [] as number[] };
     for (let i = 0; i < pairs; i++) {
       const order: ('ours' | 'peer')[] = i % 2 === 0 ? ['ours', 'peer'] : ['peer', 'ours'];
       for (const who of order) {
         const go = who === 'ours' ? ours : peer;
+        const c0 = process.cpuUsage();
         const a = check(await go(first, 'burst'), first, who);
         ttfa[who].push(a.ttfaMs);
         const b = check(await go(texts, 'pingpong'), texts, who);
         sentence[who].push(...b.sentenceMs.slice(1));
         const c = check(await go(texts, 'burst'), texts, who);
         burst[who].push(c.totalMs);
+        const used = process.cpuUsage(c0);
+        cpu[who].push(used.user + used.system);
       }
     }
     const note = (n: number, extra = ''): string => `median of ${n}, alternating ours/peer; tone synth 5 ms/word, 0 synthesis delay${extra}`;
@@ -68,6 +75,14 @@ export async function run(options: LiveOverheadOptions = {}): Promise<BenchRow[]
       row('live: time to first audio', median(ttfa.ours), median(ttfa.peer), 'ms', note(pairs, '; connect + session.start + 1 sentence'), 'lower'),
       row('live: per-sentence latency', median(sentence.ours), median(sentence.peer), 'ms', note(sentence.ours.length, '; ping-pong text.chunk -> segment.done'), 'lower'),
       row('live: 10-sentence session', median(burst.ours), median(burst.peer), 'ms', note(pairs, '; all text at once, open -> close'), 'lower'),
+      row(
+        'live: CPU per 3 sessions (21 sentences)',
+        median(cpu.ours) / 1000,
+        median(cpu.peer) / 1000,
+        'ms',
+        `median of ${pairs}; process.cpuUsage, client + emulator (same process): the difference is the client's`,
+        'lower',
+      ),
     ];
   } finally {
     await client.close();

@@ -52,8 +52,9 @@ export function round(value: number): number {
 
 /** A row, ratio = ours / peer (both rounded for display, ratio from the raw values). */
 export function row(name: string, ours: number, peer: number, unit: string, note?: string, better?: 'lower' | 'higher'): BenchRow {
-  const ratio = peer === 0 ? (ours === 0 ? 1 : Number.POSITIVE_INFINITY) : ours / peer;
-  const r: BenchRow = { name, ours: round(ours), peer: round(peer), unit, ratio: Number(ratio.toFixed(3)) };
+  // A zero peer makes the ratio meaningless: NaN (printed n/a, written null).
+  const ratio = peer === 0 ? (ours === 0 ? 1 : Number.NaN) : ours / peer;
+  const r: BenchRow = { name, ours: round(ours), peer: round(peer), unit, ratio: Number.isFinite(ratio) ? Number(ratio.toFixed(3)) : ratio };
   if (note !== undefined) r.note = note;
   if (better !== undefined) (r as BenchRow & { better?: string }).better = better;
   return r;
@@ -143,6 +144,7 @@ export function peerSession(
     const segments: SessionResult['segments'] = [];
     let current: SessionResult['segments'][number] | undefined;
     let done = false;
+    let sessionDone = false;
     const socket = new WebSocket(wsUrl, { headers: { 'x-api-key': apiKey } });
     const send = (frame: object): void => socket.send(JSON.stringify(frame));
     const push = (): void => {
@@ -193,8 +195,7 @@ export function peerSession(
           reject(new Error(`session.error: ${frame.error}`));
           return;
         case 'session.done':
-          done = true;
-          resolve({ ttfaMs: ttfa, sentenceMs, totalMs: now() - t0, segments });
+          sessionDone = true;
           return;
       }
     });
@@ -204,11 +205,12 @@ export function peerSession(
         reject(error);
       }
     });
+    // Like `client.speak`, the session is over at the clean close after session.done.
     socket.on('close', (code) => {
-      if (!done) {
-        done = true;
-        reject(new Error(`closed ${code} before session.done`));
-      }
+      if (done) return;
+      done = true;
+      if (sessionDone && code === 1000) resolve({ ttfaMs: ttfa, sentenceMs, totalMs: now() - t0, segments });
+      else reject(new Error(`closed ${code} before session.done`));
     });
   });
 }

@@ -14,11 +14,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
-import { EMPTY, lastValueFrom, merge, share, tap, type Observable } from 'rxjs';
+import { catchError, EMPTY, lastValueFrom, merge, share, tap, throwError, type Observable } from 'rxjs';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { createClient, type SpokenSegment } from '../src/index.js';
 import { concatSegments } from '../src/operators/index.js';
-import { findPlayer, toAudioDevice, toWavFile } from '../src/sinks/index.js';
+import { findPlayer, SinkError, toAudioDevice, toWavFile } from '../src/sinks/index.js';
 import { fromTokens } from '../src/sources/index.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from './lib/fake-openai.js';
 
@@ -84,9 +84,26 @@ try {
     }),
     toWavFile(outPath),
   );
-  const played$: Observable<unknown> = player ? segments$.pipe(toAudioDevice({ player })) : EMPTY;
+  // A player that cannot play (no sound card, no audio server) must not cost the WAV.
+  let playbackFailure: string | undefined;
+  const played$: Observable<unknown> = player
+    ? segments$.pipe(
+        toAudioDevice({ player }),
+        catchError((error: unknown) => {
+          if (!(error instanceof SinkError)) return throwError(() => error);
+          playbackFailure = error.message;
+          console.error(`  (playback failed, the WAV is still being written: ${error.message})`);
+          return EMPTY;
+        }),
+      )
+    : EMPTY;
   await lastValueFrom(merge(written$, played$), { defaultValue: undefined });
-  console.log(`\n\nspoke ${spoken} segments to ${outPath}${player ? ` and through ${player.command}` : ' (no audio player found: playback skipped)'}`);
+  const playback = !player
+    ? ' (no audio player found: playback skipped)'
+    : playbackFailure
+      ? ` (playback with ${player.command} failed)`
+      : ` and through ${player.command}`;
+  console.log(`\n\nspoke ${spoken} segments to ${outPath}${playback}`);
 } finally {
   await client.close();
   await emulator?.close();

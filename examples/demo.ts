@@ -11,12 +11,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { EMPTY, lastValueFrom, merge, share, tap, type Observable } from 'rxjs';
+import { catchError, EMPTY, lastValueFrom, merge, share, tap, throwError, type Observable } from 'rxjs';
 import { parseWavHeader } from '../src/audio/wav.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { createClient, type LiveSpeechEvent, type SpokenSegment } from '../src/index.js';
 import { concatSegments } from '../src/operators/index.js';
-import { findPlayer, toAudioDevice, toWavFile } from '../src/sinks/index.js';
+import { findPlayer, SinkError, toAudioDevice, toWavFile } from '../src/sinks/index.js';
 import { CHAT_ANSWER, tokenStream } from './lib/chat-answer.js';
 
 const { values } = parseArgs({
@@ -103,7 +103,19 @@ const segments$ = events$.pipe(
 );
 
 const written$ = segments$.pipe(toWavFile(outPath));
-const played$: Observable<unknown> = player ? segments$.pipe(toAudioDevice({ player })) : EMPTY;
+// A player that cannot play (no sound card, no audio server) must not cost the WAV: report it, go on.
+let playbackFailure: string | undefined;
+const played$: Observable<unknown> = player
+  ? segments$.pipe(
+      toAudioDevice({ player }),
+      catchError((error: unknown) => {
+        if (!(error instanceof SinkError)) return throwError(() => error);
+        playbackFailure = error.message;
+        console.warn(`\n(playback failed, the WAV is still being written: ${error.message})`);
+        return EMPTY;
+      }),
+    )
+  : EMPTY;
 
 try {
   await lastValueFrom(merge(written$, played$), { defaultValue: undefined });
@@ -174,5 +186,10 @@ function printTimeline(): void {
     `  answer streamed in ${((inputEndedAt ?? finished) - (firstToken ?? started)) / 1000 > 0 ? (((inputEndedAt ?? finished) - (firstToken ?? started)) / 1000).toFixed(2) : '0'} s; ` +
       `whole run ${((finished - started) / 1000).toFixed(2)} s`,
   );
-  console.log(`  wrote ${relative(process.cwd(), outPath) || outPath}${player ? `; played with ${player.command}` : '; no audio player found, playback skipped'}`);
+  const playback = !player
+    ? '; no audio player found, playback skipped'
+    : playbackFailure
+      ? `; playback with ${player.command} failed: ${playbackFailure}`
+      : `; played with ${player.command}`;
+  console.log(`  wrote ${relative(process.cwd(), outPath) || outPath}${playback}`);
 }

@@ -67,7 +67,6 @@ describe('translateThenSpeak on the emulator', () => {
     // the first sentence is spoken while later pieces are still being translated
     expect(firstAudio).toBeLessThan(done);
     expect(log.slice(firstAudio).some((e) => e.what === 'piece')).toBe(true);
-    expect(log[firstAudio]!.at).toBeLessThan(log[done]!.at);
   });
 
   it('validation of the translation request fails before anything is sent', async () => {
@@ -96,6 +95,10 @@ describe('translateThenSpeak on the emulator', () => {
     expect(error).toBeInstanceOf(StreamError);
     const streamError = error as StreamError;
     expect(streamError.received.length).toBeGreaterThan(0);
-    expect(typeof streamError.unspoken).toBe('string');
+    // the text after the last delivered segment: at least the unfinished last sentence,
+    // which segmentSentences pushed into the session just before the error
+    const squash = (text: string) => text.replace(/\s+/g, '');
+    expect(squash(streamError.unspoken ?? '').length).toBeGreaterThan(0);
+    expect(squash(streamError.received).endsWith(squash(streamError.unspoken ?? ''))).toBe(true);
   });
 });

@@ -4,7 +4,8 @@
  * the embedded emulator, interrupts, and the real binary as a child process.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
@@ -16,6 +17,7 @@ import { VirtualTimeScheduler, VirtualAction } from 'rxjs';
 import { main, type CliIo } from '../src/cli/main.js';
 import { startProgress } from '../src/cli/progress.js';
 import { pseudoLocalize, startEmulator, TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
+import { RECORDING_PLAYER } from './fixtures/sinkFixtures.js';
 
 const { WaveFile } = wavefile;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -162,6 +164,53 @@ describe('rxvoice speak', () => {
     expect(done?.['type']).toBe('done');
     expect(done?.['segments']).toBe(3);
     expect(wavSeconds(readFileSync(join(dir, 'stdin.wav')))).toBeCloseTo(words.length * WORD_SECONDS, 2);
+    // One "word" line per word, timed in the output audio: word k of the tone synth starts at k * WORD_SECONDS.
+    const wordLines = events.filter((e) => e['type'] === 'word') as Array<{ segment_id: number; index: number; word: string; start: number; end: number }>;
+    expect(wordLines.map((w) => w.word)).toEqual(words);
+    wordLines.forEach((w, k) => {
+      expect(w.start).toBeCloseTo(k * WORD_SECONDS, 2);
+      expect(w.end).toBeGreaterThan(w.start);
+      const segment = segments.find((s) => s['segment_id'] === w.segment_id) as { start: number; seconds: number };
+      expect(w.start).toBeGreaterThanOrEqual(segment.start - 1e-3);
+      expect(w.end).toBeLessThanOrEqual(segment.start + segment.seconds + 1e-3);
+    });
+    expect(wordLines.at(-1)?.end).toBeCloseTo(words.length * WORD_SECONDS, 2);
+  });
+
+  it('--play streams the audio to a player found on PATH (here a recorder named aplay), along with -o', async () => {
+    const bin = join(dir, 'bin-recorder');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'aplay'), `#!/bin/sh\nexec "${process.execPath}" "${RECORDING_PLAYER}" "$@"\n`, { mode: 0o755 });
+    const recorded = join(dir, 'played.raw');
+    const run = await cli(['speak', 'Play this aloud. And this too.', '-o', 'played.wav', '--play'], {
+      ...envFor(),
+      PATH: bin,
+      RECORDING_PLAYER_OUT: recorded,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const file = readFileSync(join(dir, 'played.wav'));
+    const played = readFileSync(recorded);
+    expect(existsSync(`${recorded}.done`)).toBe(true); // the player read to the end of its stdin
+    expect(played.subarray(0, 4).toString('latin1')).toBe('RIFF');
+    expect(played.subarray(44).equals(file.subarray(44))).toBe(true);
+    expect(wavSeconds(file)).toBeCloseTo(6 * WORD_SECONDS, 2);
+  });
+
+  it('--play with -o: a player that fails (no sound card) does not cost the file; exits 1 with its reason in one line', async () => {
+    const bin = join(dir, 'bin-broken');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, 'aplay'),
+      `#!/bin/sh\necho 'ALSA lib confmisc.c: cannot find card 0' >&2\necho 'aplay: main:831: audio open error: No such file or directory' >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    const run = await cli(['speak', 'Nobody hears this. But the file is kept.', '-o', 'kept.wav', '--play'], { ...envFor(), PATH: bin });
+    expect(run.code).toBe(1);
+    const errors = errorLines(run.stderr);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^rxvoice: SinkError: .*aplay exited with code 1: .*audio open error/);
+    expect(wavSeconds(readFileSync(join(dir, 'kept.wav')))).toBeCloseTo(8 * WORD_SECONDS, 2);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('writes one WAV stream to stdout with -o -', async () => {
@@ -198,9 +247,18 @@ describe('rxvoice speak', () => {
     expect(errors[0]).toMatch(/segment 1 skipped: "This doomed part fails\."/);
     expect(errors.at(-1)).toMatch(/1 segment\(s\) could not be synthesized.*\[unspoken: "This doomed part fails\."\]/);
     expect(existsSync(join(dir, 'doomed.wav'))).toBe(true); // what was spoken is kept
-    const flaky = await cli(['speak', 'A flaky sentence here. Then another one.', '-o', 'flaky.wav', '--resubmit-skipped', '--json'], envFor(FLAKY_KEY));
-    expect(flaky.code, flaky.stderr).toBe(0);
-    const events = jsonLines(flaky.stdout);
+    // The emulator's fault fails segment 0 of a session 4 times (3 attempts: skipped). The
+    // text stays open on stdin until the skip is seen, so the text is pushed again into the
+    // same session, where it is a later segment and succeeds.
+    const stdin = new PassThrough();
+    const { io, stdout: flakyOut, stderr: flakyErr } = makeIo(envFor(FLAKY_KEY), stdin);
+    const running = main(['speak', '-', '-o', 'flaky.wav', '--resubmit-skipped', '--json'], io);
+    stdin.write('A flaky sentence here. Then another one. ');
+    await waitFor(() => flakyOut.text().includes('"skipped"'));
+    stdin.end();
+    const code = await running;
+    expect(code, flakyErr.text()).toBe(0);
+    const events = jsonLines(flakyOut.text());
     expect(events.filter((e) => e['type'] === 'skipped')).toEqual([
       expect.objectContaining({ text: 'A flaky sentence here.', final: false }),
     ]);
@@ -264,6 +322,24 @@ describe('rxvoice sound', () => {
     expect(result?.['type']).toBe('result');
     expect(result?.['path']).toBe(join(dir, 'rain.wav'));
     expect(wavSeconds(readFileSync(join(dir, 'rain.wav')))).toBeCloseTo(2, 1);
+  });
+
+  it('--music makes a music clip (fixed length: --duration is not used for music)', async () => {
+    const run = await cli(['sound', 'calm piano', '--music', '--duration', '2', '-o', 'piano.wav', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(jsonLines(run.stdout).at(-1)).toMatchObject({ type: 'result', path: join(dir, 'piano.wav') });
+    expect(wavSeconds(readFileSync(join(dir, 'piano.wav')))).toBeCloseTo(10, 1);
+  });
+
+  it('shows a spinner with the task status and elapsed time on a TTY, and a final line', async () => {
+    const { io, stdout, stderr } = makeIo(envFor());
+    stderr.isTTY = true;
+    const code = await main(['sound', 'wind in the trees', '--duration', '1', '-o', 'wind.wav'], io);
+    expect(code, stderr.text()).toBe(0);
+    const frames = stderr.text().split('\r\x1b[2K').filter((f) => f !== '');
+    expect(frames.some((f) => /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] sound: PENDING task \S+.* \(\d+\.\d s\)$/.test(f))).toBe(true);
+    expect(frames.at(-1)).toMatch(new RegExp(`^wrote ${join(dir, 'wind.wav').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(1\\.00 s of audio\\), run \\S+ \\(\\d+\\.\\d s\\)\\n$`));
+    expect(stdout.text()).toBe('');
   });
 
   it('exits 4 on a validation error (duration over 10 s)', async () => {
@@ -430,6 +506,23 @@ describe('embedded emulator and the emulator command', () => {
     expect(lines(run.stderr)).toHaveLength(1);
     expect(run.stderr).toMatch(/embedded emulator at http:\/\/127\.0\.0\.1:\d+ \(synth tone\)/);
     expect(jsonLines(run.stdout).length).toBeGreaterThan(0);
+  });
+
+  it('rxvoice emulator --port N listens on that port', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const { io, stdout, interrupt } = makeIo({});
+    const running = main(['emulator', '--port', String(port), '--synth', 'tone', '--json'], io);
+    await waitFor(() => stdout.text().includes('\n'));
+    const info = JSON.parse(stdout.text()) as { baseUrl: string };
+    expect(info.baseUrl).toBe(`http://127.0.0.1:${port}`);
+    interrupt('SIGINT');
+    expect(await running).toBe(0);
   });
 
   it('rxvoice emulator serves until interrupted, then closes', async () => {

@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fetch as undiciFetch } from 'undici';
 import { ApiError, ConnectionError, RateLimitError, batchSizes, type RxVoiceClient } from '../src/index.js';
 import type { Emulator } from '../src/emulator/index.js';
-import { clientFor, countingProxy, emulator, type SeenRequest } from './client-helpers.js';
+import { parseRetryAfter, retryDelay } from '../src/client/request.js';
+import { VirtualClock, clientFor, countingProxy, emulator, type SeenRequest } from './client-helpers.js';
 
 let emu: Emulator;
 let proxy: Awaited<ReturnType<typeof countingProxy>>;
@@ -90,6 +91,24 @@ describe('bulk results against the emulator', () => {
   });
 });
 
+describe('retry delays', () => {
+  const options = { baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 };
+  it('exponential from baseDelayMs, capped, jittered over the upper half', () => {
+    expect([0, 1, 2, 3, 4, 5].map((n) => retryDelay(n, options, () => 1))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+    expect([0, 1, 2, 3, 4, 5].map((n) => retryDelay(n, options, () => 0))).toEqual([250, 500, 1000, 2000, 4000, 4000]);
+    expect(retryDelay(2, options, () => 0.5)).toBe(1500);
+  });
+  it('Retry-After (seconds or HTTP date) wins, capped by maxRetryAfterMs', () => {
+    expect(retryDelay(0, options, () => 1, 3)).toBe(3000);
+    expect(retryDelay(4, options, () => 1, 0)).toBe(0);
+    expect(retryDelay(0, options, () => 1, 3600)).toBe(60_000);
+    expect(parseRetryAfter('2.5')).toBe(2.5);
+    expect(parseRetryAfter(new Date(10_000 + 4_000).toUTCString(), 10_000)).toBe(4);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
+  });
+});
+
 describe('retries', () => {
   it('retries a status call on injected 503 then succeeds', async () => {
     emu.context.options.faults.httpErrors = { status: 503, count: 2 };
@@ -100,13 +119,39 @@ describe('retries', () => {
   });
 
   it('retries on 429 honouring Retry-After, even for a creation call', async () => {
-    emu.context.options.faults.httpErrors = { status: 429, count: 1, retryAfter: 0.05 };
+    emu.context.options.faults.httpErrors = { status: 429, count: 1, retryAfter: 7 };
+    // A virtual clock: the retry waits exactly Retry-After (7 s) without a real wait.
+    const clock = new VirtualClock();
+    const c = clientFor({ baseUrl: proxy.baseUrl, apiKey: emu.apiKey }, { scheduler: clock });
     const start = proxy.seen.length;
-    const t0 = Date.now();
-    const { task_id } = await lastValueFrom(client.sound.create({ prompt: 'retry me' }));
+    const { task_id } = await lastValueFrom(c.sound.create({ prompt: 'retry me' }));
     expect(task_id).toBeTruthy();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(clock.delays).toEqual([7000]);
     expect(proxy.seen.slice(start).filter((r) => r.path === '/text-to-sound')).toHaveLength(2);
+    await c.close();
+  });
+
+  it('retries a status call on 408 with exponential backoff; never a creation call on 408', async () => {
+    const clock = new VirtualClock();
+    const c = clientFor(
+      { baseUrl: proxy.baseUrl, apiKey: emu.apiKey },
+      { scheduler: clock, retry: { baseDelayMs: 1000, maxDelayMs: 10_000 }, random: () => 1 },
+    );
+    const { task_id } = await lastValueFrom(c.sound.create({ prompt: 'status after 408' }));
+    emu.context.options.faults.httpErrors = { status: 408, count: 2 };
+    let start = proxy.seen.length;
+    const status = await lastValueFrom(c.sound.status(task_id));
+    expect(status.status).toMatch(/PENDING|SUCCESS/);
+    expect(proxy.seen.slice(start).map((r) => r.path)).toEqual(Array(3).fill(`/text-to-sound/${task_id}`));
+    expect(clock.delays).toEqual([1000, 2000]);
+
+    emu.context.options.faults.httpErrors = { status: 408, count: 1 };
+    start = proxy.seen.length;
+    const error = await lastValueFrom(c.sound.create({ prompt: 'costly' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(408);
+    expect(proxy.seen.slice(start)).toHaveLength(1);
+    await c.close();
   });
 
   it('gives up after maxRetries with the last error', async () => {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { lastValueFrom } from 'rxjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AbortError,
   ApiError,
@@ -18,7 +18,7 @@ import {
   isLoopbackHost,
 } from '../src/index.js';
 import type { Emulator } from '../src/emulator/index.js';
-import { clientFor, emulator } from './client-helpers.js';
+import { clientFor, countingProxy, emulator } from './client-helpers.js';
 
 const KEY = 'sk-live-SECRET-7f3a9c1e5b';
 let emu: Emulator;
@@ -38,6 +38,11 @@ beforeAll(async () => {
     if (req.url === '/audio-separation/bare') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify('PENDING'));
+      return;
+    }
+    if (req.url === '/text-to-sound/extra') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'SUCCESS', run_id: 5, progress: 100, new_field: { nested: true } }));
       return;
     }
     if (req.url === '/list-voices') {
@@ -129,6 +134,45 @@ describe('configuration', () => {
   });
 });
 
+describe('transport', () => {
+  it('uses undici with keep-alive: sequential calls share one connection, close() ends it', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const client = clientFor({ baseUrl: proxy.baseUrl, apiKey: KEY });
+      for (let i = 0; i < 5; i += 1) await lastValueFrom(client.voices.list());
+      const { task_id } = await lastValueFrom(client.sound.create({ prompt: 'keep alive' }));
+      await lastValueFrom(client.sound.status(task_id));
+      expect(proxy.seen).toHaveLength(7);
+      // Without keep-alive: 7 connections. undici's pool may open a second one while the
+      // first is being released right after a response; after that they are reused.
+      expect(proxy.connections.opened).toBeLessThanOrEqual(2);
+      expect(proxy.connections.open).toBe(proxy.connections.opened);
+      await client.close();
+      await vi.waitFor(() => expect(proxy.connections.open).toBe(0), { timeout: 2_000, interval: 10 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('sends x-api-key on every request and no key elsewhere (no query, no other header)', async () => {
+    const seen: { url: string; headers: Record<string, string> }[] = [];
+    const recording = (url: string, init: Record<string, unknown>): Promise<Response> => {
+      seen.push({ url, headers: { ...(init['headers'] as Record<string, string>) } });
+      return fetch(url, init as RequestInit);
+    };
+    const client = clientFor({ baseUrl: emu.baseUrl, apiKey: KEY }, { fetch: recording });
+    await lastValueFrom(client.textToSound({ prompt: 'headers', duration: 0.5 }));
+    await lastValueFrom(client.voices.list());
+    expect(seen.length).toBeGreaterThanOrEqual(4);
+    for (const r of seen) {
+      expect(r.headers['x-api-key']).toBe(KEY);
+      expect(r.url).not.toContain(KEY);
+      expect(Object.entries(r.headers).filter(([, v]) => v.includes(KEY)).map(([k]) => k)).toEqual(['x-api-key']);
+    }
+    await client.close();
+  });
+});
+
 describe('the key never shows', () => {
   function expectNoKey(value: unknown): void {
     expect(String(value)).not.toContain(KEY);
@@ -197,6 +241,8 @@ describe('the key never shows', () => {
     expect((wrongType as ProtocolError).message).toContain('POST /text-to-sound');
     expect(await grab(lastValueFrom(rogueClient.voices.list()))).toBeInstanceOf(ProtocolError);
     expect(await lastValueFrom(rogueClient.separation.status('bare'))).toEqual({ status: 'PENDING' });
+    // Unknown extra fields are tolerated (a newer service may add some).
+    expect(await lastValueFrom(rogueClient.sound.status('extra'))).toMatchObject({ status: 'SUCCESS', run_id: 5 });
     const refused = clientFor({ baseUrl: 'http://127.0.0.1:1', apiKey: KEY }, { maxRetries: 0 });
     expect(await grab(lastValueFrom(refused.voices.list()))).toBeInstanceOf(ConnectionError);
     for (const e of errors) expectNoKey(e);

@@ -184,6 +184,14 @@ describe('limits rejected locally, nothing sent', () => {
     ['result run id', () => lastValueFrom(client.translation.result(0)), ['path', 'run_id']],
     ['status task id', () => lastValueFrom(client.sound.status('')), ['path', 'task_id']],
     ['translated story language', () => lastValueFrom(client.stories.translatedResult(1, 'French')), ['path', 'target_language']],
+    ['project_name too long', () => lastValueFrom(client.sound.create({ prompt: 'x', project_name: 'x'.repeat(256) })), ['body', 'project_name']],
+    ['project_description too short', () => lastValueFrom(client.speech.create({ text: 'x', voice_id: 1, language: 'en-us', project_description: 'ab' })), ['body', 'project_description']],
+    ['tts-stream text too long', () => lastValueFrom(client.ttsStream({ text: 'x'.repeat(3001), voice_id: 1, language: 'en-us' })), ['body', 'text']],
+    ['selected_audio_tracks empty', () => lastValueFrom(client.dubbing.projectSetup({ media_url: 'https://e.com/v.mxf', source_language: 'en-us', target_languages: ['de-de'], selected_audio_tracks: [] })), ['body', 'selected_audio_tracks']],
+    ['target_languages locale tag', () => lastValueFrom(client.dubbing.projectSetup({ media_url: 'https://e.com/v.mp4', source_language: 'en-us', target_languages: ['de-de', 'German'] })), ['body', 'target_languages', 1]],
+    ['formality enum', () => lastValueFrom(client.translation.create({ texts: ['a'], source_language: 'en-us', target_language: 'de-de', formality: 3 as never })), ['body', 'formality']],
+    ['voice gender enum', () => lastValueFrom(client.voices.create({ voice_name: 'v', gender: 3 as never, file: { data: wav, filename: 'a.wav' } })), ['body', 'gender']],
+    ['bulk run ids not positive', () => lastValueFrom(client.speech.fetchResults([0, 4])), ['body', 'run_ids', 0]],
   ];
   for (const [name, call, loc] of cases) {
     it(name, async () => {

@@ -30,9 +30,13 @@ export interface SeenRequest {
 }
 
 /** A tiny HTTP proxy in front of the emulator that records method, path and body of each request. */
-export async function countingProxy(target: string): Promise<{ baseUrl: string; seen: SeenRequest[]; close(): Promise<void> }> {
+export async function countingProxy(
+  target: string,
+): Promise<{ baseUrl: string; seen: SeenRequest[]; connections: { opened: number; open: number }; close(): Promise<void> }> {
   const to = new URL(target);
   const seen: SeenRequest[] = [];
+  /** TCP connections the clients opened to the proxy (`open`: not closed yet). */
+  const connections = { opened: 0, open: 0 };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -50,11 +54,17 @@ export async function countingProxy(target: string): Promise<{ baseUrl: string; 
       upstream.end(body);
     });
   });
+  server.on('connection', (socket) => {
+    connections.opened += 1;
+    connections.open += 1;
+    socket.on('close', () => (connections.open -= 1));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     seen,
+    connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -82,6 +82,19 @@ describe('terminal statuses', () => {
     const error = (await lastValueFrom(client.translate({ texts: ['x'], source_language: 'en-us', target_language: 'de-de' })).catch((e: unknown) => e)) as TaskFailedError;
     expect(error).toBeInstanceOf(TaskFailedError);
     expect(error.retryable).toBe(false);
+    expect(error.serviceMessage).toBe('emulated failure of the translation task (fault injection)');
+    expect(error.message).toContain('emulated failure of the translation task');
+  });
+
+  it('TIMEOUT advises splitting the work; PAYMENT_REQUIRED adding credits', async () => {
+    emu.context.options.faults.taskOutcome = { '*': 'TIMEOUT' };
+    const timeout = await lastValueFrom(client.textToSound({ prompt: 'long' })).catch((e: unknown) => e);
+    expect(timeout).toBeInstanceOf(TaskTimeoutError);
+    expect((timeout as TaskTimeoutError).message).toMatch(/split the work into smaller requests/i);
+    emu.context.options.faults.taskOutcome = { '*': 'PAYMENT_REQUIRED' };
+    const payment = await lastValueFrom(client.textToSound({ prompt: 'costly' })).catch((e: unknown) => e);
+    expect(payment).toBeInstanceOf(PaymentRequiredError);
+    expect((payment as PaymentRequiredError).message).toMatch(/add credits/i);
   });
 });
 
@@ -149,14 +162,15 @@ describe('cancellation', () => {
   });
 
   it('an abort signal aborts the request in flight with AbortError', async () => {
-    emu.context.options.faults.httpLatencyMs = 400;
+    // The answer would take 5 s; the abort at 50 ms ends the call long before.
+    emu.context.options.faults.httpLatencyMs = 5_000;
     const controller = new AbortController();
     const t0 = Date.now();
     const pending = lastValueFrom(client.translate({ texts: ['Hi'], source_language: 'en-us', target_language: 'de-de' }, { signal: controller.signal })).catch((e: unknown) => e);
     setTimeout(() => controller.abort(), 50);
     const error = await pending;
     expect(error).toBeInstanceOf(AbortError);
-    expect(Date.now() - t0).toBeLessThan(300);
+    expect(Date.now() - t0).toBeLessThan(4_000);
     const already = await lastValueFrom(client.voices.list({ signal: controller.signal })).catch((e: unknown) => e);
     expect(already).toBeInstanceOf(AbortError);
   });

@@ -429,6 +429,30 @@ describe('task outcomes', () => {
   });
 });
 
+describe('credit prices', () => {
+  it('charges the configured prices: tasks per creation, speech per segment (X-Credits-Required)', async () => {
+    const em = await start({ credits: 12, prices: { task: 5, speechSegment: 2, translationStream: 1 } });
+    const a = await createTask(em, routes.textToSound, sound);
+    const b = await createTask(em, routes.textToSound, sound);
+    const c = await createTask(em, routes.textToSound, sound);
+    expect((await waitTask(em, routes.textToSoundStatus(a))).status).toBe('SUCCESS');
+    expect((await waitTask(em, routes.textToSoundStatus(b))).status).toBe('SUCCESS');
+    // 12 - 5 - 5 = 2 left: the third task cannot be paid.
+    expect((await waitTask(em, routes.textToSoundStatus(c))).status).toBe('PAYMENT_REQUIRED');
+    expect(em.context.credits.balance(em.apiKey)).toBe(2);
+  });
+
+  it('tts-stream requires price x sentences and refuses 402 when the balance is short', async () => {
+    const em = await start({ credits: 7, prices: { task: 1, speechSegment: 2, translationStream: 1 } });
+    const body = { text: 'One. Two. Three.', voice_id: DEFAULT_VOICE_ID, language: 'en-us', output_configuration: { format: 'pcm_s16le' } };
+    const ok = await call(em, 'POST', routes.ttsStream, body);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-credits-required')).toBe('6');
+    expect(em.context.credits.balance(em.apiKey)).toBe(1);
+    expect((await call(em, 'POST', routes.ttsStream, body)).status).toBe(402);
+  });
+});
+
 describe('faults on HTTP', () => {
   it('answers the next N requests with the injected status and Retry-After', async () => {
     const em = await start({ faults: { httpErrors: { status: 429, count: 2, retryAfter: 1 } } });

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import { routes } from '../src/client/routes.js';
 import type { EmulatorOptions } from '../src/emulator/options.js';
 import { groupWords } from '../src/emulator/synth/espeak.js';
 import { parseWavHeader, WAV_HEADER_BYTES } from '../src/audio/wav.js';
@@ -413,6 +414,57 @@ describe('live session: segmentation and timing', () => {
     expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['A whole sentence.', ' And the']);
   });
 
+  it('flushes the last complete sentence of a chunk at once; abbreviations and ordinals wait', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    // idle_timeout 30 s: every segment below that arrives within waitFor's 5 s came from a boundary.
+    c.send(start({ idle_timeout: 30 }));
+    c.send({ type: 'text.chunk', text: 'Hello there.' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 0)).toMatchObject({ text: 'Hello there.' });
+    c.send({ type: 'text.chunk', text: ' Why?' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 1)).toMatchObject({ text: ' Why?' });
+    // "Dr." alone is no sentence end: it waits and joins what follows.
+    c.send({ type: 'text.chunk', text: ' Ask Dr.' });
+    c.send({ type: 'text.chunk', text: ' Smith now. ' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 2)).toMatchObject({ text: ' Ask Dr. Smith now.' });
+    c.send({ type: 'text.chunk', text: 'See J.' });
+    c.send({ type: 'text.chunk', text: ' R. R. Tolkien!' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 3)).toMatchObject({ text: ' See J. R. R. Tolkien!' });
+    // A number before the stop may be a decimal split across chunks ("3." then "5"): it waits.
+    c.send({ type: 'text.chunk', text: ' It costs 3.' });
+    c.send({ type: 'text.chunk', text: '5 euros.' });
+    c.send({ type: 'text.chunk', text: ' Done!' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 4)).toMatchObject({ text: ' It costs 3.5 euros.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual([
+      'Hello there.',
+      ' Why?',
+      ' Ask Dr. Smith now.',
+      ' See J. R. R. Tolkien!',
+      ' It costs 3.5 euros.',
+      ' Done!',
+    ]);
+  });
+
+  it('flushes complete sentences at once in German (ordinals wait) and Japanese', async () => {
+    const e = await emulator();
+    const de = connect(liveUrl(e));
+    de.send(start({ idle_timeout: 30, language: 'de-de' }));
+    de.send({ type: 'text.chunk', text: 'Er kommt am 3.' });
+    de.send({ type: 'text.chunk', text: ' Oktober.' });
+    expect(await de.waitFor((f) => f.type === 'segment.start')).toMatchObject({ segment_id: 0, text: 'Er kommt am 3. Oktober.' });
+    de.send({ type: 'text.done' });
+    expect((await de.closed).code).toBe(1000);
+    expect(segmentsOf(de.received).delivered.map((s) => s.text)).toEqual(['Er kommt am 3. Oktober.']);
+
+    const ja = connect(liveUrl(e));
+    ja.send(start({ idle_timeout: 30, language: 'ja-jp' }));
+    ja.send({ type: 'text.chunk', text: 'こんにちは。' });
+    expect(await ja.waitFor((f) => f.type === 'segment.start')).toMatchObject({ segment_id: 0, text: 'こんにちは。' });
+    ja.ws.close();
+  });
+
   it('never interleaves segments with concurrency > 1 and random synthesis latencies', async () => {
     const e = await emulator({ concurrency: 4, faults: { synthesisLatencyMs: [0, 60] } });
     const c = connect(liveUrl(e));
@@ -429,26 +481,41 @@ describe('live session: segmentation and timing', () => {
 });
 
 describe('live session: concurrency', () => {
-  const timeSession = async (concurrency: number): Promise<number> => {
-    const e = await emulator({ concurrency, faults: { synthesisLatencyMs: 100 } });
+  /** Run 6 segments, each synthesis held 40 ms; returns the most syntheses seen in flight at once. */
+  const maxInFlight = async (concurrency: number): Promise<number> => {
+    const e = await emulator({ concurrency });
+    const load = e.context.synthesizer.bind(e.context);
+    let inFlight = 0;
+    let max = 0;
+    e.context.synthesizer = async () => {
+      const synth = await load();
+      return {
+        ...synth,
+        async synthesize(request) {
+          inFlight += 1;
+          max = Math.max(max, inFlight);
+          try {
+            await new Promise((r) => setTimeout(r, 40));
+            return await synth.synthesize(request);
+          } finally {
+            inFlight -= 1;
+          }
+        },
+      };
+    };
     const c = connect(liveUrl(e));
     c.send(start());
-    await c.waitFor((f) => f.type === 'session.ready');
-    const t0 = Date.now();
     c.send({ type: 'text.chunk', text: 'One. Two. Three. Four. Five. Six.' });
     c.send({ type: 'text.done' });
     expect((await c.closed).code).toBe(1000);
     expect(segmentsOf(c.received).ids).toEqual([0, 1, 2, 3, 4, 5]);
-    return Date.now() - t0;
+    return max;
   };
 
   it('synthesizes up to `concurrency` segments at once, no more', async () => {
-    // 6 segments of 100 ms each: 2 waves with concurrency 3, 6 in a row with concurrency 1.
-    const parallel = await timeSession(3);
-    expect(parallel).toBeGreaterThanOrEqual(195);
-    const serial = await timeSession(1);
-    expect(serial).toBeGreaterThanOrEqual(595);
-    expect(parallel).toBeLessThan(serial - 200);
+    expect(await maxInFlight(3)).toBe(3);
+    expect(await maxInFlight(1)).toBe(1);
+    expect(await maxInFlight(8)).toBe(6);
   });
 });
 
@@ -563,6 +630,42 @@ describe('live session: faults', () => {
     expect(closed.code).toBe(1006);
     expect(c.received.filter((r) => r.kind === 'binary').length).toBeLessThanOrEqual(2);
     expect(c.jsonFrames().some((f) => f.type === 'session.done')).toBe(false);
+  });
+
+  it('applies faults per API key (faultsByKey): only that key\'s sessions fail', async () => {
+    const e = await emulator({
+      apiKeys: ['key-calm', 'key-flaky'],
+      faultsByKey: { 'key-flaky': { failSynthesis: { segments: 'all', times: 4 }, creditsAfterSegments: 5 } },
+    });
+    const calm = connect(liveUrl(e, 'key-calm'));
+    const flaky = connect(liveUrl(e, 'key-flaky'));
+    for (const c of [calm, flaky]) {
+      c.send(start());
+      c.send({ type: 'text.chunk', text: 'One. Two.' });
+      c.send({ type: 'text.done' });
+    }
+    expect((await calm.closed).code).toBe(1000);
+    expect((await flaky.closed).code).toBe(1000);
+    expect(segmentsOf(calm.received)).toMatchObject({ skipped: [], ids: [0, 1] });
+    expect(segmentsOf(flaky.received)).toMatchObject({ delivered: [], ids: [0, 1] });
+  });
+
+  it('a custom voice created over HTTP is usable in a live session at once', async () => {
+    const e = await emulator();
+    const form = new FormData();
+    form.set('voice_name', 'Fresh Voice');
+    form.set('gender', '2');
+    form.set('file', new Blob([new Uint8Array(64)]), 'sample.wav');
+    const res = await fetch(`${e.baseUrl}${routes.createCustomVoice}`, { method: 'POST', headers: { 'x-api-key': e.apiKey }, body: form });
+    expect(res.status).toBe(200);
+    const { voice_id } = (await res.json()) as { voice_id: number };
+    const c = connect(liveUrl(e));
+    c.send(start({ voice_id }));
+    c.send({ type: 'text.chunk', text: 'Hello from a new voice.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    expect(c.jsonFrames()[0]).toMatchObject({ type: 'session.ready', config: { voice_id } });
+    expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['Hello from a new voice.']);
   });
 
   it('stops cleanly when the client goes away mid-session, and the emulator closes the others', async () => {

@@ -1,16 +1,21 @@
 /**
- * Every example runs with one command and exits 0: the `npm start` demo (tone synth),
- * the chat-bot example (real `openai` package against the built-in fake endpoint),
- * translate-then-speak, and the captions server (starts, prints its URL, serves the page
- * without the key, stops on SIGTERM). Outputs are valid WAV files.
+ * Every example runs with one command and exits 0: the `npm start` demo (espeak speech,
+ * as a new user gets it, played through a recording stand-in for `aplay` put on PATH; and
+ * again with an `aplay` that fails like one on a machine without a sound card), the
+ * chat-bot example (real `openai` package against the built-in fake endpoint, to the
+ * stand-in player and a WAV), translate-then-speak, and the captions server (starts,
+ * prints its URL, serves the page without the key, stops on SIGTERM). Outputs are valid
+ * WAV files.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
+import { CHAT_ANSWER } from '../examples/lib/chat-answer.js';
+import { RECORDING_PLAYER } from './fixtures/sinkFixtures.js';
 
 const { WaveFile } = wavefile;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -32,12 +37,12 @@ interface ChildResult {
   ms: number;
 }
 
-function runExample(script: string, args: string[], timeoutMs = 50_000): Promise<ChildResult> {
+function runExample(script: string, args: string[], timeoutMs = 50_000, env: NodeJS.ProcessEnv = cleanEnv()): Promise<ChildResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], {
       cwd: ROOT,
-      env: cleanEnv(),
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -51,6 +56,22 @@ function runExample(script: string, args: string[], timeoutMs = 50_000): Promise
       resolve({ code, stdout, stderr, ms: Date.now() - started });
     });
   });
+}
+
+/**
+ * A directory with an executable `aplay` (the first player looked for) put first on PATH:
+ * the recording player (records its stdin to RECORDING_PLAYER_OUT), or a player that
+ * fails like aplay on a machine without a sound card.
+ */
+function playerOnPath(kind: 'recording' | 'broken'): string {
+  const bin = join(dir, `bin-${kind}`);
+  mkdirSync(bin, { recursive: true });
+  const script =
+    kind === 'recording'
+      ? `#!/bin/sh\nexec "${process.execPath}" "${RECORDING_PLAYER}" "$@"\n`
+      : `#!/bin/sh\necho 'aplay: main:831: audio open error: No such file or directory' >&2\nexit 1\n`;
+  writeFileSync(join(bin, 'aplay'), script, { mode: 0o755 });
+  return bin;
 }
 
 function wavInfo(path: string): { seconds: number; sampleRate: number } {
@@ -68,10 +89,15 @@ afterAll(() => {
 });
 
 describe.concurrent('examples', { timeout: 90_000 }, () => {
-  it('demo (npm start, tone synth): writes the WAV and prints a timeline with totals', async () => {
+  it('demo (npm start: espeak speech by default): writes the WAV, plays it, prints a timeline with totals', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts['start']).toBe('tsx examples/demo.ts');
     const out = join(dir, 'demo.wav');
-    const run = await runExample('examples/demo.ts', ['--synth', 'tone', '--no-play', '--out', out]);
+    const played = join(dir, 'demo-played.raw');
+    const env = { ...cleanEnv(), PATH: `${playerOnPath('recording')}:${process.env['PATH'] ?? ''}`, RECORDING_PLAYER_OUT: played };
+    const run = await runExample('examples/demo.ts', ['--out', out], 50_000, env);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('(synth espeak)');
     expect(run.stdout).toContain('Timeline');
     expect(run.stdout).toMatch(/Totals: \d+ segments, \d+ words, [\d.]+ s of audio/);
     // One row per segment: id, time to first audio, duration, text.
@@ -81,17 +107,49 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
     const { seconds } = wavInfo(out);
     expect(seconds).toBeCloseTo(totalFromRows, 1);
     expect(seconds).toBeGreaterThan(10);
+    // Each row's text is the answer's next sentence (long ones cut with "...").
+    let from = 0;
+    for (const row of rows) {
+      const text = (/\d s\s+(\S.*)$/.exec(row)?.[1] ?? '').replace(/\.\.\.$/, '');
+      const at = CHAT_ANSWER.indexOf(text, from);
+      expect(at, row).toBeGreaterThanOrEqual(from);
+      from = at + text.length;
+    }
+    // Real speech (espeak, see above): not silence.
+    const wav = readFileSync(out);
+    const pcm = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.byteLength - ((wav.byteLength - 44) % 2)));
+    const rms = Math.sqrt(pcm.reduce((sum, v) => sum + v * v, 0) / pcm.length) / 32768;
+    expect(rms).toBeGreaterThan(0.02);
+    // Played through the player found on PATH: the same PCM as the file, to the end.
+    expect(run.stdout).toMatch(/played with .*aplay/);
+    expect(existsSync(`${played}.done`)).toBe(true);
+    expect(readFileSync(played).subarray(44).equals(wav.subarray(44))).toBe(true);
     expect(run.ms).toBeLessThan(45_000);
+  });
+
+  it('demo: a player that cannot play (no sound card) does not cost the WAV', async () => {
+    const out = join(dir, 'demo-broken-player.wav');
+    const env = { ...cleanEnv(), PATH: `${playerOnPath('broken')}:${process.env['PATH'] ?? ''}` };
+    const run = await runExample('examples/demo.ts', ['--synth', 'tone', '--out', out], 50_000, env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('playback failed');
+    expect(run.stdout).toMatch(/playback with .*aplay failed: .*audio open error/);
+    expect(wavInfo(out).seconds).toBeGreaterThan(10);
+    expect(readdirSync(dir).filter((name) => name.startsWith('.demo-broken-player.wav.'))).toEqual([]); // no temp file left
   });
 
   it('chatbot-to-speech: the openai package against the fake endpoint, to a WAV', async () => {
     const out = join(dir, 'chatbot.wav');
-    const run = await runExample('examples/chatbot-to-speech.ts', ['--synth', 'tone', '--no-play', '--out', out]);
+    const played = join(dir, 'chatbot-played.raw');
+    const env = { ...cleanEnv(), PATH: `${playerOnPath('recording')}:${process.env['PATH'] ?? ''}`, RECORDING_PLAYER_OUT: played };
+    const run = await runExample('examples/chatbot-to-speech.ts', ['--synth', 'tone', '--out', out], 50_000, env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('built-in fake OpenAI-compatible server');
     expect(run.stdout).toContain('Great question!');
-    expect(run.stdout).toMatch(/spoke \d+ segments to /);
+    expect(run.stdout).toMatch(/spoke \d+ segments to .* and through .*aplay/);
     expect(wavInfo(out).seconds).toBeGreaterThan(10);
+    // To the speaker too: the player got the same PCM as the file.
+    expect(readFileSync(played).subarray(44).equals(readFileSync(out).subarray(44))).toBe(true);
   });
 
   it.skipIf(!existsSync(join(ROOT, 'examples/translate-then-speak.ts')))('translate-then-speak runs and exits 0', async () => {

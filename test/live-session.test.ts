@@ -231,6 +231,28 @@ describe('speak: validation and connection', () => {
     expect(events.map((e) => e.type)).toEqual(['ready', 'segmentStart', 'audio', 'segmentDone', 'done']);
   });
 
+  it("a WHATWG WebSocket (undici's, as in a browser) runs a whole session with the key in api_key", async () => {
+    const { WebSocket: WhatwgWebSocket } = await import('undici');
+    const emu = await emulator();
+    const seen: string[] = [];
+    class Spy extends WhatwgWebSocket {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        seen.push(String(url));
+      }
+    }
+    const segments = await lastValueFrom(
+      of('Hello there. ', 'General Kenobi.').pipe(
+        speak({ wsUrl: emu.wsUrl, apiKey: emu.apiKey, WebSocket: Spy as unknown as WebSocketConstructorLike }, { voice_id: 1 }),
+        concatSegments(),
+        toArray(),
+      ),
+    );
+    expect(segments.map((s) => s.text.trim())).toEqual(['Hello there.', 'General Kenobi.']);
+    expect(new TextDecoder().decode(segments[0]!.audio.subarray(0, 4))).toBe('RIFF');
+    expect(new URL(seen[0]!).searchParams.get('api_key')).toBe(emu.apiKey);
+  });
+
   it('accepts the WHATWG WebSocket type and the ws constructor', () => {
     const fromWs: WebSocketConstructorLike = NodeWebSocket;
     // compile-time: a DOM WebSocket constructor fits the injectable type
@@ -246,6 +268,10 @@ describe('speak: validation and connection', () => {
           setTimeout(() => socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 7 })), 40);
         }
         if (received.some((r) => r.includes('text.done'))) {
+          // the text is spoken before session.done (a session.done with text unspoken is a ProtocolError)
+          socket.send(JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'Hello world.' }));
+          socket.send(Buffer.from([1, 2]));
+          socket.send(JSON.stringify({ type: 'segment.done', segment_id: 0 }));
           socket.send(JSON.stringify({ type: 'session.done' }));
           socket.close(1000);
         }
@@ -264,6 +290,9 @@ describe('speak: validation and connection', () => {
     ]);
     expect(events).toEqual([
       { type: 'ready', session_id: 's', run_id: 7, config: expect.objectContaining({ output_format: 'wav', voice_id: 3 }) },
+      { type: 'segmentStart', segment_id: 0, text: 'Hello world.' },
+      { type: 'audio', segment_id: 0, bytes: expect.any(Uint8Array) },
+      { type: 'segmentDone', segment_id: 0 },
       { type: 'done' },
     ]);
   });
@@ -292,6 +321,38 @@ describe('speak: validation and connection', () => {
 // ---------------------------------------------------------------------------
 // With the emulator
 // ---------------------------------------------------------------------------
+
+describe('speak: the browser path', () => {
+  /** Bare modules loaded at run time (type-only imports are erased) from `entry` on. */
+  async function runtimeImports(entry: string): Promise<Set<string>> {
+    const { readFile } = await import('node:fs/promises');
+    const bare = new Set<string>();
+    const seen = new Set<string>();
+    const visit = async (url: URL): Promise<void> => {
+      if (seen.has(url.href)) return;
+      seen.add(url.href);
+      const source = await readFile(url, 'utf8');
+      for (const m of source.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'([^']+)'/gm)) {
+        if (m[1]) continue;
+        const spec = m[2]!;
+        if (spec.startsWith('.')) await visit(new URL(spec.replace(/\.js$/, '.ts'), url));
+        else bare.add(spec);
+      }
+    };
+    await visit(new URL(entry, import.meta.url));
+    return bare;
+  }
+
+  it('speak and the segment operators load no Node built-in: only rxjs, zod and ws (the default constructor)', async () => {
+    expect([...(await runtimeImports('../src/live/session.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod']);
+    for (const operator of ['concatSegments', 'wordTimeline', 'resubmitSkipped', 'segmentSentences']) {
+      const bare = await runtimeImports(`../src/operators/${operator}.ts`);
+      expect([...bare].filter((spec) => spec.startsWith('node:') || !['rxjs', 'zod'].includes(spec))).toEqual([]);
+    }
+    // the scan does see Node built-ins: parseSse is Node-only (its core parses bytes with Buffer)
+    expect(await runtimeImports('../src/operators/parseSse.ts')).toContain('node:buffer');
+  });
+});
 
 describe('speak: sessions with the emulator', () => {
   it('a slow token stream still gives whole sentences as segments, then completes', async () => {
@@ -393,6 +454,80 @@ describe('speak: sessions with the emulator', () => {
   });
 });
 
+describe('resubmitSkipped adds no latency (emulator)', () => {
+  /**
+   * One session whose text source completes right after `ready`, with text that has no
+   * sentence boundary and an idle_timeout of 2 s: the service flushes it at once on
+   * text.done, or only after 2 s without it. Returns the order of what was sent, what
+   * was received and when the source completed, and how many sessions were opened.
+   */
+  async function trace(wrap: (op: ReturnType<typeof speak>) => ReturnType<typeof speak>): Promise<{ log: string[]; sessions: number }> {
+    const emu = await emulator();
+    const log: string[] = [];
+    let sessions = 0;
+    class Recording extends NodeWebSocket {
+      constructor(url: string, protocols?: string | string[], options?: ConstructorParameters<typeof NodeWebSocket>[2]) {
+        super(url, protocols, options);
+        sessions++;
+      }
+      override send(data: string): void {
+        log.push(`sent ${(JSON.parse(data) as { type: string }).type}`);
+        super.send(data);
+      }
+    }
+    const text$ = new Subject<string>();
+    await lastValueFrom(
+      text$.pipe(
+        wrap(speak({ ...emu, WebSocket: Recording as unknown as WebSocketConstructorLike, headersSupported: true }, { voice_id: 1, idle_timeout: 2 })),
+        map((event) => {
+          log.push(`event ${event.type}`);
+          if (event.type === 'ready') {
+            text$.next('Hello there, this has no boundary');
+            log.push('source complete');
+            text$.complete();
+          }
+          return event;
+        }),
+      ),
+    );
+    return { log: log.filter((line) => line !== 'event audio'), sessions };
+  }
+
+  it('with nothing skipped, text.done goes out right after the source completes, as with plain speak', async () => {
+    const plain = await trace((op) => op);
+    const wrapped = await trace((op) => resubmitSkipped(op, { maxAttempts: 2 }));
+    const expected = [
+      'sent session.start',
+      'event ready',
+      'sent text.chunk',
+      'source complete',
+      'sent text.done',
+      'event segmentStart',
+      'event segmentDone',
+      'event done',
+    ];
+    expect(plain).toEqual({ log: expected, sessions: 1 });
+    expect(wrapped).toEqual({ log: expected, sessions: 1 });
+  });
+
+  it('a skip after text.done is spoken by a continuation session; done comes once, last', async () => {
+    // The last sentence (segment 5) fails 4 times (1 try + the service's 3 retries): it is
+    // skipped after text.done was sent, then spoken by a second session (as its segment 0).
+    const emu = await emulator({ retryBaseMs: 1, faults: { failSynthesis: { segments: [5], times: 4 } } });
+    const events = await lastValueFrom(
+      of(TEXT).pipe(resubmitSkipped(speak(emu, { voice_id: 1 }), { maxAttempts: 2 }), toArray()),
+    );
+    expect(upgrades(emu)).toBe(2);
+    expect(events.filter((e) => e.type === 'ready')).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
+    expect(events.at(-1)).toEqual({ type: 'done' });
+    expect(segmentsOf(events).map((s) => s.text.trim())).toEqual(SENTENCES);
+    const ids = events.filter((e) => e.type === 'segmentStart' || e.type === 'segmentSkipped').map((e) => (e as { segment_id: number }).segment_id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
 describe('speak: close codes as typed errors', () => {
   it('4401 bad key: AuthenticationError with everything unspoken', async () => {
     const emu = await emulator();
@@ -432,7 +567,8 @@ describe('speak: protocol errors from a hostile server', () => {
       });
     });
 
-  const cases: [string, (socket: NodeWebSocket) => void, RegExp][] = [
+  // [name, script, message, the text still unspoken]
+  const cases: [string, (socket: NodeWebSocket) => void, RegExp, string?][] = [
     ['invalid JSON', (s) => s.send('{nope'), /not JSON/],
     ['an unknown frame', (s) => s.send(JSON.stringify({ type: 'surprise' })), /invalid frame/],
     ['binary before segment.start', (s) => s.send(Buffer.from([1, 2, 3])), /audio outside/],
@@ -444,6 +580,7 @@ describe('speak: protocol errors from a hostile server', () => {
         s.send(Buffer.from([1]));
       },
       /audio outside/,
+      'More text.',
     ],
     [
       'an audio frame over 64 KiB',
@@ -462,16 +599,17 @@ describe('speak: protocol errors from a hostile server', () => {
         s.send(JSON.stringify({ type: 'segment.start', segment_id: 1, text: 'Hi.' }));
       },
       /does not follow/,
+      'More text.',
     ],
   ];
 
-  for (const [name, script, message] of cases) {
+  for (const [name, script, message, unspoken = 'Hi. More text.'] of cases) {
     it(`${name}: ProtocolError, socket closed`, async () => {
       const server = await hostile(script);
       const error = await failure(lastValueFrom(of('Hi. More text.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));
       expect(error).toBeInstanceOf(ProtocolError);
       expect(error.message).toMatch(message);
-      expect(error.unspoken).toBeDefined();
+      expect(error.unspoken).toBe(unspoken);
       await new Promise((r) => setTimeout(r, 30));
       expect(server.closes).toEqual([1002]);
     });
@@ -487,13 +625,19 @@ describe('speak: protocol errors from a hostile server', () => {
 });
 
 describe('speak: teardown', () => {
-  it('barge-in: unsubscribing closes the socket at once and nothing more is emitted', async () => {
+  it('barge-in: unsubscribing closes the socket at once with 1000 and nothing more is emitted', async () => {
     const emu = await emulator({ toneWordSeconds: 0.05, faults: { synthesisLatencyMs: 10 } });
     const sockets: NodeWebSocket[] = [];
+    const closeCalls: (number | undefined)[] = [];
+    let stateAfterBargeIn: number | undefined;
     class Recording extends NodeWebSocket {
       constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
         super(url, protocols, options);
         sockets.push(this);
+      }
+      override close(code?: number, reason?: string): void {
+        closeCalls.push(code);
+        super.close(code, reason);
       }
     }
     const bargeIn = new Subject<void>();
@@ -510,6 +654,7 @@ describe('speak: teardown', () => {
             if (event.type === 'audio' && !barged) {
               barged = true;
               bargeIn.next();
+              stateAfterBargeIn = sockets[0]!.readyState;
             }
           },
           error: reject,
@@ -519,6 +664,10 @@ describe('speak: teardown', () => {
     expect(seen.at(-1)?.type).toBe('audio');
     await new Promise((r) => setTimeout(r, 150));
     expect(afterBargeIn).toBe(0);
+    // closed at once (synchronously in the unsubscribe), with 1000
+    expect(stateAfterBargeIn).toBe(NodeWebSocket.CLOSING);
+    // (ws itself calls close() again when the server's close frame comes back)
+    expect(closeCalls[0]).toBe(1000);
     expect(sockets).toHaveLength(1);
     expect(sockets[0]!.readyState).toBe(NodeWebSocket.CLOSED);
   });
@@ -676,6 +825,29 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       scheduler.flush();
       // closes at +1 after each open; delays 10, 20, 25 (capped)
       expect(opened).toEqual([0, 11, 32, 58]);
+    });
+  });
+
+  it('unsubscribing clears the timers: no reconnect after a pending backoff, no ready timeout', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      // first socket: dropped at +1; the reconnect would open at 1 + 100
+      const Ctor = fakeSocketClass(scheduler, (socket) => socket.peerClose(1006, ''), opened);
+      const result$ = cold('a', { a: 'Hello.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, readyTimeoutMs: 20, reconnect: { maxAttempts: 3, baseDelayMs: 100 } },
+        ),
+      );
+      expectObservable(result$, '^ 50ms !').toBe('-');
+      // at 60, after the unsubscribe at 51, nothing may still be scheduled (the backoff
+      // timer would fire at 101)
+      let pendingAt60 = -1;
+      scheduler.schedule(() => (pendingAt60 = scheduler.actions.length), 60);
+      scheduler.flush();
+      expect(pendingAt60).toBe(0);
+      expect(opened).toEqual([0]);
     });
   });
 

@@ -145,9 +145,10 @@ describe('resubmitSkipped', () => {
   it('holds a resubmission until the text pushed so far reaches a sentence boundary', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       // 'One.' is skipped while 'Four ' (no boundary yet) is pending: resubmitting then
-      // would put it inside the sentence 'Four five.'; it waits for 'five. '.
+      // would put it inside the sentence 'Four five.'; it waits for 'five. '. The source
+      // completes at 12: text.done goes out then and the service flushes ' One. ' at once.
       const source = cold('m-----q-----|', texts);
-      expectObservable(source.pipe(resubmitSkipped(fakeSpeak({ 'One.': 1 }, 10)))).toBe('k-----(uv)------(STD|)', {
+      expectObservable(source.pipe(resubmitSkipped(fakeSpeak({ 'One.': 1 }, 10)))).toBe('k-----(uv)--(STD|)', {
         k: skipped(0, 'One.', false, 0),
         u: start(1, ' Four five.'),
         v: done(1),
@@ -158,16 +159,87 @@ describe('resubmitSkipped', () => {
     });
   });
 
-  it('holds text.done (input completion) until every text is accounted for', () => {
+  it('sends text.done as soon as the source completes: no added latency when nothing is skipped', () => {
     newScheduler().run(({ cold, expectObservable }) => {
-      // 'Four ' has no boundary: the source completes at 2, but text.done waits until
-      // the idle flush (at 3) delivered it.
+      // 'Four ' has no boundary and the service's idle_timeout is 3 frames: the source
+      // completes at 2, text.done goes out at once and the service flushes it then (at
+      // 2), exactly as plain speak would; holding text.done back would end at 3.
       const source = cold('p-|', texts);
-      expectObservable(source.pipe(resubmitSkipped(fakeSpeak({}, 3)))).toBe('---(uvD|)', {
-        u: start(0, 'Four '),
-        v: done(0),
+      const expected = { u: start(0, 'Four '), v: done(0), D };
+      expectObservable(source.pipe(resubmitSkipped(fakeSpeak({}, 3)))).toBe('--(uvD|)', expected);
+      expectObservable(source.pipe(fakeSpeak({}, 3))).toBe('--(uvD|)', expected);
+    });
+  });
+
+  it('a skip reported after the source completed is spoken by a continuation session, ids shifted, one done', () => {
+    let sessions = 0;
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('(ab|)', texts);
+      const counting: OperatorFunction<string, LiveSpeechEvent> = (input$) => {
+        sessions++;
+        return input$.pipe(fakeSpeak(failures));
+      };
+      const failures = { 'Two.': 1 };
+      expectObservable(source.pipe(resubmitSkipped(counting))).toBe('(sdkSTD|)', {
+        s: start(0, 'One.'),
+        d: done(0),
+        k: skipped(1, ' Two. ', false, 0),
+        S: start(2, 'Two. '),
+        T: done(2),
         D,
       });
+      expectSubscriptions(source.subscriptions).toBe('(^!)');
+    });
+    expect(sessions).toBe(2);
+  });
+
+  it('continuation sessions stop after maxAttempts: the last skip is final', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = cold('(ab|)', texts);
+      expectObservable(source.pipe(resubmitSkipped(fakeSpeak({ 'Two.': 10 }), { maxAttempts: 2 }))).toBe('(sdklmD|)', {
+        s: start(0, 'One.'),
+        d: done(0),
+        k: skipped(1, ' Two. ', false, 0),
+        l: skipped(2, 'Two. ', false, 1),
+        m: skipped(3, 'Two. ', true, 2),
+        D,
+      });
+    });
+  });
+
+  it('unsubscribing during a continuation session tears it down', () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('(ab|)', texts);
+      const second = cold<LiveSpeechEvent>('----(ST|)', { S: start(0, 'Two. '), T: done(0) });
+      let sessions = 0;
+      const op: OperatorFunction<string, LiveSpeechEvent> = (input$) =>
+        ++sessions === 1 ? input$.pipe(fakeSpeak({ 'Two.': 1 })) : second;
+      expectObservable(source.pipe(resubmitSkipped(op)), '^--!').toBe('(sdk)', {
+        s: start(0, 'One.'),
+        d: done(0),
+        k: skipped(1, ' Two. ', false, 0),
+      });
+      expectSubscriptions(second.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('an error of a continuation session carries the resubmitted text as unspoken', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = cold('(ab|)', texts);
+      let sessions = 0;
+      const failing: OperatorFunction<string, LiveSpeechEvent> = (input$) => {
+        if (++sessions === 1) return input$.pipe(fakeSpeak({ 'Two.': 1 }));
+        return new Observable<LiveSpeechEvent>((subscriber) =>
+          input$.subscribe({
+            complete: () => subscriber.error(Object.assign(new Error('dropped'), { unspoken: 'Two.' })),
+          }),
+        );
+      };
+      expectObservable(source.pipe(resubmitSkipped(failing))).toBe(
+        '(sdk#)',
+        { s: start(0, 'One.'), d: done(0), k: skipped(1, ' Two. ', false, 0) },
+        Object.assign(new Error('dropped'), { unspoken: 'Two.' }),
+      );
     });
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { from, lastValueFrom, toArray } from 'rxjs';
+import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
 import { segmentSentences } from '../src/operators/segmentSentences.js';
 
@@ -61,6 +62,20 @@ describe('segmentSentences', () => {
     });
   });
 
+  it('"?" ends at the first character after the stop run, so "Why?" + "!" stays one sentence', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      // frame 0: "Why?" may still grow; frame 2: "!" grows it; frame 4: the space ends it
+      const grown = cold('a-b-c-d|', { a: 'Why?', b: '!', c: ' Be', d: 'cause.' });
+      expectObservable(grown.pipe(segmentSentences())).toBe('----x--(y|)', { x: 'Why?!', y: ' Because.' });
+      // "?" followed by a character in the same token: emitted in that token's frame
+      const glued = cold('a-b|', { a: 'Why? Be', b: 'cause.' });
+      expectObservable(glued.pipe(segmentSentences())).toBe('x--(y|)', { x: 'Why?', y: ' Because.' });
+      // CJK: "。" ends with the next character, no space needed
+      const cjk = cold('a-b-|', { a: '你好。', b: '再见。' });
+      expectObservable(cjk.pipe(segmentSentences({ locale: 'zh-cn' }))).toBe('--x-(y|)', { x: '你好。', y: '再见。' });
+    });
+  });
+
   it('does not end a sentence when the next word is lower case', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       const source = cold('a-b|', { a: 'It costs 5 p.m.', b: ' today' });
@@ -118,5 +133,32 @@ describe('segmentSentences', () => {
     const out = await lastValueFrom(from(text.match(/.{1,4}/gs) ?? []).pipe(segmentSentences({ maxBufferSize: 32 }), toArray()));
     expect(out.join('')).toBe(text);
     expect(Math.max(...out.map((p) => p.length))).toBeLessThanOrEqual(32);
+  });
+
+  it('properties through RxJS: same sentences however the text is tokenized, lossless, never throws', () => {
+    const pieces = ['Hello', ' world', '.', ' ', 'Dr', '. ', 'Why', '?', '!', '"', '\n\n', '3.5', '\u3002', '\u4f60', '\u0964', ' Then', 'e.g.', '\ud83d\ude00'];
+    const text = fc.oneof(
+      fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((a) => a.join('')),
+      fc.string({ unit: 'grapheme', maxLength: 60 }),
+    );
+    const run = (tokens: string[], locale: string): string[] => {
+      const out: string[] = [];
+      let failed: unknown;
+      from(tokens).pipe(segmentSentences({ locale })).subscribe({ next: (s) => out.push(s), error: (e: unknown) => (failed = e) });
+      expect(failed).toBeUndefined();
+      return out;
+    };
+    fc.assert(
+      fc.property(text, fc.array(fc.nat({ max: 60 }), { maxLength: 10 }), fc.constantFrom('en-us', 'de-de', 'fr-fr', 'zh-cn', 'hi-in'), (input, cuts, locale) => {
+        const points = [...new Set(cuts.filter((c) => c <= input.length))].sort((a, b) => a - b);
+        const tokens = [0, ...points].map((start, i) => input.slice(start, [...points, input.length][i]));
+        const whole = run([input], locale);
+        const split = run(tokens, locale);
+        expect(split).toEqual(whole);
+        expect(split.join('')).toBe(input);
+        for (const piece of split) expect(piece.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

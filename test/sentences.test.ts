@@ -25,6 +25,19 @@ describe('sentence table', () => {
     expect(new Set(SENTENCE_CASES.map((c) => c.locale.slice(0, 2))).size).toBeGreaterThanOrEqual(8);
   });
 
+  it('covers every category of the issue (abbreviations in en, fr, de and es)', () => {
+    const has = (category: string, language?: string) =>
+      SENTENCE_CASES.some((c) => c.category === category && (language === undefined || c.locale.startsWith(language)));
+    for (const language of ['en', 'fr', 'de', 'es']) expect(has('abbreviation', language), language).toBe(true);
+    const categories = ['initials', 'number', 'time', 'version', 'ordinal', 'ellipsis', 'quotes', 'url', 'list', 'paragraph', 'cjk', 'devanagari', 'arabic', 'greek', 'inverted'];
+    for (const category of categories) expect(has(category), category).toBe(true);
+    const inputs = SENTENCE_CASES.map((c) => c.pieces.join(''));
+    expect(inputs.some((text) => /\S+@\S+\.\w/.test(text)), 'e-mail').toBe(true);
+    expect(inputs.some((text) => /https?:\/\//.test(text)), 'URL').toBe(true);
+    expect(inputs.some((text) => /[$€]\s?\d|\d\s?€/.test(text)), 'amount').toBe(true);
+    expect(inputs.some((text) => /[.!?][)\]]/.test(text)), 'bracket after the stop').toBe(true);
+  });
+
   for (const [i, c] of SENTENCE_CASES.entries()) {
     const input = c.pieces.join('');
     it(`#${i} ${c.locale} ${c.category}: ${JSON.stringify(input)}`, () => {

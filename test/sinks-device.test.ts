@@ -222,6 +222,81 @@ describe('toAudioDevice', () => {
     expect((atEnd as Error).message).toContain('bad device');
   });
 
+  it('plays through a file player (afplay on macOS): one temporary WAV per segment, in order, each removed after playing', async () => {
+    const bin = join(dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    const out = join(dir, 'afplay.log');
+    // A stand-in afplay: appends the file it was given (and its path) to the log.
+    await writeFile(join(bin, 'afplay'), `#!/bin/sh\nPATH=/usr/bin:/bin\necho "$@" >> "${out}.args"\ncat "$1" >> "${out}"\n`);
+    await chmod(join(bin, 'afplay'), 0o755);
+    const parts = [samples16(300, 1), samples16(501, 2)];
+    const events = await lastValueFrom(
+      from(parts.map((s, i) => wavSegment(i, s))).pipe(toAudioDevice({ env: { PATH: bin } }), toArray()),
+    );
+    expect((events[0] as AudioDevicePlaying).command).toBe(join(bin, 'afplay'));
+    const files = (await readFile(`${out}.args`, 'utf8')).trim().split('\n');
+    expect(files).toHaveLength(2);
+    for (const file of files) {
+      expect(file).toMatch(/rxvoice-play-[0-9a-f]+\.wav$/);
+      expect(existsSync(file)).toBe(false); // removed once played
+    }
+    // Each file is a complete WAV (exact sizes) of its segment.
+    const played = new Uint8Array(await readFile(out));
+    const first = played.subarray(0, 44 + 600);
+    const second = played.subarray(44 + 600);
+    expect(new DataView(first.buffer, first.byteOffset).getUint32(40, true)).toBe(600);
+    expect(new DataView(second.buffer, second.byteOffset).getUint32(4, true)).toBe(36 + 1002);
+    expect(Buffer.from(first.subarray(44)).equals(Buffer.from(bytesOf(parts[0]!)))).toBe(true);
+    expect(Buffer.from(second.subarray(44)).equals(Buffer.from(bytesOf(parts[1]!)))).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: 'done', segments: 2, bytes: 2 * 44 + 1602 });
+  });
+
+  it('file player: unsubscribe kills the one playing and removes its file; a failing one errors', async () => {
+    const bin = join(dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    const log = join(dir, 'slow.args');
+    await writeFile(join(bin, 'afplay'), `#!/bin/sh\nPATH=/usr/bin:/bin\necho "$$ $1" > "${log}"\nexec sleep 30\n`);
+    await chmod(join(bin, 'afplay'), 0o755);
+    const segments = new Subject<SpokenSegment>();
+    const subscription = segments.pipe(toAudioDevice({ env: { PATH: bin }, killGraceMs: 100 })).subscribe();
+    segments.next(wavSegment(0, samples16(100)));
+    await waitFor(async () => existsSync(log) && (await readFile(log, 'utf8')).endsWith('\n'), 5000, 'the player to start');
+    const [pid, file] = (await readFile(log, 'utf8')).trim().split(' ') as [string, string];
+    expect(existsSync(file)).toBe(true);
+    subscription.unsubscribe();
+    await waitFor(() => processGone(Number(pid)), 5000, 'the player to be killed');
+    await waitFor(() => !existsSync(file), 5000, 'the temporary file to be removed');
+
+    const failing = join(dir, 'fails.mjs');
+    await writeFile(failing, `console.error('Error: AudioQueueStart failed'); process.exit(1);\n`);
+    const error = await catchError(
+      lastValueFrom(
+        from([wavSegment(0, samples16(10))]).pipe(toAudioDevice({ player: { command: process.execPath, args: [failing], file: true } })),
+      ),
+    );
+    expect(error).toMatchObject({ name: 'SinkError', reason: 'player_failed' });
+    expect((error as Error).message).toContain('AudioQueueStart failed');
+  });
+
+  it('keeps only the last lines of a noisy player stderr in the error (one short reason)', async () => {
+    const noisy = join(dir, 'noisy.mjs');
+    await writeFile(
+      noisy,
+      `for (let i = 0; i < 40; i++) console.error('ALSA lib noise line ' + i + ' ' + 'x'.repeat(60));\n` +
+        `console.error('play FAIL sox: Sorry, there is no default audio device configured'); process.exit(1);\n`,
+    );
+    const error = await catchError(
+      lastValueFrom(from([wavSegment(0, samples16(10))]).pipe(toAudioDevice({ player: { command: process.execPath, args: [noisy] } }))),
+    );
+    expect(error).toMatchObject({ reason: 'player_failed' });
+    const message = (error as Error).message;
+    expect(message).toContain('no default audio device configured');
+    expect(message).toContain('noise line 39');
+    expect(message).not.toContain('noise line 38');
+    expect(message).not.toContain('\n');
+    expect(message.length).toBeLessThan(450);
+  });
+
   it('plays mp3 segments as one stream (ID3v2 of later segments dropped) through the given player', async () => {
     const out = join(dir, 'mp3.raw');
     const id3 = new Uint8Array([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 2, 0x41, 0x41]);

@@ -114,6 +114,69 @@ describe('fromTokens', () => {
     expect(cancelled).not.toBe('no');
   });
 
+  it('stops the producer on unsubscribe, for every input kind', async () => {
+    type Kind = [name: string, make: () => { input: Parameters<typeof fromTokens>[0]; stopped: () => boolean }];
+    const endlessIterable = (item: (i: number) => unknown) => () => {
+      let stopped = false;
+      const input = {
+        [Symbol.asyncIterator]() {
+          let i = 0;
+          return {
+            next: async () => {
+              await tick(1);
+              return { done: false, value: item(i++) };
+            },
+            return: async () => {
+              stopped = true;
+              return { done: true, value: undefined };
+            },
+          };
+        },
+      } as Parameters<typeof fromTokens>[0];
+      return { input, stopped: () => stopped };
+    };
+    const endlessWeb = (item: (i: number) => string | Uint8Array) => () => {
+      let stopped = false;
+      let i = 0;
+      const input = new ReadableStream<string | Uint8Array>({
+        pull: async (c) => {
+          await tick(1);
+          c.enqueue(item(i++));
+        },
+        cancel: () => {
+          stopped = true;
+        },
+      });
+      return { input, stopped: () => stopped };
+    };
+    const endlessNode = (objectMode: boolean, item: (i: number) => unknown) => () => {
+      let i = 0;
+      const input = new Readable({
+        objectMode,
+        read() {
+          setTimeout(() => this.push(item(i++)), 1);
+        },
+      });
+      return { input, stopped: () => input.destroyed };
+    };
+    const kinds: Kind[] = [
+      ['async iterable of strings', endlessIterable((i) => `s${i}`)],
+      ['async iterable of bytes', endlessIterable((i) => enc.encode(`b${i}`))],
+      ['async iterable of chat completion chunks', endlessIterable((i) => ({ choices: [{ delta: { content: `c${i}` } }] }))],
+      ['web ReadableStream of strings', endlessWeb((i) => `w${i}`)],
+      ['web ReadableStream of bytes', endlessWeb((i) => enc.encode(`v${i}`))],
+      ['Node Readable of bytes', endlessNode(false, (i) => Buffer.from(`n${i}`))],
+      ['Node Readable in object mode', endlessNode(true, (i) => ({ choices: [{ delta: { content: `o${i}` } }] }))],
+    ];
+    for (const [name, make] of kinds) {
+      const { input, stopped } = make();
+      const out = await lastValueFrom(fromTokens(input).pipe(take(2), toArray()));
+      expect(out.join('').length, name).toBeGreaterThan(0);
+      for (let i = 0; i < 50 && !stopped(); i++) await tick(2);
+      expect(stopped(), name).toBe(true);
+    }
+  });
+
   it('Node Readable; destroyed on early unsubscribe', async () => {
     expect((await collect(fromTokens(Readable.from([Buffer.from('ab'), Buffer.from('c')])))).join('')).toBe('abc');
     const objects = Readable.from([{ choices: [{ delta: { content: 'A' } }] }, 'b', { choices: [{ delta: { content: null } }] }]);

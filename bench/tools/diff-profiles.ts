@@ -1,5 +1,5 @@
 /**
- * Self time by function of two V8 `.cpuprofile`s side by side (A minus B, largest first):
+ * Self samples by function of two V8 `.cpuprofile`s side by side (A minus B, largest first):
  * `npx tsx bench/tools/diff-profiles.ts a.cpuprofile b.cpuprofile [N]`.
  */
 import { readFileSync } from 'node:fs';
@@ -17,7 +17,9 @@ function selfByFunction(file: string): Map<string, number> {
     if (!n) return;
     const url = n.callFrame.url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'nm:').replace(/^\/tmp\/pb\//, '');
     const key = `${n.callFrame.functionName || '(anon)'} ${url}:${n.callFrame.lineNumber + 1}`;
-    out.set(key, (out.get(key) ?? 0) + (p.timeDeltas[i] ?? 0));
+    // Sample counts (x the mean interval), not time deltas: a descheduled process (a busy
+    // machine) inflates the delta of whatever sample comes next.
+    out.set(key, (out.get(key) ?? 0) + 1);
   });
   return out;
 }
@@ -29,5 +31,5 @@ const B = selfByFunction(b);
 const keys = new Set([...A.keys(), ...B.keys()]);
 const rows = [...keys].map((k) => ({ k, a: A.get(k) ?? 0, b: B.get(k) ?? 0 })).sort((x, y) => y.a - y.b - (x.a - x.b));
 for (const r of rows.slice(0, top)) {
-  console.log(`${((r.a - r.b) / 1000).toFixed(1).padStart(8)} ms  (${(r.a / 1000).toFixed(1)} vs ${(r.b / 1000).toFixed(1)})  ${r.k}`);
+  console.log(`${String(r.a - r.b).padStart(8)} samples  (${r.a} vs ${r.b})  ${r.k}`);
 }

@@ -46,10 +46,15 @@ complete, and the audio is written in order.
 
 Options:
   -o, --output FILE       write a WAV file (- for stdout)
-      --play              play through the audio device (aplay, paplay, ffplay or sox play)
+      --play              play through the audio device (aplay, paplay, ffplay, sox play,
+                          or afplay on macOS);
+                          with -o too, a player that fails does not stop the file: it is
+                          finished, then the command exits 1 with the player's error
       --voice ID          voice id (default 1, the documented default voice)
       --language TAG      locale tag of the text (default: en-us)
-      --word-timestamps   ask for word timings and print them per segment
+      --word-timestamps   ask for word timings: under each segment line, one line per word
+                          "START END WORD" (seconds in the output audio); with --json,
+                          one {"type":"word",segment_id,index,word,start,end} line per word
       --idle-timeout S    seconds of silence before trailing text is flushed
       --speaking-rate R   0.25 to 4
       --resubmit-skipped  push the text of skipped segments again (up to 2 times)

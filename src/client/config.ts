@@ -36,6 +36,7 @@ export const PollingOptionsSchema = z.object({
   /** Overall deadline of the polling, ms; past it the task Observable errors with a TimeoutError. */
   deadlineMs: z.number().positive().default(10 * 60_000),
 });
+/** Polling of task status (all fields optional; see {@link PollingOptionsSchema} for defaults). */
 export type PollingOptions = z.input<typeof PollingOptionsSchema>;
 export type ResolvedPollingOptions = z.infer<typeof PollingOptionsSchema>;
 
@@ -46,6 +47,7 @@ export const RetryOptionsSchema = z.object({
   /** Upper bound on a `Retry-After` the client is willing to honour, ms. */
   maxRetryAfterMs: z.number().nonnegative().default(60_000),
 });
+/** Backoff of HTTP retries (all fields optional; see {@link RetryOptionsSchema} for defaults). */
 export type RetryOptions = z.input<typeof RetryOptionsSchema>;
 export type ResolvedRetryOptions = z.infer<typeof RetryOptionsSchema>;
 
@@ -88,6 +90,7 @@ export const ClientOptionsSchema = z.object({
   /** Environment to read the fallbacks from (default `process.env`). */
   env: z.record(z.string(), z.string().optional()).optional(),
 });
+/** Options of `createClient` (see {@link ClientOptionsSchema} for each field and its default). */
 export type ClientOptions = z.input<typeof ClientOptionsSchema>;
 
 /** Configuration after defaults and fallbacks. Holds no secret. */

@@ -17,6 +17,7 @@ import {
 import { createJson, getResult, getStatus } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 
+/** End-to-end dubbing (POST /end-to-end-dubbing) and dubbing project setup (POST /project-setup). */
 export class DubbingResource {
   readonly #transport: HttpTransport;
   /** @internal */

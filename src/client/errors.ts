@@ -7,6 +7,7 @@
  */
 import type { ValidationIssue } from './schemas.js';
 
+/** Stable machine-readable code of every {@link RxVoiceError}. */
 export type RxVoiceErrorCode =
   | 'validation'
   | 'authentication'
@@ -27,6 +28,7 @@ export type RxVoiceErrorCode =
   | 'sink'
   | 'segmentation';
 
+/** Options common to every error of the tree. */
 export interface RxVoiceErrorOptions {
   cause?: unknown;
   retryable?: boolean;
@@ -36,6 +38,10 @@ export interface RxVoiceErrorOptions {
   unspoken?: string;
 }
 
+/**
+ * Base of every error rxvoice raises: `code` (stable, see {@link RxVoiceErrorCode}) and
+ * `retryable` (whether the same call may succeed later). Never carries the API key.
+ */
 export class RxVoiceError extends Error {
   override name = 'RxVoiceError';
   readonly code: RxVoiceErrorCode;
@@ -80,6 +86,7 @@ export class AuthenticationError extends RxVoiceError {
   }
 }
 
+/** 429 from the service; `retryAfter` holds its `Retry-After` in seconds. Retryable. */
 export class RateLimitError extends RxVoiceError {
   override name = 'RateLimitError';
   /** Seconds to wait, from `Retry-After`, when the service gave one. */
@@ -108,6 +115,7 @@ export class ApiError extends RxVoiceError {
   }
 }
 
+/** The service could not be reached, or the connection broke (HTTP or live). Retryable. */
 export class ConnectionError extends RxVoiceError {
   override name = 'ConnectionError';
   /** Reason given with the close frame, for live sessions. */
@@ -118,6 +126,7 @@ export class ConnectionError extends RxVoiceError {
   }
 }
 
+/** An HTTP attempt exceeded `timeoutMs` (or a task its polling deadline). Retryable. */
 export class TimeoutError extends RxVoiceError {
   override name = 'TimeoutError';
   constructor(message: string, options: RxVoiceErrorOptions = {}) {
@@ -125,6 +134,7 @@ export class TimeoutError extends RxVoiceError {
   }
 }
 
+/** The caller aborted the call (its `AbortSignal`). Not retryable. */
 export class AbortError extends RxVoiceError {
   override name = 'AbortError';
   constructor(message = 'The operation was aborted', options: RxVoiceErrorOptions = {}) {

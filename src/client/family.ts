@@ -2,7 +2,8 @@
  * Building blocks of the resource families: a creation call, a status call and a
  * result call, each a cold Observable validated locally before anything is sent.
  */
-import { from, switchMap, type Observable } from 'rxjs';
+import { from, switchMap, throwError, type Observable } from 'rxjs';
+import { ValidationError } from './errors.js';
 import type { z } from 'zod';
 import type { CallOptions, HttpTransport } from './request.js';
 import { RunIdSchema, TaskCreatedSchema, TaskIdSchema, type TaskCreated, type TaskStatus } from './schemas.js';
@@ -111,4 +112,20 @@ export function postMultipart<S extends z.ZodType, A extends z.ZodType>(
       switchMap((form) => transport.json({ method: 'POST', path, form, kind, endpoint, signal: options.signal }, answer)),
     );
   });
+}
+
+/**
+ * A multipart request that is not an object (JS callers): a local `ValidationError` at
+ * `['body']`, as zod gives for JSON bodies, instead of a TypeError while destructuring.
+ */
+export function notAnObject(request: unknown, path: string): Observable<never> | undefined {
+  if (request !== null && typeof request === 'object' && !Array.isArray(request)) return undefined;
+  const received = request === null ? 'null' : Array.isArray(request) ? 'array' : typeof request;
+  return throwError(
+    () =>
+      new ValidationError([{ loc: ['body'], msg: `Invalid input: expected object, received ${received}`, type: 'object_type' }], {
+        source: 'local',
+        endpoint: `POST ${path}`,
+      }),
+  );
 }

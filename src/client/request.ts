@@ -69,6 +69,12 @@ export interface CallOptions {
 
 const USER_AGENT = 'rxvoice/0.1.0';
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/**
+ * Largest JSON answer read (every JSON answer of the service is small: ids, statuses,
+ * addresses, voice lists): a peer sending more is cut off with a `ProtocolError` instead
+ * of growing memory without bound.
+ */
+export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 
 /** Error codes of connection failures that prove the request never left. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -248,7 +254,10 @@ export class HttpTransport {
   /** GET/POST answering JSON, parsed with `schema`. */
   json<S extends z.ZodType>(spec: RequestSpec, schema: S): Observable<z.infer<S>> {
     return this.exchange(spec, async (response) => {
-      const text = await response.text();
+      const text = await readLimited(response, MAX_JSON_BODY_BYTES + 1);
+      if (Buffer.byteLength(text, 'utf8') > MAX_JSON_BODY_BYTES) {
+        throw new ProtocolError(`${spec.endpoint} answered a JSON body larger than ${MAX_JSON_BODY_BYTES} bytes`);
+      }
       let body: unknown;
       try {
         body = text === '' ? undefined : JSON.parse(text);
@@ -384,11 +393,17 @@ export class HttpTransport {
       // keep text
     }
     const status = response.status;
-    const requestId = response.headers.get('x-request-id') ?? undefined;
+    const rawRequestId = response.headers.get('x-request-id');
+    const requestId = rawRequestId === null ? undefined : this.redact(rawRequestId);
     if (status === 422) {
       const parsed = ValidationErrorBodySchema.safeParse(body);
       const issues: ValidationIssue[] = parsed.success
-        ? parsed.data.detail.map((i) => ({ ...i, msg: this.redact(i.msg) }))
+        ? parsed.data.detail.map((i) => ({
+            // every string the service sends back is scrubbed, field names included
+            loc: i.loc.map((part) => (typeof part === 'string' ? this.redact(part) : part)),
+            msg: this.redact(i.msg),
+            type: this.redact(i.type),
+          }))
         : [{ loc: ['body'], msg: 'the service rejected the request', type: 'value_error' }];
       return new ValidationError(issues, { source: 'server', endpoint: spec.endpoint });
     }

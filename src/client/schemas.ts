@@ -15,13 +15,17 @@ export const LocaleTagSchema = z
   .string()
   .regex(/^[a-z]{2,3}-[a-z0-9]{2,4}$/, 'must be a lower-case locale tag like "en-us"');
 
-/** A numeric language id (integer or numeric string). Accepted by the service but deprecated. */
+/**
+ * A numeric language id (integer or numeric string). Accepted by the service but deprecated.
+ *
+ * @deprecated Use a locale tag such as `"en-us"` ({@link LocaleTagSchema}); the client warns once when it sends one.
+ */
 export const NumericLanguageIdSchema = z.union([
   z.int().positive(),
   z.string().regex(/^[0-9]+$/, 'must be a numeric language id'),
 ]);
 
-/** Language parameter: a locale tag, or (deprecated) a numeric id. */
+/** Language parameter: a locale tag, or (deprecated: warns once) a numeric id. */
 export const LanguageSchema = z.union([LocaleTagSchema, NumericLanguageIdSchema]);
 export type Language = z.infer<typeof LanguageSchema>;
 

@@ -21,6 +21,7 @@ export interface AudioSeparationRequest {
   media_file: UploadInput;
 }
 
+/** Audio separation: create (multipart `media_file`), status, result (foreground and background addresses), and the whole task. */
 export class SeparationResource {
   readonly #transport: HttpTransport;
   /** @internal */

@@ -16,6 +16,7 @@ function forValidation(request: TextToSoundRequest): TextToSoundRequest {
   return request;
 }
 
+/** Sound and music generation: create, status, one result (WAV bytes), bulk results (`output_url` per run), and the whole task. */
 export class SoundResource {
   readonly #transport: HttpTransport;
   /** @internal How the task pattern polls and fetches this family. */

@@ -17,7 +17,7 @@ import {
   type TaskStatus,
   type TranslatedStoryResult,
 } from './schemas.js';
-import { getResult, getStatus, postMultipart } from './family.js';
+import { getResult, getStatus, notAnObject, postMultipart } from './family.js';
 import { lazily, warnNumericLanguage } from './shared.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 import type { UploadInput } from './upload.js';
@@ -33,6 +33,7 @@ export interface TranslatedResultOptions extends CallOptions {
   includeTranscript?: boolean;
 }
 
+/** Stories: create (multipart `file`), status, the story run, translated results, and the whole task. */
 export class StoriesResource {
   readonly #transport: HttpTransport;
   /** @internal */
@@ -45,6 +46,8 @@ export class StoriesResource {
 
   /** Create a story task (POST /create-story). Emits `{ task_id }`. */
   create(request: CreateStoryRequest, options: CallOptions = {}): Observable<TaskCreated> {
+    const invalid = notAnObject(request, routes.createStory);
+    if (invalid) return invalid;
     const { file, ...fields } = request;
     return postMultipart(
       this.#transport,

@@ -12,7 +12,7 @@ import {
   type TaskCreated,
   type TaskStatus,
 } from './schemas.js';
-import { getResult, getStatus, postMultipart } from './family.js';
+import { getResult, getStatus, notAnObject, postMultipart } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 import { checkOneMedia } from './transcription.js';
 import type { UploadInput } from './upload.js';
@@ -23,6 +23,7 @@ export type SubtitlesRequest = SubtitlesFields & {
   media_file?: UploadInput;
 };
 
+/** Subtitles (POST /sub): create, status, result, and the whole task. */
 export class SubtitlesResource {
   readonly #transport: HttpTransport;
   /** @internal */
@@ -35,6 +36,8 @@ export class SubtitlesResource {
 
   /** Create a subtitles task (POST /sub). Emits `{ task_id }`. */
   create(request: SubtitlesRequest, options: CallOptions = {}): Observable<TaskCreated> {
+    const invalid = notAnObject(request, routes.sub);
+    if (invalid) return invalid;
     const { media_file, ...fields } = request;
     return postMultipart(
       this.#transport,

@@ -147,7 +147,7 @@ export function pollTask<R>(
               );
             }
             case 'ERROR':
-              return throwError(() => new TaskFailedError(taskId, status.message ?? undefined));
+              return throwError(() => new TaskFailedError(taskId, status.message == null ? undefined : transport.redact(status.message)));
             case 'TIMEOUT':
               return throwError(() => new TaskTimeoutError(taskId));
             case 'PAYMENT_REQUIRED':

@@ -13,7 +13,7 @@ import {
   type TranscriptionFields,
   type TranscriptionResult,
 } from './schemas.js';
-import { getResult, getStatus, postMultipart } from './family.js';
+import { getResult, getStatus, notAnObject, postMultipart } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 import type { UploadInput } from './upload.js';
 
@@ -36,6 +36,7 @@ export function checkOneMedia(endpoint: string) {
   };
 }
 
+/** Transcription: create (multipart `media_file` or `media_url`), status, result, and the whole task. */
 export class TranscriptionResource {
   readonly #transport: HttpTransport;
   /** @internal */
@@ -48,6 +49,8 @@ export class TranscriptionResource {
 
   /** Create a transcription task. Emits `{ task_id }`. */
   create(request: TranscriptionRequest, options: CallOptions = {}): Observable<TaskCreated> {
+    const invalid = notAnObject(request, routes.transcription);
+    if (invalid) return invalid;
     const { media_file, ...fields } = request;
     return postMultipart(
       this.#transport,

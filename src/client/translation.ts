@@ -13,6 +13,7 @@ import {
 import { createJson, getResult, getStatus } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 
+/** Text translation (POST /translation): create, status, result, and the whole task. */
 export class TranslationResource {
   readonly #transport: HttpTransport;
   /** @internal */

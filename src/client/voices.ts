@@ -11,7 +11,7 @@ import {
   type CreateCustomVoiceResponse,
   type Voice,
 } from './schemas.js';
-import { postMultipart } from './family.js';
+import { notAnObject, postMultipart } from './family.js';
 import type { UploadInput } from './upload.js';
 
 /** Fields of a custom voice, and its reference audio (.aac, .flac, .mp3 or .wav). */
@@ -20,6 +20,7 @@ export type CreateCustomVoiceRequest = CreateCustomVoiceFields & {
   file: UploadInput;
 };
 
+/** The voice library (GET /list-voices) and custom voices (multipart POST /create-custom-voice). */
 export class VoicesResource {
   readonly #transport: HttpTransport;
   constructor(transport: HttpTransport) {
@@ -39,6 +40,8 @@ export class VoicesResource {
    * The file's extension is checked locally. Emits `{ voice_id }`.
    */
   create(request: CreateCustomVoiceRequest, options: CallOptions = {}): Observable<CreateCustomVoiceResponse> {
+    const invalid = notAnObject(request, routes.createCustomVoice);
+    if (invalid) return invalid;
     const { file, ...fields } = request;
     return postMultipart(
       this.#transport,

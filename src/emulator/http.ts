@@ -130,7 +130,10 @@ export function createRequestHandler(state: EmulatorState): (req: IncomingMessag
       }
       try {
         if (error instanceof HttpProblem) sendJson(res, error.status, error.body, error.headers);
-        else sendJson(res, 500, { error: 'internal error of the emulator', status: 500 });
+        else if (error instanceof Error && error.name === 'EspeakUnavailableError') {
+          // The optional espeak-ng package is missing: say so (the message names the fix).
+          sendJson(res, 500, { error: error.message, status: 500 });
+        } else sendJson(res, 500, { error: 'internal error of the emulator', status: 500 });
       } catch {
         res.destroy();
       }

@@ -42,8 +42,10 @@ export const FaultsSchema = z.object({
   /** Answer the next N HTTP requests with this status (e.g. 429 or 503) before serving normally. */
   httpErrors: z.object({ status: z.int().min(400).max(599), count: z.int().positive(), retryAfter: z.number().optional() }).optional(),
 });
+/** Faults to inject (see {@link FaultsSchema}). */
 export type Faults = z.infer<typeof FaultsSchema>;
 
+/** Credits charged per operation. */
 export const PricesSchema = z.object({
   /** Credits per live or tts-stream segment. */
   speechSegment: z.number().nonnegative().default(1),
@@ -53,6 +55,7 @@ export const PricesSchema = z.object({
   translationStream: z.number().nonnegative().default(1),
 });
 
+/** Options of `startEmulator` (every field optional, with the defaults shown). */
 export const EmulatorOptionsSchema = z.object({
   /** TCP port; 0 (the default) picks a free port. */
   port: z.int().min(0).max(65535).default(0),
@@ -85,5 +88,6 @@ export const EmulatorOptionsSchema = z.object({
   /** Log requests to stderr (the key is never logged). */
   log: z.boolean().default(false),
 });
+/** Options of `startEmulator` (see {@link EmulatorOptionsSchema}). */
 export type EmulatorOptions = z.input<typeof EmulatorOptionsSchema>;
 export type ResolvedEmulatorOptions = z.infer<typeof EmulatorOptionsSchema>;

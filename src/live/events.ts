@@ -4,6 +4,7 @@
  */
 import type { LiveOutputFormat, WordTimestamp } from './protocol.js';
 
+/** The session is ready (`session.ready`): its id, its run and the configuration the server echoed. */
 export interface ReadyEvent {
   type: 'ready';
   session_id: string;
@@ -11,21 +12,31 @@ export interface ReadyEvent {
   /** The configuration the server echoed (output_format, sample_rate, ...). */
   config: Record<string, unknown>;
 }
+/**
+ * A segment begins (`segment.start`): its text, and its word timestamps (seconds, relative to
+ * the segment's audio) when `word_timestamps` was requested and the lookup succeeded.
+ */
 export interface SegmentStartEvent {
   type: 'segmentStart';
   segment_id: number;
   text: string;
   word_timestamps?: WordTimestamp[];
 }
+/** One binary audio frame of the segment most recently started (at most 64 KiB). */
 export interface AudioEvent {
   type: 'audio';
   segment_id: number;
   bytes: Uint8Array;
 }
+/** Every audio frame of the segment was emitted (`segment.done`): its text is delivered. */
 export interface SegmentDoneEvent {
   type: 'segmentDone';
   segment_id: number;
 }
+/**
+ * Synthesis of the segment failed after the service's retries (`segment.skipped`); the
+ * session goes on. Its text may be pushed again (see `resubmitSkipped`).
+ */
 export interface SegmentSkippedEvent {
   type: 'segmentSkipped';
   segment_id: number;
@@ -46,10 +57,12 @@ export interface ReconnectedEvent {
   run_id: number;
   resent: string;
 }
+/** All work is finished (`session.done`); the output completes after the clean close. */
 export interface DoneEvent {
   type: 'done';
 }
 
+/** What a live speech session (`speak`, `client.speak`) emits, discriminated by `type`. */
 export type LiveSpeechEvent =
   | ReadyEvent
   | SegmentStartEvent

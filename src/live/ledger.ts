@@ -34,6 +34,10 @@ interface SegmentSpan {
   end: Cursor;
 }
 
+/**
+ * What was pushed into a live session and which part of it was accounted for: the source
+ * of `unspoken` on errors and of the text re-sent after a reconnect. See the module comment.
+ */
 export class SpeechLedger {
   private chunks: string[] = [];
   /** End of the text covered by segments completed (delivered or skipped). */

@@ -460,6 +460,11 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
             attempt.sessionError = scrub(frame.error);
             return;
           case 'session.done':
+            // "All work is finished" while text the server echoed faithfully is still
+            // unspoken (or a segment is open): completing would lose that text silently.
+            if (attempt.inProgress !== undefined || (ledger.unspoken() !== '' && ledger.stats().mismatches === 0)) {
+              return protocolError(attempt, 'The server sent session.done before all text was spoken');
+            }
             attempt.sessionDone = true;
             emit({ type: 'done' });
             return;

@@ -1,8 +1,9 @@
-import { defer, Observable, type OperatorFunction, type Subscriber } from 'rxjs';
+import { defer, from, Observable, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { SpeechLedger } from '../live/ledger.js';
 import { createSentenceSegmenter } from '../text/sentences.js';
 
+/** Options of {@link resubmitSkipped}. */
 export interface ResubmitSkippedOptions {
   /** How many times one text is pushed again after a skip. Default 2. */
   maxAttempts?: number;
@@ -16,37 +17,42 @@ const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim();
  * Wraps a live speech operator so that the text of skipped segments is spoken again.
  *
  * <span class="informal">The service skips a segment whose synthesis failed three times
- * (`segment.skipped`, the session goes on). This pushes the skipped text into the same
- * session again, as new text, up to `maxAttempts` times per text.</span>
+ * (`segment.skipped`, the session goes on). This pushes the skipped text again, as new
+ * text, up to `maxAttempts` times per text, and adds no delay when nothing is
+ * skipped.</span>
  *
  * Use it around `speak` (or `client.speak`):
  * `text$.pipe(resubmitSkipped(client.speak({ voice_id: 1 }), { maxAttempts: 2 }))`.
- * It merges the resubmitted text into the session's text input, so the session, its
- * ledger, reconnects and errors treat it like any other text.
+ * Resubmitted text is merged into the session's text input, so the session, its ledger,
+ * reconnects and errors treat it like any other text.
  *
  * What to expect:
- * - Every `segmentSkipped` event is passed on, with `final: false` when its text was
+ * - No added latency: `text.done` goes out as soon as the text source completes, exactly
+ *   as with `speak` alone; a session in which nothing is skipped behaves (and ends) the
+ *   same with or without this wrapper.
+ * - Every `segmentSkipped` event is passed on, with `final: false` when its text will be
  *   pushed again and `final: true` when it will not be (it was already resubmitted
  *   `maxAttempts` times); `resubmissions` tells how many times it had been. A final skip
- *   is not an error: the session goes on and completes normally; the text is reported
- *   on that event.
+ *   is not an error: the output completes normally; the text is reported on that event.
+ * - While the text source is still open, a skipped text is pushed into the same session
+ *   as soon as the text pushed so far ends at a sentence boundary (so it never lands
+ *   inside a sentence), or everything pushed is accounted for.
+ * - A skip that cannot go into the same session any more (the source completed, so
+ *   `text.done` was sent) is spoken by a continuation session opened right after the
+ *   first one ends: a second `ready` event (new `session_id` and `run_id`) precedes its
+ *   segments, and the first session's `done` is held back, so `done` comes once, last.
  * - The resubmitted text becomes a later segment: audio order is the service's segment
- *   order, so the text is spoken after the segments that were already queued, not in
- *   its original place. Its segment has a new, larger `segment_id`.
- * - Resubmitting waits for a sentence boundary in the text pushed so far (so it never
- *   lands in the middle of a sentence), or for the end of the input, or for everything
- *   pushed to be accounted for.
- * - `text.done` is held back until every text pushed is delivered or finally skipped
- *   (the session must stay open to take resubmissions). Trailing text without a
- *   sentence boundary is then flushed by the service's `idle_timeout`, so the end of the
- *   session can take up to `idle_timeout` longer than without this wrapper.
+ *   order, so the text is spoken after the segments already queued, not in its original
+ *   place. Its segment has a new, larger `segment_id` (ids of continuation sessions are
+ *   shifted to keep increasing).
  *
  * ```
- * text:     -a-b-|
- * events:   r-s-d-k(a)--s-d-D|      k = segmentSkipped for "b" (final: false), then "b" again
+ * text:     -a-b-c-|
+ * events:   r-s-d-k(ST)-(uv)-(D|)     k = segmentSkipped for "b" (final: false), ST = "b" again
  * ```
  *
- * Errors of the text source or of the session are passed through.
+ * Errors of the text source or of the session are passed through; skipped text still
+ * held for resubmission is appended to the error's `unspoken`.
  *
  * ## Example
  * ```ts
@@ -67,121 +73,155 @@ export function resubmitSkipped(
 ): OperatorFunction<string, LiveSpeechEvent> {
   const maxAttempts = options.maxAttempts ?? 2;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 0) throw new RangeError('maxAttempts must be a non-negative integer');
+  const newSegmenter = () => createSentenceSegmenter(options.locale ? { locale: options.locale } : {});
   return (text$) =>
     defer(() => {
-      const ledger = new SpeechLedger();
-      const segmenter = createSentenceSegmenter(options.locale ? { locale: options.locale } : {});
+      /** Resubmissions so far, per (whitespace-normalized) text, across sessions. */
       const counts = new Map<string, number>();
-      let input: Subscriber<string> | undefined;
-      let held: string[] = [];
-      let sourceDone = false;
-      let lastChar = ' ';
+      /** Largest segment id passed on so far (continuation sessions are shifted above it). */
+      let maxId = -1;
 
-      const pushed = (text: string): void => {
-        if (text.length === 0) return;
-        ledger.push(text);
-        segmenter.feed(text);
-        lastChar = text[text.length - 1] ?? lastChar;
-      };
-      // At a sentence boundary when the buffered text would end as a sentence if another
-      // sentence followed (the segmenter waits for the next character to decide).
-      const atBoundary = (): boolean => {
-        const pending = segmenter.pending();
-        if (pending.trim() === '') return true;
-        const probe = createSentenceSegmenter(options.locale ? { locale: options.locale } : {});
-        const pieces = probe.feed(`${pending} A`);
-        return pieces.join('').trimEnd().length >= pending.trimEnd().length;
-      };
-      const flushHeld = (force: boolean): void => {
-        if (!input || held.length === 0 || !(force || atBoundary() || ledger.unspoken() === '')) return;
-        const texts = held;
-        held = [];
-        for (const text of texts) {
-          const out = `${/\s/.test(lastChar) ? '' : ' '}${text.trim()} `;
-          pushed(out);
-          input.next(out);
-        }
-      };
-      const maybeEnd = (): void => {
-        if (sourceDone && held.length === 0 && ledger.unspoken() === '') input?.complete();
-      };
+      /** One session: `source$` is its text; skips it cannot take go to a continuation. */
+      const session = (source$: Observable<string>, idShift: number): Observable<LiveSpeechEvent> =>
+        new Observable<LiveSpeechEvent>((subscriber) => {
+          const ledger = new SpeechLedger();
+          const segmenter = newSegmenter();
+          /** Skipped texts waiting to be pushed (into this session, or a continuation). */
+          let held: string[] = [];
+          let input: Subscriber<string> | undefined;
+          let sourceDone = false;
+          let lastChar = ' ';
+          let continuation: Subscription | undefined;
 
-      // The session's text input: the source's text, then (after each piece went out)
-      // any resubmission that became possible. Completes (text.done) only when
-      // everything pushed was delivered or finally skipped.
-      const input$ = new Observable<string>((subscriber) => {
-        input = subscriber;
-        const subscription = text$.subscribe({
-          next: (text) => {
-            pushed(text);
-            subscriber.next(text);
-            flushHeld(false);
-          },
-          error: (error: unknown) => subscriber.error(error),
-          complete: () => {
-            sourceDone = true;
-            flushHeld(true);
-            maybeEnd();
-          },
-        });
-        return () => {
-          subscription.unsubscribe();
-          input = undefined;
-        };
-      });
+          const pushed = (text: string): void => {
+            if (text.length === 0) return;
+            ledger.push(text);
+            segmenter.feed(text);
+            lastChar = text[text.length - 1] ?? lastChar;
+          };
+          // At a sentence boundary when the buffered text would end as a sentence if another
+          // sentence followed (the segmenter waits for the next character to decide).
+          const atBoundary = (): boolean => {
+            const pending = segmenter.pending();
+            if (pending.trim() === '') return true;
+            const pieces = newSegmenter().feed(`${pending} A`);
+            return pieces.join('').trimEnd().length >= pending.trimEnd().length;
+          };
+          /** Push held texts into this session, if it still takes text and it is safe now. */
+          const flushHeld = (): void => {
+            if (!input || sourceDone || held.length === 0 || !(atBoundary() || ledger.unspoken() === '')) return;
+            const texts = held;
+            held = [];
+            for (const text of texts) {
+              const out = `${/\s/.test(lastChar) ? '' : ' '}${text.trim()} `;
+              pushed(out);
+              input.next(out);
+            }
+          };
 
-      const events$ = input$.pipe(speakOperator);
-      // Not `map`: a resubmission must go out after the skip event reached the consumer,
-      // so that events stay in segment order even when the session answers synchronously.
-      return new Observable<LiveSpeechEvent>((subscriber) =>
-        events$.subscribe({
-          next: (event) => {
-            switch (event.type) {
-              case 'segmentStart':
-                ledger.segmentStarted(event.segment_id, event.text);
-                subscriber.next(event);
-                return;
-              case 'segmentDone':
-                ledger.segmentDelivered(event.segment_id);
-                subscriber.next(event);
-                flushHeld(sourceDone);
-                maybeEnd();
-                return;
-              case 'reconnected':
-                ledger.abortInProgress();
-                subscriber.next(event);
-                return;
-              case 'segmentSkipped': {
-                ledger.segmentSkipped(event.segment_id, event.text);
-                const key = normalize(event.text);
-                const count = counts.get(key) ?? 0;
-                const final = key === '' || count >= maxAttempts;
-                if (!final) {
-                  counts.set(key, count + 1);
-                  held.push(event.text);
+          // The session's text input: the source's text and any resubmission that became
+          // possible while the source is open. Completes (text.done) with the source.
+          const input$ = new Observable<string>((inputSubscriber) => {
+            input = inputSubscriber;
+            const subscription = source$.subscribe({
+              next: (text) => {
+                pushed(text);
+                inputSubscriber.next(text);
+                flushHeld();
+              },
+              error: (error: unknown) => inputSubscriber.error(error),
+              complete: () => {
+                flushHeld();
+                sourceDone = true;
+                inputSubscriber.complete();
+              },
+            });
+            return () => {
+              subscription.unsubscribe();
+              input = undefined;
+            };
+          });
+
+          const shift = (id: number): number => {
+            const shifted = id + idShift;
+            maxId = Math.max(maxId, shifted);
+            return shifted;
+          };
+
+          // Not `map`: a resubmission must go out after the skip event reached the consumer,
+          // so that events stay in segment order even when the session answers synchronously.
+          const subscription = input$.pipe(speakOperator).subscribe({
+            next: (event) => {
+              switch (event.type) {
+                case 'segmentStart':
+                  ledger.segmentStarted(event.segment_id, event.text);
+                  subscriber.next({ ...event, segment_id: shift(event.segment_id) });
+                  return;
+                case 'audio':
+                  subscriber.next(idShift === 0 ? event : { ...event, segment_id: event.segment_id + idShift });
+                  return;
+                case 'segmentDone':
+                  ledger.segmentDelivered(event.segment_id);
+                  subscriber.next({ ...event, segment_id: shift(event.segment_id) });
+                  flushHeld();
+                  return;
+                case 'reconnected':
+                  ledger.abortInProgress();
+                  subscriber.next(event);
+                  return;
+                case 'segmentSkipped': {
+                  ledger.segmentSkipped(event.segment_id, event.text);
+                  const key = normalize(event.text);
+                  const count = counts.get(key) ?? 0;
+                  const final = key === '' || count >= maxAttempts;
+                  if (!final) {
+                    counts.set(key, count + 1);
+                    held.push(event.text);
+                  }
+                  subscriber.next({ ...event, segment_id: shift(event.segment_id), final, resubmissions: count });
+                  flushHeld();
+                  return;
                 }
-                subscriber.next({ ...event, final, resubmissions: count });
-                flushHeld(sourceDone);
-                maybeEnd();
+                case 'done':
+                  // session.done comes after every segment was accounted for: if texts are
+                  // held, a continuation session speaks them and its `done` is the last.
+                  if (held.length === 0) subscriber.next(event);
+                  return;
+                default:
+                  subscriber.next(event);
+              }
+            },
+            error: (error: unknown) => {
+              // Skipped text held for resubmission (reported with `final: false`) was never
+              // pushed: it is unspoken too, after the session's own unspoken text.
+              if (held.length > 0 && error !== null && typeof error === 'object' && Object.isExtensible(error)) {
+                const carrier = error as { unspoken?: unknown };
+                const before = typeof carrier.unspoken === 'string' ? carrier.unspoken.trim() : '';
+                carrier.unspoken = [before, ...held.map((text) => text.trim())].filter((text) => text !== '').join(' ');
+                held = [];
+              }
+              subscriber.error(error);
+            },
+            complete: () => {
+              if (held.length === 0) {
+                subscriber.complete();
                 return;
               }
-              default:
-                subscriber.next(event);
-            }
-          },
-          error: (error: unknown) => {
-            // Skipped text held for resubmission (reported with `final: false`) was never
-            // pushed: it is unspoken too, after the session's own unspoken text.
-            if (held.length > 0 && error !== null && typeof error === 'object' && Object.isExtensible(error)) {
-              const carrier = error as { unspoken?: unknown };
-              const before = typeof carrier.unspoken === 'string' ? carrier.unspoken.trim() : '';
-              carrier.unspoken = [before, ...held.map((text) => text.trim())].filter((text) => text !== '').join(' ');
+              const texts = held.map((text) => `${text.trim()} `);
               held = [];
-            }
-            subscriber.error(error);
-          },
-          complete: () => subscriber.complete(),
-        }),
-      );
+              continuation = session(from(texts), maxId + 1).subscribe({
+                next: (event) => subscriber.next(event),
+                error: (error: unknown) => subscriber.error(error),
+                complete: () => subscriber.complete(),
+              });
+            },
+          });
+          return () => {
+            subscription.unsubscribe();
+            continuation?.unsubscribe();
+          };
+        });
+
+      return session(text$, 0);
     });
 }

@@ -32,11 +32,24 @@ export interface SegmentSentencesOptions {
  * Built on the pure core `createSentenceSegmenter` (`src/text/sentences.ts`), which holds
  * the rules: abbreviations, initials, decimals, URLs, quotes, lists, paragraph breaks, CJK,
  * Devanagari, Arabic, Greek and Spanish punctuation. Joining the output gives back the input
- * exactly; the whitespace after a sentence starts the next piece. `?`, `!`, `。` and their
- * kin end a sentence as soon as the next character arrives; `.` waits for the next
- * non-space character (a capital ends, a lower-case letter continues, abbreviations never
- * end). The output does not depend on how the text was split into tokens, except for idle
- * flushes, which depend on time.
+ * exactly; the whitespace after a sentence starts the next piece. The output does not depend
+ * on how the text was split into tokens, except for idle flushes, which depend on time.
+ *
+ * When a sentence is emitted (the timing rule), always synchronously, in the same frame as
+ * the token that makes its end certain:
+ * - a stop that cannot be an abbreviation (`?` `!` `。` `！` `？` `।` `؟`, Greek `;`...)
+ *   ends the sentence with the first character after the stop run, whatever it is (a space
+ *   is enough): `"Why?"` then `" "` emits `"Why?"` with the `" "`. Not at the stop itself,
+ *   because the run may still grow (`"Why?"` then `"!"` is one sentence, `"Why?!"`), and
+ *   emitting early would make the output depend on the chunking. Exception: when closing
+ *   quotes or brackets follow the stop (`"Why?" he asked.`), or a spaced `»` may follow
+ *   (French), the first non-space character decides, as for `.`;
+ * - `.` and `…` are decided by the first non-space character after them (a capital, digit,
+ *   caseless letter or opening quote ends the sentence; a lower-case letter, `,` `;` `:`
+ *   continue it; abbreviations, initials, list numbers and ordinals never end it): a token
+ *   of whitespace alone does not decide, the next one does;
+ * - a paragraph break (blank line) ends the piece at once; a stop at the very end of the
+ *   input is emitted at completion.
  *
  * ```
  * tokens:    -a----b---c-------|      a = "Hello wor", b = "ld. Why", c = "? Then"

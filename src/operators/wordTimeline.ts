@@ -14,6 +14,7 @@ export interface TimelineWord {
   index: number;
 }
 
+/** Options of {@link wordTimeline}. */
 export interface WordTimelineOptions {
   /**
    * Duration in seconds of a segment's audio. Default {@link segmentDuration}: exact for

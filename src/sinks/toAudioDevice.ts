@@ -1,6 +1,10 @@
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import type { PcmFormat } from '../audio/wav.js';
+import { wavHeader, type PcmFormat } from '../audio/wav.js';
 import { pcmSeconds, streamingWavHeader } from '../audio/pcm.js';
 import type { SpokenSegment } from '../live/events.js';
 import { SinkError, toSinkError } from './errors.js';
@@ -10,6 +14,7 @@ import { sinkOperator } from './runSink.js';
 import { StreamWriter } from './streamWriter.js';
 import { stripId3v1, stripId3v2 } from './id3.js';
 
+/** Options of `toAudioDevice`: which player, where to look for one, how to stop it. */
 export interface AudioDeviceOptions {
   /** Play with this command (reading the stream on stdin) instead of looking on PATH. */
   player?: PlayerCommand;
@@ -25,6 +30,7 @@ export interface AudioDeviceOptions {
   scheduler?: SchedulerLike;
 }
 
+/** Emitted by `toAudioDevice` after each value was handed to the player. */
 export interface AudioDevicePlaying {
   type: 'playing';
   /** The player's process id and command. */
@@ -37,6 +43,7 @@ export interface AudioDevicePlaying {
   seconds: number;
 }
 
+/** Emitted by `toAudioDevice` once, last, after the player read everything and exited 0. */
 export interface AudioDeviceDone {
   type: 'done';
   pid: number | undefined;
@@ -46,6 +53,7 @@ export interface AudioDeviceDone {
   seconds: number;
 }
 
+/** What `toAudioDevice` emits: `playing` per value, then `done`. */
 export type AudioDeviceProgress = AudioDevicePlaying | AudioDeviceDone;
 
 /** What `toAudioDevice` plays: WAV segments, PCM chunks, or segments in mp3/flac/aac. */
@@ -69,7 +77,10 @@ interface Exit {
  * `SinkError` (reason `'no_player'`) naming them. WAV segments and PCM chunks are sent
  * as ONE WAV stream: a header with streaming sizes (0xFFFFFFFF), then the PCM of each
  * input unwrapped; compressed segments are sent as their bytes (for mp3/aac, ID3 tags
- * of later segments dropped). `afplay` is not used: it cannot read a stream.
+ * of later segments dropped). Last, on macOS, `afplay`, which reads files, not stdin: with
+ * it (or any `{ player: { command, file: true } }`), each value is written to a temporary
+ * file (a complete WAV, or the segment's bytes), played, awaited and removed, one after
+ * the other; a PCM chunk is one file, so give such players whole segments.
  *
  * Unsubscribing (barge-in) stops the sound at once: SIGTERM, then SIGKILL after
  * `killGraceMs`. On source complete, stdin is closed and the output waits for the
@@ -111,6 +122,12 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
     let format: PcmFormat | undefined;
     let stderrTail = '';
     let killTimer: Subscription | undefined;
+    let started = false;
+    /** File mode (a player that reads files): its command line, and the file playing now. */
+    let filePlayer: { command: string; args: readonly string[] } | undefined;
+    let playingFile: string | undefined;
+    let lastPid: number | undefined;
+    let sentBytes = 0;
 
     const failure = (exit: Exit): SinkError => {
       const how = exit.error
@@ -120,7 +137,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
           : exit.code === 0
             ? 'exited before the end of the stream'
             : `exited with code ${exit.code}`;
-      const tail = stderrTail.trim();
+      const tail = stderrSummary(stderrTail);
       return new SinkError('player_failed', `toAudioDevice: player ${command ?? ''} ${how}${tail ? `: ${tail}` : ''}`, {
         cause: exit.error,
       });
@@ -128,10 +145,14 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
 
     const start = async (kind: PlayerInput): Promise<void> => {
       const player = options.player
-        ? { command: options.player.command, args: options.player.args ?? [] }
+        ? { command: options.player.command, args: options.player.args ?? [], file: options.player.file === true }
         : await findPlayer(kind, env, options.players ?? DEFAULT_PLAYERS);
       if (interrupted) throw new SinkError('player_failed', 'toAudioDevice was stopped');
       command = player.command;
+      if (player.file) {
+        filePlayer = player;
+        return;
+      }
       const proc = spawn(player.command, [...player.args], { stdio: ['pipe', 'ignore', 'pipe'], env });
       child = proc;
       exited = new Promise<Exit>((resolve) => {
@@ -169,6 +190,42 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
       }
     };
 
+    /** File mode: play `pieces` as one temporary file, wait for the player, remove the file. */
+    const playFile = async (pieces: readonly Uint8Array[]): Promise<void> => {
+      const player = filePlayer as { command: string; args: readonly string[] };
+      const size = pieces.reduce((n, piece) => n + piece.byteLength, 0);
+      if (size === 0) return;
+      const parts = input === 'wav' && format ? [wavHeader(format, size), ...pieces, ...(size % 2 ? [new Uint8Array(1)] : [])] : [...pieces];
+      const path = join(tmpdir(), `rxvoice-play-${randomBytes(6).toString('hex')}.${input ?? 'wav'}`);
+      playingFile = path;
+      try {
+        await writeFile(path, parts, { mode: 0o600 });
+        if (interrupted) throw new SinkError('player_failed', 'toAudioDevice was stopped');
+        stderrTail = '';
+        const proc = spawn(player.command, [...player.args, path], { stdio: ['ignore', 'ignore', 'pipe'], env });
+        child = proc;
+        lastPid = proc.pid;
+        exited = new Promise<Exit>((resolve) => {
+          proc.once('error', (error) => resolve({ code: null, signal: null, error }));
+          proc.once('close', (code, signal) => resolve({ code, signal }));
+        });
+        proc.stderr?.setEncoding('utf8');
+        proc.stderr?.on('data', (text: string) => {
+          stderrTail = (stderrTail + text).slice(-2000);
+        });
+        const exit = await exited;
+        killTimer?.unsubscribe();
+        killTimer = undefined;
+        if (interrupted) throw new SinkError('player_failed', 'toAudioDevice was stopped');
+        if (exit.error || exit.code !== 0) throw failure(exit);
+        sentBytes += parts.reduce((n, part) => n + part.byteLength, 0);
+      } finally {
+        child = undefined;
+        playingFile = undefined;
+        await unlink(path).catch(() => undefined);
+      }
+    };
+
     const kindOf = (value: AudioDeviceInput): PlayerInput => {
       if (isPcmChunk(value)) return 'wav';
       if (isSpokenSegment(value)) {
@@ -199,22 +256,27 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
 
     return {
       async write(value) {
-        const first = child === undefined;
+        const first = !started;
         if (first) {
+          started = true;
           input = kindOf(value);
           await start(input);
         }
         const pieces = piecesOf(value, first);
-        if (first && format) await send([streamingWavHeader(format)]);
-        await send(pieces);
+        if (filePlayer) {
+          await playFile(pieces);
+        } else {
+          if (first && format) await send([streamingWavHeader(format)]);
+          await send(pieces);
+        }
         for (const piece of pieces) pcmBytes += piece.byteLength;
         segments++;
         return {
           type: 'playing',
-          pid: child?.pid ?? -1,
+          pid: child?.pid ?? lastPid ?? -1,
           command: command ?? '',
           segments,
-          bytes: writer?.bytes ?? 0,
+          bytes: writer?.bytes ?? sentBytes,
           seconds: format ? pcmSeconds(pcmBytes, format) : 0,
         };
       },
@@ -232,10 +294,10 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
         }
         return {
           type: 'done',
-          pid: child?.pid,
+          pid: child?.pid ?? lastPid,
           command,
           segments,
-          bytes: writer?.bytes ?? 0,
+          bytes: writer?.bytes ?? sentBytes,
           seconds: format ? pcmSeconds(pcmBytes, format) : 0,
         };
       },
@@ -246,7 +308,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
         proc.stdin?.destroy();
         proc.kill('SIGTERM');
         killTimer = scheduler.schedule(() => {
-          if (!exitInfo) proc.kill('SIGKILL');
+          if (!exitInfo && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
         }, grace);
       },
       async abort() {
@@ -255,9 +317,23 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
         if (exited) await exited;
         killTimer?.unsubscribe();
         killTimer = undefined;
+        if (playingFile) await unlink(playingFile).catch(() => undefined);
       },
     };
   });
+}
+
+/**
+ * The end of a player's stderr for an error message: its last two non-empty lines (the
+ * reason; ALSA and friends print pages of noise before it), at most 300 characters.
+ */
+export function stderrSummary(stderr: string): string {
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const summary = lines.slice(-2).join(' / ');
+  return summary.length > 300 ? `…${summary.slice(-299)}` : summary;
 }
 
 /** The exit of the player if it comes within `ms`, else undefined. */

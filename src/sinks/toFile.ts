@@ -6,6 +6,7 @@ import { isSpokenSegment, segmentIsWav } from './inputs.js';
 import { stripId3v1, stripId3v2 } from './id3.js';
 import { sinkOperator } from './runSink.js';
 
+/** Options of `toFile`. */
 export interface FileOptions {
   /** fsync the file and its directory before completing. Default true. */
   fsync?: boolean;
@@ -21,12 +22,14 @@ export interface FileOptions {
   join?: boolean;
 }
 
+/** Emitted by `toFile` after each write: values and bytes written so far. */
 export interface FileWriteProgress {
   type: 'progress';
   segments: number;
   bytes: number;
 }
 
+/** Emitted by `toFile` once, last, when the file is complete under its final name. */
 export interface FileDone {
   type: 'done';
   /** Absolute path of the file written. */
@@ -37,6 +40,7 @@ export interface FileDone {
   format: string | undefined;
 }
 
+/** What `toFile` emits: `progress` per write, then `done`. */
 export type FileProgress = FileWriteProgress | FileDone;
 
 /** What `toFile` takes: segments in a compressed format, or raw bytes. */

@@ -6,6 +6,7 @@ import { toSinkError } from './errors.js';
 import { PcmAssembler, type PcmSinkInput } from './inputs.js';
 import { sinkOperator } from './runSink.js';
 
+/** Options of `toWavFile`. */
 export interface WavFileOptions {
   /**
    * Format of the file. Default: the format of the first segment or chunk. Used as is
@@ -48,6 +49,7 @@ export interface WavFileDone {
   droppedBytes: number;
 }
 
+/** What `toWavFile` emits: `progress` per write, then `done`. */
 export type WavFileProgress = WavFileWriteProgress | WavFileDone;
 
 /** For an empty stream with no `format` option. */

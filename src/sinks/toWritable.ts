@@ -7,6 +7,7 @@ import { isPcmChunk, isSpokenSegment, PcmAssembler, type PcmSinkInput } from './
 import { sinkOperator } from './runSink.js';
 import { StreamWriter } from './streamWriter.js';
 
+/** Options of `toWritable`. */
 export interface WritableOptions {
   /**
    * Write one WAV stream: a header with streaming sizes (0xFFFFFFFF) first, then the PCM
@@ -20,6 +21,7 @@ export interface WritableOptions {
   destroyOnUnsubscribe?: boolean;
 }
 
+/** Emitted by `toWritable` after each value was written (and, when the stream asked, drained). */
 export interface WritableWriteProgress {
   type: 'progress';
   /** Values written. */
@@ -30,6 +32,7 @@ export interface WritableWriteProgress {
   drainWaits: number;
 }
 
+/** Emitted by `toWritable` once, last, after the last write was flushed (and the stream ended, with `end`). */
 export interface WritableDone {
   type: 'done';
   segments: number;
@@ -39,6 +42,7 @@ export interface WritableDone {
   seconds: number | undefined;
 }
 
+/** What `toWritable` emits: `progress` per value, then `done`. */
 export type WritableProgress = WritableWriteProgress | WritableDone;
 
 /** What `toWritable` takes: segments, PCM chunks, or raw bytes. */

@@ -34,9 +34,22 @@
  * U+FFFD exactly as `TextDecoder` would make it (tested against it on random bytes).
  * Feed one stream as bytes or as text; mixing works, bytes held back then count as the
  * end of input.
+ *
+ * Runs outside Node too: Node's `buffer` module is fetched at run time
+ * (`process.getBuiltinModule`), never imported, so a browser bundle never sees
+ * `node:buffer`. Without it, bytes are decoded by a streaming `TextDecoder` and parsed as
+ * text: the same events (the byte path is tested to equal exactly that decoding).
  */
-import { Buffer, isAscii } from 'node:buffer';
+import type { Buffer } from 'node:buffer';
 import { RxVoiceError } from '../client/errors.js';
+
+/** Node's `buffer` module when running on Node (>= 20.16), else undefined (browsers). */
+const nodeBuffer = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+  'node:buffer',
+) as typeof import('node:buffer') | undefined;
+/** Node's `Buffer`; only used on the byte path, which runs only when it exists. */
+const BufferClass = nodeBuffer?.Buffer as typeof Buffer;
+const isAscii = nodeBuffer?.isAscii as (input: Uint8Array) => boolean;
 
 /** One dispatched server-sent event. */
 export interface SseEvent {
@@ -50,6 +63,7 @@ export interface SseEvent {
   retry?: number;
 }
 
+/** Which limit an {@link SseError} reports. */
 export type SseErrorType = 'max-line-length' | 'max-event-size';
 
 /** The event stream broke a limit (a line or an event too large). Code `sse`. */
@@ -64,6 +78,7 @@ export class SseError extends RxVoiceError {
   }
 }
 
+/** Options of {@link createSseParser}: the callbacks and the memory limits. */
 export interface SseParserOptions {
   /** Called once per dispatched event. */
   onEvent: (event: SseEvent) => void;
@@ -77,6 +92,7 @@ export interface SseParserOptions {
   maxEventSize?: number;
 }
 
+/** The incremental parser returned by {@link createSseParser}. */
 export interface SseParser {
   /** Feed the next chunk: UTF-8 bytes or text. Throws {@link SseError} past a limit. */
   feed(chunk: string | Uint8Array): void;
@@ -91,7 +107,9 @@ export interface SseParser {
   lastEventId(): string;
 }
 
+/** Default longest line, in UTF-16 code units (1 MiB). */
 export const DEFAULT_SSE_MAX_LINE_LENGTH = 1_048_576;
+/** Default largest event `data`, in UTF-16 code units (16 MiB). */
 export const DEFAULT_SSE_MAX_EVENT_SIZE = 16 * 1_048_576;
 
 const LF = 10;
@@ -110,6 +128,8 @@ export function createSseParser(options: SseParserOptions): SseParser {
    * completes (at most 3 bytes), or the first bytes of a possible byte order mark.
    */
   let carry: Buffer | undefined;
+  /** Outside Node: bytes are decoded here, then parsed as text. */
+  let textDecoder = nodeBuffer ? undefined : new TextDecoder('utf-8', { ignoreBOM: true });
   let bomChecked = false;
   /** Pieces of the current unfinished line. */
   let pending: string[] = [];
@@ -139,6 +159,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   function resetStream(): void {
     clearEvent();
     carry = undefined;
+    if (textDecoder) textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
     bomChecked = false;
     pending = [];
     pendingLength = 0;
@@ -398,7 +419,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
       }
     }
     if (cut > pos) keepPiece(utf8(buf, pos, cut));
-    if (cut < len) carry = Buffer.from(buf.subarray(cut, len));
+    if (cut < len) carry = BufferClass.from(buf.subarray(cut, len));
   }
 
   /** Interpret the bytes of one whole line, `buf[start, end)`. */
@@ -527,15 +548,19 @@ export function createSseParser(options: SseParserOptions): SseParser {
   }
 
   function feedBytes(chunk: Uint8Array): void {
-    let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (textDecoder) {
+      feedText(textDecoder.decode(chunk, { stream: true }));
+      return;
+    }
+    let buf = BufferClass.isBuffer(chunk) ? chunk : BufferClass.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (carry !== undefined) {
-      buf = Buffer.concat([carry, buf]);
+      buf = BufferClass.concat([carry, buf]);
       carry = undefined;
     }
     if (!bomChecked) {
       // Wait for three bytes (or fewer, when they cannot be a BOM) to decide.
       if (buf.length < 3 && buf[0] === 0xef && (buf.length < 2 || buf[1] === 0xbb)) {
-        carry = Buffer.from(buf);
+        carry = BufferClass.from(buf);
         return;
       }
       bomChecked = true;
@@ -552,6 +577,12 @@ export function createSseParser(options: SseParserOptions): SseParser {
 
   /** Text fed after bytes: the held bytes end as they would at the end of input. */
   function flushCarry(): void {
+    if (textDecoder) {
+      const rest = textDecoder.decode();
+      textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+      if (rest.length > 0) feedText(rest);
+      return;
+    }
     if (carry === undefined) return;
     const held = carry;
     carry = undefined;
@@ -596,8 +627,9 @@ interface BufferSlices {
   latin1Slice(start: number, end: number): string;
 }
 const nativeSlices =
-  typeof (Buffer.prototype as unknown as Partial<BufferSlices>).utf8Slice === 'function' &&
-  typeof (Buffer.prototype as unknown as Partial<BufferSlices>).latin1Slice === 'function';
+  BufferClass !== undefined &&
+  typeof (BufferClass.prototype as unknown as Partial<BufferSlices>).utf8Slice === 'function' &&
+  typeof (BufferClass.prototype as unknown as Partial<BufferSlices>).latin1Slice === 'function';
 
 /** UTF-8 text of `buf[start, end)` (invalid sequences become U+FFFD, as `TextDecoder` does). */
 function utf8(buf: Buffer, start: number, end: number): string {

@@ -163,6 +163,41 @@ describe('hostile HTTP servers', () => {
     expect(error).toBeInstanceOf(AbortError);
   });
 
+  it('an endless JSON body: ProtocolError once the answer passes the size limit, bounded memory', async () => {
+    let written = 0;
+    let clientGone = false;
+    const item = Buffer.from(JSON.stringify({ id: 1, voice_name: 'x'.repeat(200), gender: 1, age: 30, description: null, language: null, is_published: true }) + ',');
+    const chunk = Buffer.concat(Array.from({ length: 256 }, () => item));
+    const server = await httpServer((req, res) => {
+      req.resume();
+      res.on('close', () => {
+        clientGone = true;
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      const pump = (): void => {
+        // at most 48 MiB, then silence: without a limit the client would time out instead
+        while (!clientGone && written < 48 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+      };
+      pump();
+    });
+    cleanups.push(() => server.close());
+    const client = clientOn(server.baseUrl, { timeoutMs: 5_000 });
+    const { error, ms } = await timedError(client.voices.list());
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).message).toContain('GET /list-voices');
+    expect(ms).toBeLessThan(5_000);
+    await new Promise<void>((resolve) => setTimeout(resolve, 50));
+    expect(clientGone).toBe(true);
+    expect(written).toBeLessThan(40 * 1024 * 1024);
+  });
+
   const wrongBodies: { name: string; call: (c: RxVoiceClient) => Observable<unknown>; body: string; endpoint: string }[] = [
     { name: 'voices list as an object', call: (c) => c.voices.list(), body: '{"voices":[]}', endpoint: 'GET /list-voices' },
     { name: 'voice with a string id', call: (c) => c.voices.list(), body: '[{"id":"1","voice_name":"A","gender":1,"age":3,"description":null,"language":null,"is_published":true}]', endpoint: 'GET /list-voices' },
@@ -207,7 +242,7 @@ async function speakOn(
   const before = activeResources();
   const client = clientOn(baseUrl);
   const outcome = await timedError(text$.pipe(client.speak({ voice_id: 1, ...options })));
-  const left = await leftovers(before, 2_000);
+  const left = await leftovers(before, 5_000);
   delete left['TCPServerWrap'];
   expect(left).toEqual({});
   return outcome;
@@ -341,6 +376,38 @@ describe('hostile live servers', () => {
       expect(server.closes).toHaveLength(1);
     });
   }
+
+  it('a segment.start while another segment is in progress: ProtocolError', async () => {
+    const server = await wsServer((socket: WsSocket) => {
+      socket.once('message', () => {
+        socket.send(READY);
+        socket.send('{"type":"segment.start","segment_id":0,"text":"Hello there."}');
+        socket.send('{"type":"segment.start","segment_id":1,"text":"How are you?"}');
+      });
+    });
+    cleanups.push(() => server.close());
+    const { error } = await speakOn(server.wsUrl.replace('ws:', 'http:'));
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).message).toMatch(/before segment\.done/);
+  });
+
+  it('a premature session.done and a clean close with text unspoken: an error carrying the text, not a silent loss', async () => {
+    const server = await wsServer((socket: WsSocket) => {
+      socket.once('message', () => {
+        socket.send(READY);
+        socket.send('{"type":"segment.start","segment_id":0,"text":"Hello there."}');
+        socket.send(Buffer.from([1, 2]));
+        socket.send('{"type":"segment.done","segment_id":0}');
+        socket.send('{"type":"session.done"}');
+        socket.close(1000);
+      });
+    });
+    cleanups.push(() => server.close());
+    const { error, values } = await speakOn(server.wsUrl.replace('ws:', 'http:'));
+    expect(values.map((e) => e.type)).toContain('segmentDone');
+    expect(error).toBeInstanceOf(RxVoiceError);
+    expect((error as RxVoiceError).unspoken).toBe('How are you?');
+  });
 
   it('a WebSocket server that never sends session.ready: TimeoutError after readyTimeoutMs', async () => {
     const server = await wsServer(() => undefined);

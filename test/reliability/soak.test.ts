@@ -32,6 +32,8 @@ interface Plan {
   /** Push each sentence whole, or as small tokens like an LLM stream. */
   tokens: boolean;
   paced: boolean;
+  /** Unsubscribe (barge-in) after this many events, if set. */
+  bargeInAfter: number | undefined;
 }
 
 function planSession(index: number, random: () => number): Plan {
@@ -58,11 +60,11 @@ function planSession(index: number, random: () => number): Plan {
     resubmit: random() < 0.7,
     tokens: random() < 0.4,
     paced: random() < 0.2,
+    bargeInAfter: random() < 0.1 ? randomInt(random, 1, 12) : undefined,
   };
 }
 
 const squash = (text: string): string => text.replace(/\s+/g, '');
-const tagsIn = (text: string): number[] => [...text.matchAll(/\bq(\d+)\b/g)].map((m) => Number(m[1]));
 
 function tokensOf(text: string): string[] {
   const out: string[] = [];
@@ -81,10 +83,12 @@ interface Outcome {
   ms: number;
   /** The text the source actually pushed (a source cut short by an error pushed less). */
   pushed: string;
+  /** The consumer unsubscribed (barge-in) before the end. */
+  bargedIn: boolean;
 }
 
-// The events of a failed session are lost with toArray(); collect them as they come instead.
-async function runSessionKeepingEvents(emu: Emulator, plan: Plan): Promise<Outcome> {
+/** Run one session; keeps the events of a failed session too, and what the source pushed. */
+async function runSession(emu: Emulator, plan: Plan): Promise<Outcome> {
   const client = createClient({ apiKey: plan.key, baseUrl: emu.baseUrl });
   const pieces = plan.sentences.flatMap((s, j) => {
     const text = j === 0 ? s : ` ${s}`;
@@ -100,13 +104,23 @@ async function runSessionKeepingEvents(emu: Emulator, plan: Plan): Promise<Outco
   const events: LiveSpeechEvent[] = [];
   const pushed: string[] = [];
   const started = Date.now();
+  let bargedIn = false;
   const error = await new Promise<unknown>((resolve) => {
     const deadline = setTimeout(() => {
       subscription.unsubscribe();
       resolve(new Error(`session ${plan.index} hung`));
     }, SESSION_DEADLINE_MS);
     const subscription = text$.pipe(tap((text) => pushed.push(text)), operator).subscribe({
-      next: (event) => events.push(event),
+      next: (event) => {
+        events.push(event);
+        if (plan.bargeInAfter !== undefined && events.length >= plan.bargeInAfter && !bargedIn) {
+          bargedIn = true;
+          clearTimeout(deadline);
+          // after this synchronous emission: unsubscribe tears the session down
+          queueMicrotask(() => subscription.unsubscribe());
+          resolve(undefined);
+        }
+      },
       error: (caught: unknown) => {
         clearTimeout(deadline);
         resolve(caught);
@@ -118,7 +132,7 @@ async function runSessionKeepingEvents(emu: Emulator, plan: Plan): Promise<Outco
     });
   });
   await client.close();
-  return { plan, events, error, ms: Date.now() - started, pushed: pushed.join('') };
+  return { plan, events, error, ms: Date.now() - started, pushed: pushed.join(''), bargedIn };
 }
 
 /**
@@ -217,6 +231,8 @@ function violations(outcome: Outcome): string[] {
     }
   }
 
+  // A consumer that left early got a prefix: in order, nothing twice (checked above).
+  if (outcome.bargedIn) return problems;
   let unspoken = '';
   if (error !== undefined) {
     if (!(error instanceof RxVoiceError)) return [`untyped error: ${String(error)}`];
@@ -255,11 +271,11 @@ describe('fault soak: live sessions with random faults', () => {
 
   it(`${SESSIONS} sessions (seed ${SEED}): every sentence exactly once, in order, nothing left behind`, async () => {
     // Warm up once (module loading, first-socket costs) before taking the baseline.
-    await runSessionKeepingEvents(emu, { ...plans[0]!, faults: {} });
+    await runSession(emu, { ...plans[0]!, faults: {} });
     await new Promise<void>((resolve) => setTimeout(resolve, 50));
     const baseline = activeResources();
     const started = Date.now();
-    const outcomes = await mapLimit(plans, PARALLEL, (plan) => runSessionKeepingEvents(emu, plan));
+    const outcomes = await mapLimit(plans, PARALLEL, (plan) => runSession(emu, plan));
     const elapsed = Date.now() - started;
 
     const failures = outcomes.flatMap((o) => violations(o).map((v) => `session ${o.plan.index} ${JSON.stringify(o.plan.faults)}: ${v}`));
@@ -269,7 +285,8 @@ describe('fault soak: live sessions with random faults', () => {
       sessions: outcomes.length,
       elapsedMs: elapsed,
       slowestMs: Math.max(...outcomes.map((o) => o.ms)),
-      completed: outcomes.filter((o) => o.error === undefined).length,
+      completed: outcomes.filter((o) => o.error === undefined && !o.bargedIn).length,
+      bargedIn: outcomes.filter((o) => o.bargedIn).length,
       creditsExhausted: outcomes.filter((o) => o.error instanceof CreditsExhaustedError).length,
       connectionErrors: outcomes.filter((o) => o.error instanceof ConnectionError).length,
       reconnects: outcomes.reduce((n, o) => n + o.events.filter((e) => e.type === 'reconnected').length, 0),
@@ -286,7 +303,7 @@ describe('fault soak: live sessions with random faults', () => {
     // Nothing left behind: every client socket and timer is gone (the emulator's
     // server sockets close with their peers).
     expect(await leftovers(baseline)).toEqual({});
-  });
+  }, 90_000);
 });
 
 describe('soak regressions', () => {

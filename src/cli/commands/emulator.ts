@@ -9,6 +9,7 @@ import { COMMAND_HELP } from '../help.js';
 import { writeJson, writeLine } from '../io.js';
 import { untilAborted } from '../run.js';
 
+/** `rxvoice emulator`: serve the local emulator until interrupted. Resolves with the exit code. */
 export async function emulatorCommand(argv: string[], context: CommandContext): Promise<number> {
   const { io } = context;
   const { values, positionals } = parseCommand('emulator', argv, {

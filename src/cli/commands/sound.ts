@@ -15,6 +15,7 @@ import { startProgress } from '../progress.js';
 import { runToEnd } from '../run.js';
 import { audioSeconds } from '../audio-info.js';
 
+/** `rxvoice sound`: run a text-to-sound task and write its audio. Resolves with the exit code. */
 export async function soundCommand(argv: string[], context: CommandContext): Promise<number> {
   const { io } = context;
   const { values, positionals } = parseCommand('sound', argv, {

@@ -4,10 +4,10 @@
  */
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { merge, of, share, tap, type Observable } from 'rxjs';
+import { catchError, EMPTY, merge, of, share, tap, throwError, type Observable } from 'rxjs';
 import type { LiveSpeechEvent, SpokenSegment } from '../../live/events.js';
 import { concatSegments, resubmitSkipped } from '../../operators/index.js';
-import { toAudioDevice, toWavFile, toWritable } from '../../sinks/index.js';
+import { SinkError, toAudioDevice, toWavFile, toWritable } from '../../sinks/index.js';
 import { fromTokens } from '../../sources/index.js';
 import { RxVoiceError } from '../../client/errors.js';
 import { onePositional, parseCommand, readNumber } from '../args.js';
@@ -22,6 +22,7 @@ import { errorOnAbort, runToEnd } from '../run.js';
 /** The service's documented default voice. */
 export const DEFAULT_VOICE_ID = 1;
 
+/** `rxvoice speak`: speak text or stdin over a live session, to a file, stdout or the speaker. Resolves with the exit code. */
 export async function speakCommand(argv: string[], context: CommandContext): Promise<number> {
   const { io } = context;
   const { values, positionals } = parseCommand('speak', argv, {
@@ -108,10 +109,27 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         path = resolve(io.cwd ?? process.cwd(), output);
         sinks.push(segments$.pipe(toWavFile(path)));
       }
-      if (values.play) sinks.push(segments$.pipe(toAudioDevice({ env: { ...process.env, ...io.env } })));
+      let playbackError: SinkError | undefined;
+      if (values.play) {
+        const played$ = segments$.pipe(toAudioDevice({ env: { ...process.env, ...io.env } }));
+        // With an output too, a player that fails (no sound card) does not cost the file:
+        // the file is finished, then the command fails with the player's error.
+        sinks.push(
+          sinks.length === 0
+            ? played$
+            : played$.pipe(
+                catchError((error: unknown) => {
+                  if (!(error instanceof SinkError)) return throwError(() => error);
+                  playbackError = error;
+                  return EMPTY;
+                }),
+              ),
+        );
+      }
       await runToEnd(merge(...sinks), context.signal, 3000);
       const summary = { type: 'done', session_id: sessionId, segments, seconds: round(audioTotal), ...(path ? { path } : {}), skipped: lost };
       if (values.json) writeJson(io.stdout, summary);
+      if (playbackError) throw playbackError;
       if (lost.length > 0) {
         throw new RxVoiceError('stream', `${lost.length} segment(s) could not be synthesized and were not spoken`, { unspoken: lost.join(' ') });
       }
@@ -134,6 +152,12 @@ function printSegment(out: CliOutput, segment: SpokenSegment, start: number, sec
       bytes: segment.audio.byteLength,
       ...(words ? { word_timestamps: segment.word_timestamps } : {}),
     });
+    // One line per word, timed in the output audio (seconds from its start).
+    if (words) {
+      segment.word_timestamps.forEach((word, index) => {
+        writeJson(out, { type: 'word', segment_id: segment.segment_id, index, word: word.word, start: round(start + word.start), end: round(start + word.end) });
+      });
+    }
     return;
   }
   writeLine(out, `[${segment.segment_id}] ${start.toFixed(2)}-${(start + seconds).toFixed(2)} s  ${segment.text.trim()}`);

@@ -11,6 +11,7 @@ import { writeJson } from '../io.js';
 import { runToEnd } from '../run.js';
 import { readAll } from '../stdin.js';
 
+/** `rxvoice translate`: stream a translation to stdout. Resolves with the exit code. */
 export async function translateCommand(argv: string[], context: CommandContext): Promise<number> {
   const { io } = context;
   const { values, positionals } = parseCommand('translate', argv, {

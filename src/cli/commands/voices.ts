@@ -11,6 +11,7 @@ import { writeJson, writeLine } from '../io.js';
 import { startProgress } from '../progress.js';
 import { runToEnd } from '../run.js';
 
+/** `rxvoice voices`: list voices as a table or JSON lines. Resolves with the exit code. */
 export async function voicesCommand(argv: string[], context: CommandContext): Promise<number> {
   const { io } = context;
   const { values, positionals } = parseCommand('voices', argv, {});
@@ -52,6 +53,7 @@ export function voiceTable(voices: readonly Voice[]): string {
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
+/** `rxvoice voice create`: clone a voice from an audio sample and print its id. Resolves with the exit code. */
 export async function voiceCommand(argv: string[], context: CommandContext): Promise<number> {
   const { io } = context;
   const [sub, ...rest] = argv;

@@ -1,0 +1,83 @@
+/**
+ * The benchmark modules load and their harness is sound (never timed: benchmarks are
+ * not assertions). One tiny real session per client against the emulator checks that
+ * the hand-written peer and the `client.speak` harness both see every sentence in order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import { createClient } from '../src/index.js';
+import { renderTable } from '../bench/index.js';
+import { simulateOurs, simulatePeer } from '../bench/polling.js';
+import { median, oursSession, peerSession, percentile, seeded, sentences, verifyOrder } from '../bench/util.js';
+
+describe('bench modules', () => {
+  it('each exports run()', async () => {
+    const modules: Record<string, () => Promise<{ run?: unknown }>> = {
+      'live-overhead': () => import('../bench/live-overhead.js'),
+      concurrency: () => import('../bench/concurrency.js'),
+      'long-stream': () => import('../bench/long-stream.js'),
+      polling: () => import('../bench/polling.js'),
+      segmentation: () => import('../bench/segmentation.js'),
+      sse: () => import('../bench/sse.js'),
+    };
+    for (const [name, load] of Object.entries(modules)) {
+      const mod = await load();
+      expect(typeof mod.run, name).toBe('function');
+    }
+  });
+
+  it('statistics helpers', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 2, 3])).toBe(2.5);
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90)).toBe(9);
+    const a = seeded(1);
+    const b = seeded(1);
+    expect([a(), a()]).toEqual([b(), b()]);
+  });
+
+  it('polling simulation follows the policy (0.5 s, x1.5) and the fixed loop', () => {
+    const noJitter = (): number => 0.5; // 2 * 0.5 - 1 = 0: no jitter
+    // polls at 500 and 500 + 5 + 750 = 1255 ms: the second sees a 1 s task done
+    expect(simulateOurs(1000, noJitter, 5)).toEqual({ calls: 2, delayMs: 1255 + 10 - 1000 });
+    expect(simulatePeer(1000, 5)).toEqual({ calls: 1, delayMs: 10 });
+    expect(simulatePeer(2500, 0)).toEqual({ calls: 3, delayMs: 500 });
+  });
+
+  it('renders one table with a header', () => {
+    const table = renderTable([{ name: 'x', ours: 1, peer: 2, unit: 'ms', ratio: 0.5, note: 'n' }]);
+    expect(table.split('\n')[0]).toMatch(/^name +\| +ours \| +peer \| unit \| +ratio \| note$/);
+    expect(table).toContain('0.5');
+  });
+});
+
+describe('bench session harness against the emulator', () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ synth: 'tone', toneWordSeconds: 0.005 });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it('peer and client.speak both deliver every sentence in order', async () => {
+    const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
+    try {
+      const texts = sentences(3, 4);
+      for (const mode of ['burst', 'pingpong'] as const) {
+        const peer = await peerSession(emulator.wsUrl, emulator.apiKey, texts, mode);
+        expect(verifyOrder(peer, texts)).toBeUndefined();
+        const ours = await oursSession(client, texts, mode);
+        expect(verifyOrder(ours, texts)).toBeUndefined();
+        if (mode === 'pingpong') {
+          expect(ours.sentenceMs).toHaveLength(3);
+          expect(peer.sentenceMs).toHaveLength(3);
+        }
+      }
+      // verifyOrder catches a wrong order
+      const peer = await peerSession(emulator.wsUrl, emulator.apiKey, texts, 'burst');
+      expect(verifyOrder(peer, [...texts].reverse())).toMatch(/segment 0/);
+    } finally {
+      await client.close();
+    }
+  });
+});
