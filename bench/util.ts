@@ -127,13 +127,25 @@ export interface SessionResult {
  */
 export type SessionMode = 'burst' | 'pingpong';
 
+/** Callbacks of the concurrency benchmark. */
+export interface SessionHooks {
+  /** The session is ready (`session.ready`). */
+  onReady?: () => void;
+  /**
+   * Burst mode: called once every sentence has been delivered; the input then stays
+   * open (no `text.done`) until `holdOpen` resolves.
+   */
+  onSegments?: () => void;
+  holdOpen?: Promise<void>;
+}
+
 /** A live session, hand-written on `ws`: JSON frames, no validation, no ledger. */
 export function peerSession(
   wsUrl: string,
   apiKey: string,
   texts: readonly string[],
   mode: SessionMode,
-  hooks: { onSegments?: () => void; holdOpen?: Promise<void> } = {},
+  hooks: SessionHooks = {},
 ): Promise<SessionResult> {
   return new Promise((resolve, reject) => {
     const t0 = now();
@@ -165,6 +177,7 @@ export function peerSession(
       const frame = JSON.parse((data as Buffer).toString()) as { type: string; segment_id?: number; text?: string; error?: string };
       switch (frame.type) {
         case 'session.ready':
+          hooks.onReady?.();
           if (mode === 'pingpong') push();
           else {
             for (const text of texts) send({ type: 'text.chunk', text });
@@ -242,7 +255,7 @@ export function oursSession(
   client: SpeakingClient,
   texts: readonly string[],
   mode: SessionMode,
-  hooks: { onSegments?: () => void; holdOpen?: Promise<void> } = {},
+  hooks: SessionHooks = {},
   extra: { readyTimeoutMs?: number } = {},
 ): Promise<SessionResult> {
   return new Promise((resolve, reject) => {
@@ -286,6 +299,9 @@ export function oursSession(
             return;
           case 'segmentSkipped':
             segments.push({ id: event.segment_id, text: event.text, bytes: -1 });
+            return;
+          case 'ready':
+            hooks.onReady?.();
             return;
           default:
             return;

@@ -158,15 +158,15 @@ describe('maxBufferSize', () => {
     }
   });
 
-  it('handles a long unbroken text in linear time', () => {
+  // No timed assertion: quadratic work on 2 million characters (a rescan of the buffer
+  // per feed) would take hours, so the test's own timeout is the guard.
+  it('handles a long unbroken text in linear time', { timeout: 30_000 }, () => {
     const text = 'a'.repeat(2_000_000);
     const s = createSentenceSegmenter();
-    const started = performance.now();
     let total = 0;
     for (let i = 0; i < text.length; i += 4) for (const p of s.feed(text.slice(i, i + 4))) total += p.length;
     for (const p of s.end()) total += p.length;
     expect(total).toBe(text.length);
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 });
 

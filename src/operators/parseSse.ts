@@ -22,8 +22,8 @@ export interface ParseSseOptions {
  * <span class="informal">Chunks may split lines, CRLF pairs and multibyte characters
  * anywhere; events come out exactly as an `EventSource` would dispatch them.</span>
  *
- * Each source chunk is fed to a fresh incremental parser (one per subscription, see
- * `createSseParser` in `rxvoice/text/sse`). An event is emitted at each blank line that
+ * Each subscription gets its own incremental parser (`createSseParser`, exported from
+ * `rxvoice`), fed every source chunk in turn. An event is emitted at each blank line that
  * ends an event with at least one `data` line: `{ event, data, id?, retry? }`, with
  * `event` defaulting to `message`, `data` lines joined with `\n`, `id` present when this
  * event set one, `retry` when this event gave a valid one. Comments are skipped (see

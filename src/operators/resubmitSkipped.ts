@@ -85,7 +85,7 @@ export function resubmitSkipped(
       const session = (source$: Observable<string>, idShift: number): Observable<LiveSpeechEvent> =>
         new Observable<LiveSpeechEvent>((subscriber) => {
           const ledger = new SpeechLedger();
-          const segmenter = newSegmenter();
+          let segmenter = newSegmenter();
           /** Skipped texts waiting to be pushed (into this session, or a continuation). */
           let held: string[] = [];
           let input: Subscriber<string> | undefined;
@@ -109,7 +109,11 @@ export function resubmitSkipped(
           };
           /** Push held texts into this session, if it still takes text and it is safe now. */
           const flushHeld = (): void => {
-            if (!input || sourceDone || held.length === 0 || !(atBoundary() || ledger.unspoken() === '')) return;
+            if (!input || sourceDone || held.length === 0) return;
+            const allAccounted = ledger.unspoken() === '';
+            if (!allAccounted && !atBoundary()) return;
+            // Everything pushed was spoken or skipped: the service's buffer is empty, so is ours.
+            if (allAccounted) segmenter = newSegmenter();
             const texts = held;
             held = [];
             for (const text of texts) {

@@ -9,6 +9,8 @@ import fc from 'fast-check';
 import { from, lastValueFrom, of, toArray, type Observable } from 'rxjs';
 import type { WebSocket as WsSocket } from 'ws';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { RxVoiceError } from '../../src/client/errors.js';
 import { SseError, createSseParser, type SseEvent } from '../../src/text/sse.js';
 import { parseSse } from '../../src/operators/parseSse.js';
@@ -16,7 +18,7 @@ import { createSentenceSegmenter } from '../../src/text/sentences.js';
 import { httpServer, seededRandom, wsServer } from './helpers.js';
 
 const SEED = Number(process.env['RXVOICE_FUZZ_SEED'] ?? 7_2026);
-const runs = { sse: 400, sentences: 400, live: 300, http: 150 };
+const runs = { sse: 400, sentences: 400, live: 300, http: 150, text: 120 };
 let totalRuns = 0;
 afterAll(() => {
   console.info(`[fuzz] ${totalRuns} runs (seed ${SEED})`);
@@ -278,6 +280,58 @@ describe('fuzz: live frame handling against a hostile server', () => {
     console.info(`[fuzz] live outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`);
     expect(outcomes.get('ProtocolError') ?? 0).toBeGreaterThan(10);
   });
+});
+
+describe('fuzz: arbitrary unicode text through a real live session', () => {
+  it('every non-space character pushed comes back in the segments, in order, once', async () => {
+    const emu = await startEmulator({
+      synth: 'tone',
+      toneWordSeconds: 0.002,
+      apiKeys: ['fuzz-rich', 'fuzz-poor'],
+      faultsByKey: { 'fuzz-poor': { creditsAfterSegments: 1 } },
+    });
+    const client = createClient({ apiKey: 'fuzz-rich', baseUrl: emu.baseUrl });
+    const poor = createClient({ apiKey: 'fuzz-poor', baseUrl: emu.baseUrl });
+    const squash = (text: string): string => text.replace(/\s+/gu, '');
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(unicodeText, { minLength: 1, maxLength: 6 }), async (chunks) => {
+          totalRuns++;
+          const events: LiveSpeechEvent[] = await lastValueFrom(
+            from(chunks).pipe(client.speak({ voice_id: 1, idle_timeout: 0.05 }), toArray()),
+          );
+          const segments = events.filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart');
+          const done = events.filter((e) => e.type === 'segmentDone');
+          expect(done).toHaveLength(segments.length);
+          expect(squash(segments.map((e) => e.text).join(''))).toBe(squash(chunks.join('')));
+          // credits run out after one segment: what was delivered plus the error's
+          // unspoken text is exactly the text pushed (the ledger on arbitrary unicode)
+          const delivered: string[] = [];
+          let open = '';
+          const failure = await new Promise<unknown>((resolve) => {
+            from(chunks)
+              .pipe(poor.speak({ voice_id: 1, idle_timeout: 0.05 }))
+              .subscribe({
+                next: (e) => {
+                  if (e.type === 'segmentStart') open = e.text;
+                  if (e.type === 'segmentDone') delivered.push(open);
+                },
+                error: resolve,
+                complete: () => resolve(undefined),
+              });
+          });
+          if (failure !== undefined) expect(failure).toBeInstanceOf(RxVoiceError);
+          const unspoken = failure instanceof RxVoiceError ? (failure.unspoken ?? '') : '';
+          expect(squash(delivered.join('') + unspoken)).toBe(squash(chunks.join('')));
+        }),
+        { numRuns: runs.text, seed: SEED },
+      );
+    } finally {
+      await client.close();
+      await poor.close();
+      await emu.close();
+    }
+  }, 60_000);
 });
 
 // ---------------------------------------------------------------------------

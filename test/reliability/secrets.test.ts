@@ -226,7 +226,6 @@ describe('the API key never leaks', () => {
         of(TEXT).pipe(clientOf(k, options).speak({ voice_id: 1, idle_timeout: 0.05, ...extra }));
       await observe('4401', speakWith(KEYS.unknown));
       await observe('4400 voice', speakWith(KEYS.main, { voice_id: 987_654 }));
-      await observe('4400 language', speakWith(KEYS.main, { language: 'zz-zz' }));
       await observe('4402', speakWith(KEYS.noCredits));
       await observe('skips', of(TEXT).pipe(resubmitSkipped(clientOf(KEYS.skipping, options).speak({ voice_id: 1, idle_timeout: 0.05 }), { maxAttempts: 1 })));
       await observe('drop', speakWith(KEYS.dropping));
