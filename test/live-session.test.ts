@@ -233,6 +233,7 @@ describe('speak: validation and connection', () => {
 
   it("a WHATWG WebSocket (undici's, as in a browser) runs a whole session with the key in api_key", async () => {
     const { WebSocket: WhatwgWebSocket } = await import('undici');
+    const live = await import('../src/live/index.js'); // the browser entry
     const emu = await emulator();
     const seen: string[] = [];
     class Spy extends WhatwgWebSocket {
@@ -243,7 +244,7 @@ describe('speak: validation and connection', () => {
     }
     const segments = await lastValueFrom(
       of('Hello there. ', 'General Kenobi.').pipe(
-        speak({ wsUrl: emu.wsUrl, apiKey: emu.apiKey, WebSocket: Spy as unknown as WebSocketConstructorLike }, { voice_id: 1 }),
+        live.speak({ wsUrl: emu.wsUrl, apiKey: emu.apiKey, WebSocket: Spy as unknown as WebSocketConstructorLike }, { voice_id: 1 }),
         concatSegments(),
         toArray(),
       ),
@@ -343,14 +344,22 @@ describe('speak: the browser path', () => {
     return bare;
   }
 
-  it('speak and rxvoice/operators load no Node built-in: only rxjs, zod and ws (the default constructor)', async () => {
+  it('speak, rxvoice/operators and rxvoice/sources load no Node built-in: only rxjs, zod and ws (the default constructor)', async () => {
     expect([...(await runtimeImports('../src/live/session.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod']);
+    // src/live/index.ts: the browser entry (speak, translateThenSpeak, events, errors)
+    expect([...(await runtimeImports('../src/live/index.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod']);
+    // while the main entry is Node-only (undici, uploads from files)
+    expect([...(await runtimeImports('../src/index.ts'))].some((spec) => spec.startsWith('node:'))).toBe(true);
     // the whole rxvoice/operators barrel (parseSse included: it fetches Node's Buffer at
     // run time, or decodes with TextDecoder) loads in a browser
     const bare = await runtimeImports('../src/operators/index.ts');
     expect([...bare].filter((spec) => spec.startsWith('node:') || !['rxjs', 'zod'].includes(spec))).toEqual([]);
-    // the scan does see Node built-ins: file sources are Node-only
-    expect(await runtimeImports('../src/sources/fromFile.ts')).toContain('node:fs');
+    // rxvoice/sources loads too (fromTokens for fetch streams; fromFile/fromStdin need Node
+    // only when subscribed)
+    const sources = await runtimeImports('../src/sources/index.ts');
+    expect([...sources].filter((spec) => spec.startsWith('node:') || spec !== 'rxjs')).toEqual([]);
+    // the scan does see Node built-ins: uploads from files are Node-only
+    expect(await runtimeImports('../src/client/upload.ts')).toContain('node:fs');
   });
 });
 

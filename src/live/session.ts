@@ -251,8 +251,9 @@ function toBytes(data: unknown): Uint8Array | undefined {
  *   connection lost after the text source completed and every text was delivered
  *   completes normally instead (nothing is missing; no `done` event then);
  * - a frame that breaks the protocol (bad JSON, unknown frame, audio outside a segment,
- *   an audio frame over 64 KiB, out-of-order segment ids): `ProtocolError`, and the
- *   socket is closed (1002);
+ *   an audio frame over 64 KiB, out-of-order segment ids, a message over `maxPayload`,
+ *   a WebSocket-level violation, `session.done` while text is still unspoken):
+ *   `ProtocolError`, and the socket is closed (1002) and cut off;
  * - no `session.ready` within `readyTimeoutMs`: `TimeoutError`;
  * - the text source errors: the socket is closed and its error is passed on, with
  *   `unspoken` set on it when it is an object.
@@ -290,7 +291,7 @@ function toBytes(data: unknown): Uint8Array | undefined {
  * @param connection Where to connect: `wsUrl`, `apiKey`, optional WebSocket constructor.
  * @param options The `session.start` configuration (`voice_id` required; `output_format`
  * defaults to `'wav'` here, the service's default is mp3) and client options
- * (`reconnect`, `scheduler`, `readyTimeoutMs`).
+ * (`reconnect`, `scheduler`, `readyTimeoutMs`, `maxPayload`).
  * @return A function that returns an Observable of {@link LiveSpeechEvent}s for a text
  * source.
  */

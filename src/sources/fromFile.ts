@@ -1,6 +1,15 @@
-import { createReadStream } from 'node:fs';
 import { defer, type Observable } from 'rxjs';
 import { fromReadable } from './fromReadable.js';
+
+/**
+ * Node's `fs`, fetched when a file is read rather than imported, so that browsers can load
+ * `rxvoice/sources` (for `fromTokens`); `fromFile` itself needs Node.
+ */
+function nodeFs(): typeof import('node:fs') {
+  const fs = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:fs');
+  if (fs === undefined) throw new Error('fromFile needs Node.js (>= 20.16): there is no file system here');
+  return fs as typeof import('node:fs');
+}
 
 /** Options of {@link fromFile}. */
 export interface FromFileOptions {
@@ -15,7 +24,8 @@ export interface FromFileOptions {
  * decoded, never splitting a multibyte character.
  *
  * Cold: the file is opened on subscribe and closed on complete, error or unsubscribe.
- * A missing file errors with the `ENOENT` error of `fs`.
+ * A missing file errors with the `ENOENT` error of `fs`. Node only (outside Node the
+ * subscription errors).
  *
  * ## Example
  * ```ts
@@ -32,7 +42,7 @@ export function fromFile(path: string, options: FromFileOptions = {}): Observabl
     throw new RangeError(`fromFile: chunkSize must be a positive integer, got ${String(chunkSize)}`);
   }
   return defer(() =>
-    fromReadable(createReadStream(path, { highWaterMark: chunkSize }), {
+    fromReadable(nodeFs().createReadStream(path, { highWaterMark: chunkSize }), {
       ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
     }),
   );

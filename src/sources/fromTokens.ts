@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { fromReadable } from './fromReadable.js';
 
 /**
@@ -62,7 +62,7 @@ export function fromTokens(input: AsyncIterable<TokenItem> | ReadableStream<stri
 export function fromTokens(
   input: AsyncIterable<TokenItem> | ReadableStream<string> | ReadableStream<Uint8Array> | ReadableStream<string | Uint8Array> | Readable,
 ): Observable<string> {
-  if (input instanceof Readable) {
+  if (isNodeReadable(input)) {
     // Object-mode readables may carry chat completion chunks: read them as items.
     if (input.readableObjectMode) return fromAsyncIterable(input as AsyncIterable<TokenItem>, () => input.destroy());
     return fromReadable(input);
@@ -70,6 +70,17 @@ export function fromTokens(
   if (isReadableStream(input)) return fromWebStream(input);
   if (isAsyncIterable(input)) return fromAsyncIterable(input);
   throw new TypeError('fromTokens: expected an AsyncIterable, a ReadableStream or a Node Readable');
+}
+
+/** A Node `Readable`, recognized by shape (no `node:stream` import, so browsers can load this). */
+function isNodeReadable(value: unknown): value is Readable {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Readable).pipe === 'function' &&
+    typeof (value as Readable).on === 'function' &&
+    typeof (value as Readable).readableObjectMode === 'boolean'
+  );
 }
 
 function isReadableStream(value: unknown): value is ReadableStream<string | Uint8Array> {

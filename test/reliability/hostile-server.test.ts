@@ -155,6 +155,10 @@ describe('hostile HTTP servers', () => {
           .subscribe({ next: (p) => pieces.push(p), error: reject, complete: () => resolve(undefined) }),
       ),
     );
+    for (let waited = 0; pieces.length === 0 && waited < 5_000; waited += 20) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 20));
+    }
+    // past timeoutMs (200 ms, which only covers a stream until its headers): still open
     await new Promise<void>((resolve) => setTimeout(resolve, 300));
     expect(pieces).toEqual(['one']);
     controller.abort();
@@ -196,6 +200,21 @@ describe('hostile HTTP servers', () => {
     await new Promise<void>((resolve) => setTimeout(resolve, 50));
     expect(clientGone).toBe(true);
     expect(written).toBeLessThan(40 * 1024 * 1024);
+  });
+
+  it('a server asking to retry after a day (429, Retry-After): the wait is capped by maxRetryAfterMs, then RateLimitError', async () => {
+    let requests = 0;
+    const server = await httpServer((req, res) => {
+      req.resume();
+      requests++;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '86400' }).end('{"error":"slow down"}');
+    });
+    cleanups.push(() => server.close());
+    const client = clientOn(server.baseUrl, { maxRetries: 2, retry: { maxRetryAfterMs: 50 } });
+    const { error, ms } = await timedError(client.voices.list());
+    expect(error).toMatchObject({ name: 'RateLimitError', retryAfter: 86400 });
+    expect(requests).toBe(3);
+    expect(ms).toBeLessThan(3_000);
   });
 
   const wrongBodies: { name: string; call: (c: RxVoiceClient) => Observable<unknown>; body: string; endpoint: string }[] = [

@@ -172,7 +172,7 @@ function violations(outcome: Outcome): string[] {
   const full = squash(outcome.pushed);
   let cursor = 0;
   let owed = '';
-  let current: { id: number; text: string; audio: number } | undefined;
+  let current: { id: number; text: string; audio: number; riff: boolean } | undefined;
   let lastId = -1;
 
   /** Account for `piece` (a delivered or skipped text); false when it fits nowhere. */
@@ -205,15 +205,19 @@ function violations(outcome: Outcome): string[] {
         // a segment abandoned by a reconnect (no segmentDone) is dropped: no account
         if (event.segment_id <= lastId) problems.push(`segment id ${event.segment_id} after ${lastId}`);
         lastId = event.segment_id;
-        current = { id: event.segment_id, text: event.text, audio: 0 };
+        current = { id: event.segment_id, text: event.text, audio: 0, riff: false };
         break;
       case 'audio':
         if (!current || current.id !== event.segment_id) problems.push(`audio for ${event.segment_id} outside its segment`);
-        else current.audio += event.bytes.byteLength;
+        else {
+          // the segment's audio is one playable WAV file: it starts with its header
+          if (current.audio === 0) current.riff = Buffer.from(event.bytes.subarray(0, 4)).toString('latin1') === 'RIFF';
+          current.audio += event.bytes.byteLength;
+        }
         break;
       case 'segmentDone':
         if (!current || current.id !== event.segment_id) problems.push(`segmentDone ${event.segment_id} without its start`);
-        else if (current.audio === 0) problems.push(`segment ${event.segment_id} done without audio`);
+        else if (current.audio <= 44 || !current.riff) problems.push(`segment ${event.segment_id} done without WAV audio`);
         else if (!account(current.text, false)) problems.push(`delivered ${JSON.stringify(current.text)} out of place`);
         current = undefined;
         break;

@@ -69,8 +69,8 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         ...(speakingRate !== undefined ? { speaking_rate: speakingRate } : {}),
       });
       const events$ = text$.pipe(
-        // resubmitSkipped holds text.done back until every text is accounted for, which can
-        // delay the end by idle_timeout: opt-in.
+        // Opt-in: a resubmitted text is spoken later than its place in the input, which a
+        // user asking for a file of the text in order may not want.
         values['resubmit-skipped'] ? resubmitSkipped(speakOperator) : speakOperator,
         tap((event: LiveSpeechEvent) => {
           if (event.type === 'ready') {

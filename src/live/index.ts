@@ -1,0 +1,48 @@
+/**
+ * The live speech session on its own, without the HTTP client: the entry for browsers
+ * (and any runtime with a WHATWG WebSocket). It loads only `rxjs`, `zod` and `ws` (the
+ * default WebSocket constructor, which a browser bundle maps to its stub and which is
+ * never used when `WebSocket` is injected); no Node built-in module.
+ *
+ * ```ts
+ * import { speak } from 'rxvoice/live';
+ * import { concatSegments } from 'rxvoice/operators';
+ *
+ * text$.pipe(
+ *   speak({ wsUrl, apiKey, WebSocket: globalThis.WebSocket }, { voice_id: 1 }), // key sent as api_key
+ *   concatSegments(),
+ * );
+ * ```
+ */
+export {
+  speak,
+  DEFAULT_LIVE_OUTPUT_FORMAT,
+  DEFAULT_LIVE_MAX_PAYLOAD,
+  type SpeakOptions,
+  type LiveConnection,
+  type ReconnectOptions,
+  type WebSocketLike as LiveWebSocketLike,
+  type WebSocketConstructorLike,
+} from './session.js';
+export type * from './events.js';
+export { SpeechLedger } from './ledger.js';
+export {
+  CloseCodes,
+  DEFAULT_IDLE_TIMEOUT,
+  LIVE_OUTPUT_FORMATS,
+  MAX_AUDIO_FRAME_BYTES,
+  type LiveOutputFormat,
+  type SessionConfigInput,
+  type WordTimestamp,
+} from './protocol.js';
+export { translateThenSpeak, type TranslateThenSpeakOptions, type TranslateThenSpeakClient } from './translateThenSpeak.js';
+export {
+  RxVoiceError,
+  AuthenticationError,
+  ConnectionError,
+  CreditsExhaustedError,
+  ProtocolError,
+  SessionRejectedError,
+  TimeoutError,
+  ValidationError,
+} from '../client/errors.js';
