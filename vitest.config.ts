@@ -6,6 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    reporters: ['default', './test/setup/summary-reporter.ts'],
     // Fails a test file that prints an API key holding the SECRET-canary marker.
     setupFiles: ['test/setup/secret-scan.ts'],
     coverage: {
