@@ -43,7 +43,7 @@ export async function run(options: LiveOverheadOptions = {}): Promise<BenchRow[]
     };
 
     // Warm-up: JIT, zod schemas, the emulator's paths.
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 30; i++) {
       await ours(texts, 'pingpong');
       await peer(texts, 'pingpong');
       await ours(texts, 'burst');

@@ -14,11 +14,9 @@
  * Memory stays bounded: text before the last completed segment is dropped.
  */
 
-const isWhitespace = (ch: string): boolean => {
-  const code = ch.charCodeAt(0);
-  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
-  return /\s/.test(ch);
-};
+/** Whether the character with this code point is whitespace (no string made for ASCII). */
+const isWhitespaceCode = (code: number): boolean =>
+  code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/.test(String.fromCodePoint(code));
 
 interface Cursor {
   /** Index into `chunks`. */
@@ -142,8 +140,11 @@ export class SpeechLedger {
     let chunk = from.chunk;
     let offset = from.offset;
     let matchedAll = true;
-    for (const ch of text) {
-      if (isWhitespace(ch)) continue;
+    // Code points as numbers, not one string per character (a hot path: every segment).
+    for (let i = 0; i < text.length; ) {
+      const ch = text.codePointAt(i) as number;
+      i += ch > 0xffff ? 2 : 1;
+      if (isWhitespaceCode(ch)) continue;
       // advance the pushed-text cursor to its next non-whitespace character
       let found = false;
       while (chunk < this.chunks.length) {
@@ -154,13 +155,13 @@ export class SpeechLedger {
           continue;
         }
         const code = current.codePointAt(offset) as number;
-        const pushedChar = String.fromCodePoint(code);
-        if (isWhitespace(pushedChar)) {
-          offset += pushedChar.length;
+        const width = code > 0xffff ? 2 : 1;
+        if (isWhitespaceCode(code)) {
+          offset += width;
           continue;
         }
-        if (pushedChar !== ch) matchedAll = false;
-        offset += pushedChar.length;
+        if (code !== ch) matchedAll = false;
+        offset += width;
         found = true;
         break;
       }
