@@ -179,8 +179,12 @@ export async function level(who: 'ours' | 'peer', sessions: number, capMs: numbe
     result.completed = sessions - failures.length;
     result.ok = failures.length === 0;
     if (!result.ok) {
+      // Grouped by message, ports and the like masked.
       const kinds = new Map<string, number>();
-      for (const f of failures) kinds.set(f.slice(0, 120), (kinds.get(f.slice(0, 120)) ?? 0) + 1);
+      for (const f of failures) {
+        const key = f.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:*').replace(/ - Local \(undefined:undefined\)/g, '').replace('The live session closed abnormally ', 'closed ').slice(0, 100);
+        kinds.set(key, (kinds.get(key) ?? 0) + 1);
+      }
       result.failure = `${failures.length} of ${sessions} failed: ${[...kinds].slice(0, 3).map(([k, n]) => `${n}x ${k}`).join('; ')}`;
     }
     return result;

@@ -37,7 +37,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'sse', module: './sse.js', quick: { megabytes: 5, rounds: 5 } },
 ];
 
-type Row = BenchRow & { better?: 'lower' | 'higher'; benchmark?: string };
+type Row = BenchRow & { benchmark?: string };
 
 interface Skipped {
   benchmark: string;
@@ -145,7 +145,7 @@ async function main(): Promise<void> {
     }
     try {
       const result = await mod.run(args.quick ? bench.quick : undefined);
-      for (const r of result) rows.push({ ...r, better: (r as Row).better ?? guessBetter(r.unit), benchmark: bench.name });
+      for (const r of result) rows.push({ ...r, better: r.better ?? guessBetter(r.unit), benchmark: bench.name });
       timings[bench.name] = Math.round(performance.now() - t0);
       console.error(`  ${result.length} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     } catch (error) {

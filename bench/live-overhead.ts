@@ -26,7 +26,7 @@ export interface LiveOverheadOptions {
 }
 
 export async function run(options: LiveOverheadOptions = {}): Promise<BenchRow[]> {
-  const pairs = options.pairs ?? (QUICK ? 15 : 61);
+  const pairs = options.pairs ?? (QUICK ? 31 : 201);
   const emulator = await startEmulator({ synth: 'tone', toneWordSeconds: 0.005, concurrency: 3 });
   const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
   try {

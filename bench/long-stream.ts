@@ -87,7 +87,7 @@ interface RunResult {
   heapGrowth: number;
 }
 
-async function ours(path: string, segments: number, checkpoints?: { every: number; rss: number[]; heap: number[] }): Promise<RunResult> {
+export async function ours(path: string, segments: number, checkpoints?: { every: number; rss: number[]; heap: number[] }): Promise<RunResult> {
   const written = new BehaviorSubject(0);
   const source = new Observable<LiveSpeechEvent>((subscriber) => {
     let emitted = 0;
@@ -146,7 +146,7 @@ async function ours(path: string, segments: number, checkpoints?: { every: numbe
   };
 }
 
-async function peer(path: string, segments: number): Promise<RunResult> {
+export async function peer(path: string, segments: number): Promise<RunResult> {
   gc();
   const before = memory();
   const peaks = sampler();

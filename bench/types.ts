@@ -7,4 +7,6 @@ export interface BenchRow {
   /** ours / peer (higher is better for throughput units). */
   ratio: number;
   note?: string;
+  /** Which way is better for this unit (additive; the table prints it after the ratio). */
+  better?: 'lower' | 'higher';
 }

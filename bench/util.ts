@@ -56,7 +56,7 @@ export function row(name: string, ours: number, peer: number, unit: string, note
   const ratio = peer === 0 ? (ours === 0 ? 1 : Number.NaN) : ours / peer;
   const r: BenchRow = { name, ours: round(ours), peer: round(peer), unit, ratio: Number.isFinite(ratio) ? Number(ratio.toFixed(3)) : ratio };
   if (note !== undefined) r.note = note;
-  if (better !== undefined) (r as BenchRow & { better?: string }).better = better;
+  if (better !== undefined) r.better = better;
   return r;
 }
 

@@ -21,8 +21,8 @@ const record = (key: string, ms: number): void => {
   if (recording) (times[key] ??= []).push(ms);
 };
 
-/** Replace `object[name]` with a timed wrapper. */
-function timeMethod(object: object, name: string, key: string): void {
+/** Replace `object[name]` with a timed wrapper; `key` may depend on the first argument. */
+function timeMethod(object: object, name: string, key: string | ((arg: unknown) => string)): void {
   const target = object as Record<string, (...args: unknown[]) => unknown>;
   const original = target[name];
   if (typeof original !== 'function') throw new Error(`${name} is not a method`);
@@ -31,7 +31,7 @@ function timeMethod(object: object, name: string, key: string): void {
     try {
       return original.apply(this, args);
     } finally {
-      record(key, performance.now() - t);
+      record(typeof key === 'string' ? key : key(args[0]), performance.now() - t);
     }
   };
 }
@@ -114,7 +114,8 @@ try {
     baseUrl: emulator.baseUrl,
     WebSocket: Traced as unknown as NonNullable<Parameters<typeof createClient>[0]>['WebSocket'],
   });
-  timeMethod(ServerFrameSchema, 'safeParse', 'zod ServerFrame.safeParse');
+  // Since the segment fast path, only frames other than segment.start/done reach zod.
+  timeMethod(ServerFrameSchema, 'safeParse', (json) => `zod safeParse ${(json as { type?: string } | null)?.type ?? '?'}`);
   timeMethod(SpeechLedger.prototype, 'segmentStarted', 'ledger.segmentStarted');
   timeMethod(SpeechLedger.prototype, 'segmentDelivered', 'ledger.segmentDelivered');
   timeMethod(SpeechLedger.prototype, 'push', 'ledger.push');
