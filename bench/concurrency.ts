@@ -48,6 +48,22 @@ export interface LevelResult {
   failure?: string;
 }
 
+/** A level that produced no measurement, only `failure`. */
+function failedLevel(who: LevelResult['who'], sessions: number, failure: string): LevelResult {
+  return {
+    who,
+    sessions,
+    ok: false,
+    completed: 0,
+    totalMs: Number.NaN,
+    heapPerSessionKB: Number.NaN,
+    rssPerSessionKB: Number.NaN,
+    eldP99Ms: Number.NaN,
+    eldMaxMs: Number.NaN,
+    failure,
+  };
+}
+
 /** The soft limit on open files of this process (`ulimit -n`), or undefined. */
 function fileLimit(): number | undefined {
   try {
@@ -189,18 +205,7 @@ export async function level(who: 'ours' | 'peer', sessions: number, capMs: numbe
     }
     return result;
   } catch (error) {
-    return {
-      who,
-      sessions,
-      ok: false,
-      completed: 0,
-      totalMs: Number.NaN,
-      heapPerSessionKB: Number.NaN,
-      rssPerSessionKB: Number.NaN,
-      eldP99Ms: Number.NaN,
-      eldMaxMs: Number.NaN,
-      failure: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    };
+    return failedLevel(who, sessions, error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   } finally {
     if (capTimer) clearTimeout(capTimer);
     releaseAll();
@@ -237,18 +242,7 @@ export function levelInChild(who: 'ours' | 'peer', sessions: number, capMs: numb
       else {
         const lines = stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('npm warn'));
         const tail = (lines.find((l) => /Error|error:|heap/i.test(l)) ?? lines.slice(-1)[0] ?? '').trim();
-        resolve({
-          who,
-          sessions,
-          ok: false,
-          completed: 0,
-          totalMs: Number.NaN,
-          heapPerSessionKB: Number.NaN,
-          rssPerSessionKB: Number.NaN,
-          eldP99Ms: Number.NaN,
-          eldMaxMs: Number.NaN,
-          failure: `the process died (${signal ?? `exit ${code}`})${tail ? `: ${tail.slice(0, 300)}` : ''}`,
-        });
+        resolve(failedLevel(who, sessions, `the process died (${signal ?? `exit ${code}`})${tail ? `: ${tail.slice(0, 300)}` : ''}`));
       }
     });
   });

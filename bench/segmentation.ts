@@ -11,6 +11,7 @@ import { segmentSentences } from '../src/operators/segmentSentences.js';
 import { createSentenceSegmenter } from '../src/text/sentences.js';
 import { SENTENCE_CASES } from '../test/sentenceCases.js';
 import type { BenchRow } from './types.js';
+import { throughputRow } from './util.js';
 
 /** Window of the Intl.Segmenter baseline, in UTF-16 code units (a few sentences). */
 const WINDOW = 512;
@@ -96,16 +97,13 @@ function throughput(name: string, text: string, locale: string, rounds: number):
       bestPeer = Math.min(bestPeer, b.ms);
     }
   }
-  const ours = mb / (bestOurs / 1000);
-  const peer = mb / (bestPeer / 1000);
-  return {
+  return throughputRow(
     name,
-    ours: Math.round(ours * 10) / 10,
-    peer: Math.round(peer * 10) / 10,
-    unit: 'MB/s',
-    ratio: Math.round((ours / peer) * 100) / 100,
-    note: `${mb.toFixed(1)} MB (UTF-16), ${toks.length} tokens of 4, ${sentencesOurs} vs ${sentencesPeer} pieces, window ${WINDOW}, best of ${Math.max(1, rounds - 1)}`,
-  };
+    mb,
+    bestOurs,
+    bestPeer,
+    `${mb.toFixed(1)} MB (UTF-16), ${toks.length} tokens of 4, ${sentencesOurs} vs ${sentencesPeer} pieces, window ${WINDOW}, best of ${Math.max(1, rounds - 1)}`,
+  );
 }
 
 const normalize = (pieces: string[]): string[] => pieces.map((p) => p.trim()).filter((p) => p.length > 0);

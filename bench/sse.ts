@@ -7,19 +7,8 @@ import { Observable, from, type Subscriber } from 'rxjs';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { parseSse } from '../src/operators/parseSse.js';
 import type { BenchRow } from './types.js';
+import { seeded, throughputRow } from './util.js';
 import { pathToFileURL } from 'node:url';
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ENGLISH = ['the', 'quick', 'brown', 'fox', 'jumps', 'over', 'lazy', 'dog', 'stream', 'token', ',', '.', '\\n'];
 const MULTILINGUAL = [...ENGLISH, 'Привет', 'café', '日本語', 'naïve', '😀', 'résumé'];
@@ -27,7 +16,7 @@ const MULTILINGUAL = [...ENGLISH, 'Привет', 'café', '日本語', 'naïve'
 /** `bytes` of OpenAI-style chat completion chunks, one event per token. */
 export function llmStream(bytes: number, seed = 1, multilingual = false): Uint8Array {
   const WORDS = multilingual ? MULTILINGUAL : ENGLISH;
-  const random = rng(seed);
+  const random = seeded(seed);
   const parts: string[] = [];
   let size = 0;
   let i = 0;
@@ -46,7 +35,7 @@ export function llmStream(bytes: number, seed = 1, multilingual = false): Uint8A
 
 /** Split into chunks of 1 to 4 KiB. */
 export function chunk(bytes: Uint8Array, seed = 2): Uint8Array[] {
-  const random = rng(seed);
+  const random = seeded(seed);
   const out: Uint8Array[] = [];
   let pos = 0;
   while (pos < bytes.length) {
@@ -125,16 +114,13 @@ function measure(name: string, bytes: Uint8Array, rounds: number): BenchRow {
     }
   }
   if (eventsOurs !== eventsPeer) throw new Error(`event counts differ: ${eventsOurs} vs ${eventsPeer}`);
-  const ours = mb / (bestOurs / 1000);
-  const peer = mb / (bestPeer / 1000);
-  return {
+  return throughputRow(
     name,
-    ours: Math.round(ours * 10) / 10,
-    peer: Math.round(peer * 10) / 10,
-    unit: 'MB/s',
-    ratio: Math.round((ours / peer) * 100) / 100,
-    note: `${mb.toFixed(1)} MB, ${chunks.length} chunks of 1-4 KiB, ${eventsOurs} events, best of ${rounds - 1}`,
-  };
+    mb,
+    bestOurs,
+    bestPeer,
+    `${mb.toFixed(1)} MB, ${chunks.length} chunks of 1-4 KiB, ${eventsOurs} events, best of ${rounds - 1}`,
+  );
 }
 
 export async function run(options: { megabytes?: number; rounds?: number } = {}): Promise<BenchRow[]> {

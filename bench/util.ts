@@ -32,14 +32,22 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 /** Deterministic PRNG in [0, 1) (mulberry32). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+export { mulberry32 as seeded } from '../src/emulator/random.js';
+
+/**
+ * The row of a throughput race on the same input: MB/s from `mb` and each side's best
+ * time (one decimal), ratio ours / peer (two decimals).
+ */
+export function throughputRow(name: string, mb: number, bestOursMs: number, bestPeerMs: number, note: string): BenchRow {
+  const ours = mb / (bestOursMs / 1000);
+  const peer = mb / (bestPeerMs / 1000);
+  return {
+    name,
+    ours: Math.round(ours * 10) / 10,
+    peer: Math.round(peer * 10) / 10,
+    unit: 'MB/s',
+    ratio: Math.round((ours / peer) * 100) / 100,
+    note,
   };
 }
 
@@ -139,6 +147,68 @@ export interface SessionHooks {
   holdOpen?: Promise<void>;
 }
 
+/**
+ * The bookkeeping shared by {@link peerSession} and {@link oursSession}: sends the text
+ * by the mode (through `sendText` and `endInput`), times it, and collects the segments.
+ */
+function sessionTally(
+  texts: readonly string[],
+  mode: SessionMode,
+  hooks: SessionHooks,
+  sendText: (text: string) => void,
+  endInput: () => void,
+) {
+  const t0 = now();
+  let ttfa = -1;
+  let sentAt = 0;
+  let next = 0;
+  const sentenceMs: number[] = [];
+  const segments: SessionResult['segments'] = [];
+  let current: SessionResult['segments'][number] | undefined;
+  const push = (): void => {
+    sentAt = now();
+    sendText(texts[next++] as string);
+  };
+  const end = (): void => {
+    if (hooks.holdOpen) void hooks.holdOpen.then(endInput);
+    else endInput();
+  };
+  return {
+    /** The session is ready for text: ping-pong pushes the first sentence, burst all of them. */
+    start(): void {
+      if (mode === 'pingpong') push();
+      else {
+        for (const text of texts) sendText(text);
+        next = texts.length;
+        if (hooks.onSegments === undefined) end();
+      }
+    },
+    audio(bytes: number): void {
+      if (ttfa < 0) ttfa = now() - t0;
+      if (current) current.bytes += bytes;
+    },
+    segmentStart(id: number, text: string): void {
+      current = { id, text, bytes: 0 };
+      segments.push(current);
+    },
+    segmentDone(): void {
+      current = undefined;
+      if (mode === 'pingpong') {
+        sentenceMs.push(now() - sentAt);
+        if (next < texts.length) push();
+        else end();
+      } else if (segments.length === texts.length && hooks.onSegments) {
+        hooks.onSegments();
+        end();
+      }
+    },
+    segmentSkipped(id: number, text: string): void {
+      segments.push({ id, text, bytes: -1 });
+    },
+    result: (): SessionResult => ({ ttfaMs: ttfa, sentenceMs, totalMs: now() - t0, segments }),
+  };
+}
+
 /** A live session, hand-written on `ws`: JSON frames, no validation, no ledger. */
 export function peerSession(
   wsUrl: string,
@@ -148,60 +218,38 @@ export function peerSession(
   hooks: SessionHooks = {},
 ): Promise<SessionResult> {
   return new Promise((resolve, reject) => {
-    const t0 = now();
-    let ttfa = -1;
-    let sentAt = 0;
-    let next = 0;
-    const sentenceMs: number[] = [];
-    const segments: SessionResult['segments'] = [];
-    let current: SessionResult['segments'][number] | undefined;
+    // Created first: the session's clock starts before the socket.
+    const tally = sessionTally(
+      texts,
+      mode,
+      hooks,
+      (text) => send({ type: 'text.chunk', text }),
+      () => send({ type: 'text.done' }),
+    );
     let done = false;
     let sessionDone = false;
     const socket = new WebSocket(wsUrl, { headers: { 'x-api-key': apiKey } });
     const send = (frame: object): void => socket.send(JSON.stringify(frame));
-    const push = (): void => {
-      sentAt = now();
-      send({ type: 'text.chunk', text: texts[next++] });
-    };
-    const end = (): void => {
-      if (hooks.holdOpen) void hooks.holdOpen.then(() => send({ type: 'text.done' }));
-      else send({ type: 'text.done' });
-    };
     socket.on('open', () => send({ type: 'session.start', voice_id: 1, language: 'en-us', output_format: 'wav' }));
     socket.on('message', (data, isBinary) => {
       if (isBinary) {
-        if (ttfa < 0) ttfa = now() - t0;
-        if (current) current.bytes += (data as Buffer).byteLength;
+        tally.audio((data as Buffer).byteLength);
         return;
       }
       const frame = JSON.parse((data as Buffer).toString()) as { type: string; segment_id?: number; text?: string; error?: string };
       switch (frame.type) {
         case 'session.ready':
           hooks.onReady?.();
-          if (mode === 'pingpong') push();
-          else {
-            for (const text of texts) send({ type: 'text.chunk', text });
-            next = texts.length;
-            if (hooks.onSegments === undefined) end();
-          }
+          tally.start();
           return;
         case 'segment.start':
-          current = { id: frame.segment_id ?? -1, text: frame.text ?? '', bytes: 0 };
-          segments.push(current);
+          tally.segmentStart(frame.segment_id ?? -1, frame.text ?? '');
           return;
         case 'segment.done':
-          current = undefined;
-          if (mode === 'pingpong') {
-            sentenceMs.push(now() - sentAt);
-            if (next < texts.length) push();
-            else end();
-          } else if (segments.length === texts.length && hooks.onSegments) {
-            hooks.onSegments();
-            end();
-          }
+          tally.segmentDone();
           return;
         case 'segment.skipped':
-          segments.push({ id: frame.segment_id ?? -1, text: frame.text ?? '', bytes: -1 });
+          tally.segmentSkipped(frame.segment_id ?? -1, frame.text ?? '');
           return;
         case 'session.error':
           done = true;
@@ -222,7 +270,7 @@ export function peerSession(
     socket.on('close', (code) => {
       if (done) return;
       done = true;
-      if (sessionDone && code === 1000) resolve({ ttfaMs: ttfa, sentenceMs, totalMs: now() - t0, segments });
+      if (sessionDone && code === 1000) resolve(tally.result());
       else reject(new Error(`closed ${code} before session.done`));
     });
   });
@@ -259,46 +307,28 @@ export function oursSession(
   extra: { readyTimeoutMs?: number } = {},
 ): Promise<SessionResult> {
   return new Promise((resolve, reject) => {
-    const t0 = now();
-    let ttfa = -1;
-    let sentAt = 0;
-    let next = 0;
-    const sentenceMs: number[] = [];
-    const segments: SessionResult['segments'] = [];
-    let current: SessionResult['segments'][number] | undefined;
     const text$ = new Subject<string>();
-    const push = (): void => {
-      sentAt = now();
-      text$.next(texts[next++] as string);
-    };
-    const end = (): void => {
-      if (hooks.holdOpen) void hooks.holdOpen.then(() => text$.complete());
-      else text$.complete();
-    };
+    const tally = sessionTally(
+      texts,
+      mode,
+      hooks,
+      (text) => text$.next(text),
+      () => text$.complete(),
+    );
     text$.pipe(client.speak({ voice_id: 1, language: 'en-us', output_format: 'wav', ...extra })).subscribe({
       next: (event) => {
         switch (event.type) {
           case 'audio':
-            if (ttfa < 0) ttfa = now() - t0;
-            if (current) current.bytes += event.bytes.byteLength;
+            tally.audio(event.bytes.byteLength);
             return;
           case 'segmentStart':
-            current = { id: event.segment_id, text: event.text, bytes: 0 };
-            segments.push(current);
+            tally.segmentStart(event.segment_id, event.text);
             return;
           case 'segmentDone':
-            current = undefined;
-            if (mode === 'pingpong') {
-              sentenceMs.push(now() - sentAt);
-              if (next < texts.length) push();
-              else end();
-            } else if (segments.length === texts.length && hooks.onSegments) {
-              hooks.onSegments();
-              end();
-            }
+            tally.segmentDone();
             return;
           case 'segmentSkipped':
-            segments.push({ id: event.segment_id, text: event.text, bytes: -1 });
+            tally.segmentSkipped(event.segment_id, event.text);
             return;
           case 'ready':
             hooks.onReady?.();
@@ -308,13 +338,8 @@ export function oursSession(
         }
       },
       error: (error: unknown) => reject(error instanceof Error ? error : new Error(String(error))),
-      complete: () => resolve({ ttfaMs: ttfa, sentenceMs, totalMs: now() - t0, segments }),
+      complete: () => resolve(tally.result()),
     });
-    if (mode === 'pingpong') push();
-    else {
-      for (const text of texts) text$.next(text);
-      next = texts.length;
-      if (hooks.onSegments === undefined) end();
-    }
+    tally.start();
   });
 }

@@ -14,13 +14,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
-import { catchError, EMPTY, lastValueFrom, merge, share, tap, throwError, type Observable } from 'rxjs';
-import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { createClient, type SpokenSegment } from '../src/index.js';
+import { lastValueFrom, merge, share, tap } from 'rxjs';
+import type { SpokenSegment } from '../src/index.js';
 import { concatSegments } from '../src/operators/index.js';
-import { findPlayer, SinkError, toAudioDevice, toWavFile } from '../src/sinks/index.js';
+import { findPlayer, toWavFile } from '../src/sinks/index.js';
 import { fromTokens } from '../src/sources/index.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from './lib/fake-openai.js';
+import { playUnlessBroken } from './lib/playback.js';
+import { speechService } from './lib/speech-service.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -47,16 +48,8 @@ const openai = new OpenAI({
 const model = process.env['OPENAI_MODEL'] ?? 'gpt-4o-mini';
 
 // The speech service: RXVOICE_* from the environment, or the embedded emulator.
-let emulator: Emulator | undefined;
-let apiKey = process.env['RXVOICE_API_KEY'];
-let baseUrl = process.env['RXVOICE_BASE_URL'];
-if (!apiKey && !baseUrl) {
-  emulator = await startEmulator({ synth: values.synth === 'tone' ? 'tone' : 'espeak' });
-  apiKey = emulator.apiKey;
-  baseUrl = emulator.baseUrl;
-  console.error(`speech: embedded emulator at ${baseUrl}`);
-}
-const client = createClient({ apiKey, baseUrl });
+const { client, emulator } = await speechService(values.synth);
+if (emulator) console.error(`speech: embedded emulator at ${emulator.baseUrl}`);
 const player = values['no-play'] ? undefined : await findPlayer('wav').catch(() => undefined);
 
 try {
@@ -86,17 +79,10 @@ try {
   );
   // A player that cannot play (no sound card, no audio server) must not cost the WAV.
   let playbackFailure: string | undefined;
-  const played$: Observable<unknown> = player
-    ? segments$.pipe(
-        toAudioDevice({ player }),
-        catchError((error: unknown) => {
-          if (!(error instanceof SinkError)) return throwError(() => error);
-          playbackFailure = error.message;
-          console.error(`  (playback failed, the WAV is still being written: ${error.message})`);
-          return EMPTY;
-        }),
-      )
-    : EMPTY;
+  const played$ = playUnlessBroken(segments$, player, (error) => {
+    playbackFailure = error.message;
+    console.error(`  (playback failed, the WAV is still being written: ${error.message})`);
+  });
   await lastValueFrom(merge(written$, played$), { defaultValue: undefined });
   const playback = !player
     ? ' (no audio player found: playback skipped)'

@@ -11,13 +11,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { catchError, EMPTY, lastValueFrom, merge, share, tap, throwError, type Observable } from 'rxjs';
+import { lastValueFrom, merge, share, tap } from 'rxjs';
 import { parseWavHeader } from '../src/audio/wav.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { createClient, type LiveSpeechEvent, type SpokenSegment } from '../src/index.js';
 import { concatSegments } from '../src/operators/index.js';
-import { findPlayer, SinkError, toAudioDevice, toWavFile } from '../src/sinks/index.js';
+import { findPlayer, toWavFile } from '../src/sinks/index.js';
 import { CHAT_ANSWER, tokenStream } from './lib/chat-answer.js';
+import { playUnlessBroken } from './lib/playback.js';
 
 const { values } = parseArgs({
   options: {
@@ -105,17 +106,10 @@ const segments$ = events$.pipe(
 const written$ = segments$.pipe(toWavFile(outPath));
 // A player that cannot play (no sound card, no audio server) must not cost the WAV: report it, go on.
 let playbackFailure: string | undefined;
-const played$: Observable<unknown> = player
-  ? segments$.pipe(
-      toAudioDevice({ player }),
-      catchError((error: unknown) => {
-        if (!(error instanceof SinkError)) return throwError(() => error);
-        playbackFailure = error.message;
-        console.warn(`\n(playback failed, the WAV is still being written: ${error.message})`);
-        return EMPTY;
-      }),
-    )
-  : EMPTY;
+const played$ = playUnlessBroken(segments$, player, (error) => {
+  playbackFailure = error.message;
+  console.warn(`\n(playback failed, the WAV is still being written: ${error.message})`);
+});
 
 try {
   await lastValueFrom(merge(written$, played$), { defaultValue: undefined });

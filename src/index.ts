@@ -43,16 +43,5 @@ export type { TranscriptionRequest } from './client/transcription.js';
 export type { SubtitlesRequest } from './client/subtitles.js';
 export * from './client/errors.js';
 export type * from './client/schemas.js';
-export type * from './live/events.js';
-export {
-  speak,
-  DEFAULT_LIVE_OUTPUT_FORMAT,
-  DEFAULT_LIVE_MAX_PAYLOAD,
-  type SpeakOptions,
-  type LiveConnection,
-  type ReconnectOptions,
-  type WebSocketLike as LiveWebSocketLike,
-  type WebSocketConstructorLike,
-} from './live/session.js';
-export { SpeechLedger } from './live/ledger.js';
-export { translateThenSpeak, type TranslateThenSpeakOptions, type TranslateThenSpeakClient } from './live/translateThenSpeak.js';
+// The live session's entry (`rxvoice/live`): speak, its events, SpeechLedger, translateThenSpeak, close codes.
+export * from './live/index.js';

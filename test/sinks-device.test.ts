@@ -16,6 +16,7 @@ import {
 } from '../src/sinks/index.js';
 import {
   bytesOf,
+  catchError,
   concatBytes,
   makeTempDir,
   processGone,
@@ -49,15 +50,6 @@ async function fakePlayerOnPath(name: string): Promise<string> {
   await writeFile(file, `#!/bin/sh\nexec "${process.execPath}" "${RECORDING_PLAYER}" "$@"\n`);
   await chmod(file, 0o755);
   return bin;
-}
-
-async function catchError(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
 }
 
 describe('toAudioDevice', () => {

@@ -10,7 +10,7 @@ import { streamingWavHeader, type PcmChunk } from '../src/audio/pcm.js';
 import type { PcmFormat } from '../src/audio/wav.js';
 import type { SpokenSegment } from '../src/live/events.js';
 import { SinkError, toFile, toWavFile, type WavFileDone, type WavFileProgress } from '../src/sinks/index.js';
-import { bytesOf, concatBytes, makeTempDir, removeDir, samples16, waitFor, wavSegment } from './fixtures/sinkFixtures.js';
+import { bytesOf, catchError, concatBytes, makeTempDir, removeDir, samples16, waitFor, wavSegment } from './fixtures/sinkFixtures.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -37,15 +37,6 @@ function readWav(bytes: Uint8Array): { sampleRate: number; channels: number; bit
 
 function view(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-async function catchError(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
 }
 
 describe('toWavFile', () => {

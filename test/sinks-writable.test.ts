@@ -8,7 +8,7 @@ import { streamingWavHeader } from '../src/audio/pcm.js';
 import type { PcmFormat } from '../src/audio/wav.js';
 import type { SpokenSegment } from '../src/live/events.js';
 import { SinkError, toAudioDevice, toWavFile, toWritable, type WritableDone, type WritableProgress } from '../src/sinks/index.js';
-import { bytesOf, concatBytes, makeTempDir, RECORDING_PLAYER, removeDir, samples16, waitFor, wavSegment } from './fixtures/sinkFixtures.js';
+import { bytesOf, catchError, concatBytes, makeTempDir, RECORDING_PLAYER, removeDir, samples16, waitFor, wavSegment } from './fixtures/sinkFixtures.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -45,15 +45,6 @@ class SlowWritable extends Writable {
       callback();
     }, this.delayMs);
   }
-}
-
-async function catchError(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
 }
 
 describe('toWritable', () => {

@@ -20,12 +20,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { finalize, type OperatorFunction, type Subscription } from 'rxjs';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { createClient, type SpokenSegment } from '../../src/index.js';
+import type { SpokenSegment } from '../../src/index.js';
 import type { SpeakOptions } from '../../src/live/session.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { concatSegments } from '../../src/operators/index.js';
 import { CHAT_ANSWER, tokenStream, type TokenPace } from '../lib/chat-answer.js';
+import { speechService } from '../lib/speech-service.js';
 
 /** Makes a live speech operator (`client.speak`, or the session operator with a key). */
 export type SpeakFactory = (options: SpeakOptions) => OperatorFunction<string, LiveSpeechEvent>;
@@ -171,16 +171,8 @@ async function runMain(): Promise<void> {
       synth: { type: 'string', default: 'espeak' },
     },
   });
-  let emulator: Emulator | undefined;
-  let apiKey = process.env['RXVOICE_API_KEY'];
-  let baseUrl = process.env['RXVOICE_BASE_URL'];
-  if (!apiKey && !baseUrl) {
-    emulator = await startEmulator({ synth: values.synth === 'tone' ? 'tone' : 'espeak' });
-    apiKey = emulator.apiKey;
-    baseUrl = emulator.baseUrl;
-    console.error(`speech: embedded emulator at ${baseUrl} (synth ${values.synth})`);
-  }
-  const client = createClient({ apiKey, baseUrl });
+  const { client, emulator } = await speechService(values.synth);
+  if (emulator) console.error(`speech: embedded emulator at ${emulator.baseUrl} (synth ${values.synth})`);
   const captions = await startCaptionsServer({
     speak: (o) => client.speak(o),
     port: Number(values.port),

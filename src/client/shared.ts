@@ -1,6 +1,7 @@
 /**
  * Helpers shared by the resource families: bulk result batching, the deprecation
- * warning for numeric language ids, and local validation inside a cold Observable.
+ * warning for numeric language ids, local validation inside a cold Observable, and the
+ * reading of streamed answers (number headers, body bytes).
  */
 import { Observable, defer, from, map, mergeMap, reduce, type ObservableInput } from 'rxjs';
 import { ValidationError } from './errors.js';
@@ -122,4 +123,41 @@ export function warnNumericLanguage(transport: HttpTransport, body: Record<strin
 /** Run `build` at subscription (validation errors become error notifications). */
 export function lazily<T>(build: () => ObservableInput<T>): Observable<T> {
   return defer(build);
+}
+
+/** A number answer header (`X-Credits-Required`, ...); undefined when missing, blank or not a number. */
+export function headerNumber(response: Response, name: string): number | undefined {
+  const raw = response.headers.get(name);
+  if (raw === null || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** The bytes of a response body; unsubscribing cancels the body. */
+export function bodyBytes(response: Response): Observable<Uint8Array> {
+  return new Observable<Uint8Array>((subscriber) => {
+    const body = response.body;
+    if (!body) {
+      subscriber.complete();
+      return undefined;
+    }
+    const reader = body.getReader();
+    let stopped = false;
+    const pump = async (): Promise<void> => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (stopped) return;
+        if (done) break;
+        subscriber.next(value);
+      }
+      subscriber.complete();
+    };
+    pump().catch((error: unknown) => {
+      if (!stopped) subscriber.error(error);
+    });
+    return () => {
+      stopped = true;
+      reader.cancel().catch(() => undefined);
+    };
+  });
 }

@@ -18,7 +18,7 @@ import { ProtocolError, RxVoiceError } from './errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
 import { routes } from './routes.js';
 import { TranslationStreamRequestSchema, type TranslationStreamRequest } from './schemas.js';
-import { lazily, warnNumericLanguage } from './shared.js';
+import { bodyBytes, headerNumber, lazily, warnNumericLanguage } from './shared.js';
 
 /**
  * A stream ended by the service with an `error` event (code `stream`). Carries the
@@ -51,42 +51,6 @@ export interface TranslateStreamOptions extends CallOptions {
 }
 
 const ENDPOINT = `POST ${routes.translationStream}`;
-
-function headerNumber(response: Response, name: string): number | undefined {
-  const raw = response.headers.get(name);
-  if (raw === null || raw.trim() === '') return undefined;
-  const value = Number(raw);
-  return Number.isFinite(value) ? value : undefined;
-}
-
-/** The bytes of a response body; unsubscribing cancels the body. */
-function bodyBytes(response: Response): Observable<Uint8Array> {
-  return new Observable<Uint8Array>((subscriber) => {
-    const body = response.body;
-    if (!body) {
-      subscriber.complete();
-      return undefined;
-    }
-    const reader = body.getReader();
-    let stopped = false;
-    const pump = async (): Promise<void> => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (stopped) return;
-        if (done) break;
-        subscriber.next(value);
-      }
-      subscriber.complete();
-    };
-    pump().catch((error: unknown) => {
-      if (!stopped) subscriber.error(error);
-    });
-    return () => {
-      stopped = true;
-      reader.cancel().catch(() => undefined);
-    };
-  });
-}
 
 /**
  * The deprecated streaming translation as events: `{ type: 'meta', creditsRequired }`

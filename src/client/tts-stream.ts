@@ -10,7 +10,7 @@ import { ProtocolError } from './errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
 import { routes } from './routes.js';
 import { TtsStreamRequestSchema, type TtsStreamFormat, type TtsStreamRequest } from './schemas.js';
-import { lazily, warnNumericLanguage } from './shared.js';
+import { bodyBytes, headerNumber, lazily, warnNumericLanguage } from './shared.js';
 
 /** One piece of streamed speech. */
 export interface TtsStreamChunk {
@@ -57,13 +57,6 @@ export function createPcmAligner(sampleBytes: number): PcmAligner {
   };
 }
 
-function headerNumber(response: Response, name: string): number | undefined {
-  const raw = response.headers.get(name);
-  if (raw === null || raw.trim() === '') return undefined;
-  const value = Number(raw);
-  return Number.isFinite(value) ? value : undefined;
-}
-
 /** Stream speech (POST /tts-stream). Validated locally before sending. */
 export function ttsStream(transport: HttpTransport, request: TtsStreamRequest, options: CallOptions = {}): Observable<TtsStreamChunk> {
   const endpoint = `POST ${routes.ttsStream}`;
@@ -79,38 +72,24 @@ export function ttsStream(transport: HttpTransport, request: TtsStreamRequest, o
           const sampleRate = headerNumber(response, 'x-sample-rate') ?? body.output_configuration.sample_rate ?? undefined;
           const creditsRequired = headerNumber(response, 'x-credits-required');
           const aligner = sampleBytes ? createPcmAligner(sampleBytes) : undefined;
-          const stream = response.body;
-          if (!stream) {
-            subscriber.complete();
-            return undefined;
-          }
-          const reader = stream.getReader();
           let index = 0;
-          let stopped = false;
-          const pump = async (): Promise<void> => {
-            for (;;) {
-              const { done, value } = await reader.read();
-              if (stopped) return;
-              if (done) break;
+          return bodyBytes(response).subscribe({
+            next(value) {
               const bytes = aligner ? aligner.feed(value) : value;
-              if (bytes.byteLength === 0) continue;
+              if (bytes.byteLength === 0) return;
               subscriber.next({ format, sampleRate, creditsRequired, bytes, index: index++ });
-            }
-            if (aligner && aligner.pending() > 0) {
-              subscriber.error(
-                new ProtocolError(`${endpoint}: the audio ended in the middle of a ${sampleBytes}-byte sample (${aligner.pending()} bytes left over)`),
-              );
-              return;
-            }
-            subscriber.complete();
-          };
-          pump().catch((error: unknown) => {
-            if (!stopped) subscriber.error(error);
+            },
+            error: (error: unknown) => subscriber.error(error),
+            complete() {
+              if (aligner && aligner.pending() > 0) {
+                subscriber.error(
+                  new ProtocolError(`${endpoint}: the audio ended in the middle of a ${sampleBytes}-byte sample (${aligner.pending()} bytes left over)`),
+                );
+                return;
+              }
+              subscriber.complete();
+            },
           });
-          return () => {
-            stopped = true;
-            reader.cancel().catch(() => undefined);
-          };
         }),
     );
   });

@@ -6,6 +6,7 @@ import { createSentenceSegmenter } from '../text/sentences.js';
 import type { DialogueItem, Voice } from '../client/schemas.js';
 import { resample } from '../audio/encode.js';
 import { pseudoLocalize } from './pseudo.js';
+import { mulberry32 } from './random.js';
 import { DEFAULT_VOICE_ID, resolveLanguage, type EmulatorState } from './state.js';
 
 /** Sample rate of generated sound effects and music, Hz. */
@@ -22,24 +23,12 @@ function hashString(text: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: a small seeded PRNG, values in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A sound effect for `prompt`: low-passed noise shaped into bursts, deterministic for a
  * prompt, exactly `seconds` long.
  */
 export function generateSound(prompt: string, seconds: number, sampleRate = GENERATED_AUDIO_SAMPLE_RATE): Int16Array {
-  const random = prng(hashString(`sound:${prompt}`));
+  const random = mulberry32(hashString(`sound:${prompt}`));
   const length = Math.round(seconds * sampleRate);
   const out = new Int16Array(length);
   const smoothing = 0.05 + random() * 0.5;
@@ -57,7 +46,7 @@ export function generateSound(prompt: string, seconds: number, sampleRate = GENE
 
 /** A music clip for `prompt`: notes of a pentatonic scale, deterministic for a prompt. */
 export function generateMusic(prompt: string, seconds = MUSIC_CLIP_SECONDS, sampleRate = GENERATED_AUDIO_SAMPLE_RATE): Int16Array {
-  const random = prng(hashString(`music:${prompt}`));
+  const random = mulberry32(hashString(`music:${prompt}`));
   const length = Math.round(seconds * sampleRate);
   const out = new Int16Array(length);
   const root = 196 + Math.floor(random() * 100);

@@ -117,29 +117,45 @@ function createItemDecoder(): { text(item: unknown): string | undefined; flush()
   };
 }
 
-function fromAsyncIterable(input: AsyncIterable<TokenItem>, stop?: () => void): Observable<string> {
+/** One subscription's reader of items, for {@link readItems}. */
+interface ItemReader {
+  /** The next item, or `done`. */
+  next(): Promise<{ done?: boolean | undefined; value?: unknown }>;
+  /** Called after the last item was delivered and the Observable completed. */
+  done?(): void;
+  /** Gives up the source after an item of no known kind. */
+  abandon(): void;
+  /** Stops the source on unsubscribe before its end. */
+  stop(): void;
+  /** The TypeError message for an item of no known kind. */
+  badItem: string;
+}
+
+/** The read loop shared by async iterables and web streams: items as text, in order. */
+function readItems(open: () => ItemReader): Observable<string> {
   return new Observable<string>((subscriber) => {
-    const iterator = input[Symbol.asyncIterator]();
+    const reader = open();
     const items = createItemDecoder();
     let stopped = false;
     let finished = false;
     const run = async (): Promise<void> => {
       try {
         for (;;) {
-          const result = await iterator.next();
+          const result = await reader.next();
           if (stopped) return;
           if (result.done) {
             finished = true;
             const rest = items.flush();
             if (rest.length > 0) subscriber.next(rest);
             subscriber.complete();
+            reader.done?.();
             return;
           }
           const text = items.text(result.value);
           if (text === undefined) {
             finished = true;
-            subscriber.error(new TypeError('fromTokens: an item is neither text, bytes nor a chat completion chunk'));
-            void Promise.resolve(iterator.return?.()).catch(() => undefined);
+            subscriber.error(new TypeError(reader.badItem));
+            reader.abandon();
             return;
           }
           if (text.length > 0) subscriber.next(text);
@@ -152,54 +168,40 @@ function fromAsyncIterable(input: AsyncIterable<TokenItem>, stop?: () => void): 
     void run();
     return () => {
       stopped = true;
-      if (finished) return;
-      (input as AbortableLike).controller?.abort();
-      stop?.();
-      // An async generator queues return() behind a pending next(); never wait for it.
-      void Promise.resolve()
-        .then(() => iterator.return?.())
-        .catch(() => undefined);
+      if (!finished) reader.stop();
+    };
+  });
+}
+
+function fromAsyncIterable(input: AsyncIterable<TokenItem>, stop?: () => void): Observable<string> {
+  return readItems(() => {
+    const iterator = input[Symbol.asyncIterator]();
+    return {
+      badItem: 'fromTokens: an item is neither text, bytes nor a chat completion chunk',
+      next: () => iterator.next(),
+      abandon: () => void Promise.resolve(iterator.return?.()).catch(() => undefined),
+      stop: () => {
+        (input as AbortableLike).controller?.abort();
+        stop?.();
+        // An async generator queues return() behind a pending next(); never wait for it.
+        void Promise.resolve()
+          .then(() => iterator.return?.())
+          .catch(() => undefined);
+      },
     };
   });
 }
 
 function fromWebStream(stream: ReadableStream<string | Uint8Array>): Observable<string> {
-  return new Observable<string>((subscriber) => {
+  return readItems(() => {
     const reader = stream.getReader();
-    const items = createItemDecoder();
-    let stopped = false;
-    let finished = false;
-    const run = async (): Promise<void> => {
-      try {
-        for (;;) {
-          const result = await reader.read();
-          if (stopped) return;
-          if (result.done) {
-            finished = true;
-            const rest = items.flush();
-            if (rest.length > 0) subscriber.next(rest);
-            subscriber.complete();
-            reader.releaseLock();
-            return;
-          }
-          const text = items.text(result.value);
-          if (text === undefined) {
-            finished = true;
-            subscriber.error(new TypeError('fromTokens: a stream chunk is neither text nor bytes'));
-            void reader.cancel().catch(() => undefined);
-            return;
-          }
-          if (text.length > 0) subscriber.next(text);
-        }
-      } catch (error) {
-        finished = true;
-        if (!stopped) subscriber.error(error);
-      }
-    };
-    void run();
-    return () => {
-      stopped = true;
-      if (!finished) void reader.cancel().catch(() => undefined);
+    const cancel = (): void => void reader.cancel().catch(() => undefined);
+    return {
+      badItem: 'fromTokens: a stream chunk is neither text nor bytes',
+      next: () => reader.read(),
+      done: () => reader.releaseLock(),
+      abandon: cancel,
+      stop: cancel,
     };
   });
 }

@@ -117,6 +117,33 @@ const CR = 13;
 const SPACE = 32;
 const COLON = 58;
 
+/** The line `s[start, end)` is a `data` field: it starts with `data:`. */
+function isDataLine(s: string, start: number, end: number): boolean {
+  return (
+    s.charCodeAt(start) === 100 &&
+    s.charCodeAt(start + 4) === COLON &&
+    s.charCodeAt(start + 1) === 97 &&
+    s.charCodeAt(start + 2) === 116 &&
+    s.charCodeAt(start + 3) === 97 &&
+    start + 4 < end
+  );
+}
+
+/** Where the value of the `data:` line `s[start, end)` begins: after the colon and one optional space. */
+function dataValueStart(s: string, start: number, end: number): number {
+  return s.charCodeAt(start + 5) === SPACE && start + 5 < end ? start + 6 : start + 5;
+}
+
+/** {@link isDataLine} for the bytes `buf[start, end)`. */
+function isDataLineBytes(buf: Buffer, start: number, end: number): boolean {
+  return buf[start] === 100 && buf[start + 4] === COLON && buf[start + 1] === 97 && buf[start + 2] === 116 && buf[start + 3] === 97 && start + 4 < end;
+}
+
+/** {@link dataValueStart} for the bytes `buf[start, end)`. */
+function dataValueStartBytes(buf: Buffer, start: number, end: number): number {
+  return buf[start + 5] === SPACE && start + 5 < end ? start + 6 : start + 5;
+}
+
 /** Create an incremental server-sent events parser. */
 export function createSseParser(options: SseParserOptions): SseParser {
   const { onEvent, onRetry, onComment } = options;
@@ -177,28 +204,37 @@ export function createSseParser(options: SseParserOptions): SseParser {
     throw new SseError(type, limit, message);
   }
 
-  function dispatch(): void {
-    lastId = idBuffer;
-    if (!hasData) {
-      clearEvent();
-      return;
-    }
-    const event: SseEvent = { event: eventType === '' ? 'message' : eventType, data };
+  function eventTooLarge(): never {
+    fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
+  }
+
+  /** Deliver the event being built, with `value` as its data, and start the next one. */
+  function emit(value: string): void {
+    const event: SseEvent = { event: eventType === '' ? 'message' : eventType, data: value };
     if (id !== undefined) event.id = id;
     if (retry !== undefined) event.retry = retry;
     clearEvent();
     onEvent(event);
   }
 
+  function dispatch(): void {
+    lastId = idBuffer;
+    if (!hasData) {
+      clearEvent();
+      return;
+    }
+    emit(data);
+  }
+
   function appendData(value: string): void {
     if (hasData) {
       if (data.length + 1 + value.length > maxEventSize) {
-        fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
+        eventTooLarge();
       }
       data = data + '\n' + value;
     } else {
       if (value.length > maxEventSize) {
-        fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
+        eventTooLarge();
       }
       data = value;
       hasData = true;
@@ -211,21 +247,12 @@ export function createSseParser(options: SseParserOptions): SseParser {
       dispatch();
       return;
     }
-    const c0 = s.charCodeAt(start);
     // Fast path: "data:"
-    if (
-      c0 === 100 &&
-      s.charCodeAt(start + 4) === COLON &&
-      s.charCodeAt(start + 1) === 97 &&
-      s.charCodeAt(start + 2) === 116 &&
-      s.charCodeAt(start + 3) === 97 &&
-      start + 4 < end
-    ) {
-      const v = s.charCodeAt(start + 5) === SPACE && start + 5 < end ? start + 6 : start + 5;
-      appendData(s.slice(v, end));
+    if (isDataLine(s, start, end)) {
+      appendData(s.slice(dataValueStart(s, start, end), end));
       return;
     }
-    if (c0 === COLON) {
+    if (s.charCodeAt(start) === COLON) {
       if (onComment) {
         const v = start + 1 < end && s.charCodeAt(start + 1) === SPACE ? start + 2 : start + 1;
         onComment(s.slice(v, end));
@@ -335,28 +362,13 @@ export function createSseParser(options: SseParserOptions): SseParser {
         dispatch();
       } else {
         if (lf - pos > maxLineLength) tooLong();
-        if (
-          !hasData &&
-          text.charCodeAt(lf + 1) === LF &&
-          text.charCodeAt(pos) === 100 &&
-          text.charCodeAt(pos + 4) === COLON &&
-          text.charCodeAt(pos + 1) === 97 &&
-          text.charCodeAt(pos + 2) === 116 &&
-          text.charCodeAt(pos + 3) === 97 &&
-          pos + 4 < lf
-        ) {
+        if (!hasData && text.charCodeAt(lf + 1) === LF && isDataLine(text, pos, lf)) {
           // One data line and a blank line: the event is whole.
-          const v = text.charCodeAt(pos + 5) === SPACE && pos + 5 < lf ? pos + 6 : pos + 5;
-          if (lf - v > maxEventSize) {
-            fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
-          }
-          const event: SseEvent = { event: eventType === '' ? 'message' : eventType, data: text.slice(v, lf) };
-          if (id !== undefined) event.id = id;
-          if (retry !== undefined) event.retry = retry;
-          clearEvent();
+          const v = dataValueStart(text, pos, lf);
+          if (lf - v > maxEventSize) eventTooLarge();
           lastId = idBuffer;
           pos = lf + 2;
-          onEvent(event);
+          emit(text.slice(v, lf));
           lf = text.indexOf('\n', pos);
           continue;
         }
@@ -428,15 +440,8 @@ export function createSseParser(options: SseParserOptions): SseParser {
       dispatch();
       return;
     }
-    if (
-      buf[start] === 100 &&
-      buf[start + 4] === COLON &&
-      buf[start + 1] === 97 &&
-      buf[start + 2] === 116 &&
-      buf[start + 3] === 97 &&
-      start + 4 < end
-    ) {
-      appendData(utf8(buf, buf[start + 5] === SPACE && start + 5 < end ? start + 6 : start + 5, end));
+    if (isDataLineBytes(buf, start, end)) {
+      appendData(utf8(buf, dataValueStartBytes(buf, start, end), end));
       return;
     }
     const text = utf8(buf, start, end);
@@ -483,28 +488,13 @@ export function createSseParser(options: SseParserOptions): SseParser {
         dispatch();
       } else {
         if (lf - pos > maxLineLength) checkLineBytes(buf, pos, lf, 0);
-        if (
-          !hasData &&
-          buf[lf + 1] === LF &&
-          buf[pos] === 100 &&
-          buf[pos + 4] === COLON &&
-          buf[pos + 1] === 97 &&
-          buf[pos + 2] === 116 &&
-          buf[pos + 3] === 97 &&
-          pos + 4 < lf
-        ) {
+        if (!hasData && buf[lf + 1] === LF && isDataLineBytes(buf, pos, lf)) {
           // One data line and a blank line: the event is whole.
-          const value = utf8(buf, buf[pos + 5] === SPACE && pos + 5 < lf ? pos + 6 : pos + 5, lf);
-          if (value.length > maxEventSize) {
-            fail('max-event-size', maxEventSize, `SSE event data exceeds ${maxEventSize} characters`);
-          }
-          const event: SseEvent = { event: eventType === '' ? 'message' : eventType, data: value };
-          if (id !== undefined) event.id = id;
-          if (retry !== undefined) event.retry = retry;
-          clearEvent();
+          const value = utf8(buf, dataValueStartBytes(buf, pos, lf), lf);
+          if (value.length > maxEventSize) eventTooLarge();
           lastId = idBuffer;
           pos = lf + 2;
-          onEvent(event);
+          emit(value);
           lf = buf.indexOf(LF, pos);
           continue;
         }
