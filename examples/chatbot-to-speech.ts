@@ -81,7 +81,6 @@ try {
   let playbackFailure: string | undefined;
   const played$ = playUnlessBroken(segments$, player, (error) => {
     playbackFailure = error.message;
-    console.error(`  (playback failed, the WAV is still being written: ${error.message})`);
   });
   await lastValueFrom(merge(written$, played$), { defaultValue: undefined });
   const playback = !player
@@ -90,6 +89,7 @@ try {
       ? ` (playback with ${player.command} failed)`
       : ` and through ${player.command}`;
   console.log(`\n\nspoke ${spoken} segments to ${outPath}${playback}`);
+  if (playbackFailure) console.error(`(playback failed: ${playbackFailure})`);
 } finally {
   await client.close();
   await emulator?.close();

@@ -106,9 +106,9 @@ const segments$ = events$.pipe(
 const written$ = segments$.pipe(toWavFile(outPath));
 // A player that cannot play (no sound card, no audio server) must not cost the WAV: report it, go on.
 let playbackFailure: string | undefined;
+// Reported once, after the timeline, so it does not break into the streamed answer.
 const played$ = playUnlessBroken(segments$, player, (error) => {
   playbackFailure = error.message;
-  console.warn(`\n(playback failed, the WAV is still being written: ${error.message})`);
 });
 
 try {
@@ -186,4 +186,5 @@ function printTimeline(): void {
       ? `; playback with ${player.command} failed: ${playbackFailure}`
       : `; played with ${player.command}`;
   console.log(`  wrote ${relative(process.cwd(), outPath) || outPath}${playback}`);
+  if (playbackFailure) console.warn('(playback failed; the WAV above is complete)');
 }

@@ -124,7 +124,6 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
     expect(run.stdout).toMatch(/played with .*aplay/);
     expect(existsSync(`${played}.done`)).toBe(true);
     expect(readFileSync(played).subarray(44).equals(wav.subarray(44))).toBe(true);
-    expect(run.ms).toBeLessThan(45_000);
   });
 
   it('demo: a player that cannot play (no sound card) does not cost the WAV', async () => {
