@@ -4,7 +4,16 @@
  * One subscription is one WebSocket session (or, with `reconnect`, a chain of sessions
  * that together speak the text exactly once). See {@link speak}.
  */
-import { Observable, asyncScheduler, timer, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import {
+  Observable,
+  asyncScheduler,
+  timer,
+  type OperatorFunction,
+  type SchedulerLike,
+  type Subscriber,
+  type Subscription,
+  type Unsubscribable,
+} from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { z } from 'zod';
 import {
@@ -61,6 +70,8 @@ export type WebSocketConstructorLike = new (
 ) => WebSocketLike;
 
 const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
+/** `ws`'s class, for its own event API; undefined in a browser bundle (`ws` stubbed out). */
+const IsNodeWebSocket: typeof NodeWebSocket | undefined = typeof NodeWebSocket === 'function' ? NodeWebSocket : undefined;
 
 /** Where and how to connect. */
 export interface LiveConnection {
@@ -143,37 +154,106 @@ interface ResolvedSpeak {
   apiKey: string;
 }
 
-function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak | ValidationError {
-  const { reconnect, scheduler, readyTimeoutMs, maxPayload, ...configInput } = options;
-  const issues: ValidationIssue[] = [];
-  const configResult = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
-  if (!configResult.success) issues.push(...toValidationIssues(configResult.error, configInput, ['session.start']));
-  const clientInput = { reconnect, readyTimeoutMs, maxPayload };
-  const clientResult = ClientOptionsSchema.safeParse(clientInput);
-  if (!clientResult.success) issues.push(...toValidationIssues(clientResult.error, clientInput, ['options']));
+/** Parsed configurations by {@link configKey} (successes only; frozen, shared). */
+const configCache = new Map<string, SessionConfig>();
+const CONFIG_CACHE_SIZE = 32;
+
+/**
+ * A key that tells configurations apart exactly when they hold only primitives (keys in
+ * order, each value's type and value, `-0` apart from `0`); undefined otherwise.
+ */
+function configKey(input: Record<string, unknown>): string | undefined {
+  let key = '';
+  for (const name in input) {
+    if (!Object.hasOwn(input, name)) return undefined;
+    const value = input[name];
+    const type = typeof value;
+    if (value !== null && type !== 'string' && type !== 'number' && type !== 'boolean' && type !== 'undefined') return undefined;
+    key += `${JSON.stringify(name)}:${type === 'number' && Object.is(value, -0) ? '-0' : type === 'string' ? JSON.stringify(value) : String(value)}|${type};`;
+  }
+  return key;
+}
+
+/**
+ * `SessionConfigSchema.safeParse`, remembered for configurations of primitives: a client
+ * speaks with the same few configurations again and again, and the zod parse cost about
+ * 15 µs a `speak()` (see bench/live-overhead.ts). The schema is pure (constant defaults),
+ * so the same input always gives the same output; the result is frozen and only read.
+ */
+function parseConfig(input: Record<string, unknown>): { success: true; data: SessionConfig } | ReturnType<typeof SessionConfigSchema.safeParse> {
+  const key = configKey(input);
+  if (key !== undefined) {
+    const cached = configCache.get(key);
+    if (cached !== undefined) return { success: true, data: cached };
+  }
+  const result = SessionConfigSchema.safeParse(input);
+  if (result.success && key !== undefined) {
+    if (configCache.size >= CONFIG_CACHE_SIZE) configCache.clear();
+    configCache.set(key, Object.freeze(result.data));
+  }
+  return result;
+}
+
+let lastUrl: { wsUrl: string; queryKey: string | undefined; url: string | undefined } | undefined;
+
+/**
+ * The live session address for a base (or full) WebSocket address, with `api_key` in the
+ * query when given; undefined when it is not a ws(s):// (or http(s)://) address. The
+ * last answer without a key is kept (a client speaks to one address).
+ */
+function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undefined {
+  if (lastUrl !== undefined && lastUrl.wsUrl === wsUrl && lastUrl.queryKey === queryKey) return lastUrl.url;
   let url: URL | undefined;
   try {
-    url = new URL(connection.wsUrl);
+    url = new URL(wsUrl);
     if (url.protocol === 'http:') url.protocol = 'ws:';
     if (url.protocol === 'https:') url.protocol = 'wss:';
     if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error('not a WebSocket address');
   } catch {
-    issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
+    url = undefined;
   }
-  if (issues.length > 0 || !configResult.success || !clientResult.success || !url) {
-    return new ValidationError(issues, { source: 'local', endpoint: routes.liveTts });
+  if (url !== undefined) {
+    if (!url.pathname.endsWith(routes.liveTts)) url.pathname = url.pathname.replace(/\/+$/, '') + routes.liveTts;
+    if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
   }
-  if (!url.pathname.endsWith(routes.liveTts)) url.pathname = url.pathname.replace(/\/+$/, '') + routes.liveTts;
+  const result = url?.toString();
+  // never kept with a key in it
+  lastUrl = queryKey === undefined ? { wsUrl, queryKey, url: result } : undefined;
+  return result;
+}
+
+function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak | ValidationError {
+  const { reconnect, scheduler, readyTimeoutMs, maxPayload, ...configInput } = options;
+  const issues: ValidationIssue[] = [];
+  const configResult = parseConfig({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
+  if (!configResult.success) issues.push(...toValidationIssues(configResult.error, configInput, ['session.start']));
+  const clientInput = { reconnect, readyTimeoutMs, maxPayload };
+  // The usual case checked by hand with the schema's rules (no reconnect; a finite
+  // positive timeout; a positive safe-integer maxPayload); anything else goes to zod.
+  const clientResult: { success: true; data: z.output<typeof ClientOptionsSchema> } | z.ZodSafeParseResult<z.output<typeof ClientOptionsSchema>> =
+    reconnect === undefined &&
+    (readyTimeoutMs === undefined || (typeof readyTimeoutMs === 'number' && Number.isFinite(readyTimeoutMs) && readyTimeoutMs > 0)) &&
+    (maxPayload === undefined || (typeof maxPayload === 'number' && Number.isSafeInteger(maxPayload) && maxPayload > 0))
+      ? {
+          success: true,
+          data: { reconnect: undefined, readyTimeoutMs: readyTimeoutMs ?? 10_000, maxPayload: maxPayload ?? DEFAULT_LIVE_MAX_PAYLOAD },
+        }
+      : ClientOptionsSchema.safeParse(clientInput);
+  if (!clientResult.success) issues.push(...toValidationIssues(clientResult.error, clientInput, ['options']));
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
   const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
-  if (!headersSupported) url.searchParams.set('api_key', connection.apiKey);
+  const url = sessionUrl(connection.wsUrl, headersSupported ? undefined : connection.apiKey);
+  if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
+  if (issues.length > 0 || !configResult.success || !clientResult.success || url === undefined) {
+    return new ValidationError(issues, { source: 'local', endpoint: routes.liveTts });
+  }
   return {
     config: configResult.data,
     reconnect: clientResult.data.reconnect,
     readyTimeoutMs: clientResult.data.readyTimeoutMs,
     maxPayload: clientResult.data.maxPayload,
     scheduler: scheduler ?? asyncScheduler,
-    url: url.toString(),
+    url,
     headers: headersSupported ? { 'x-api-key': connection.apiKey } : undefined,
     WebSocket: Ctor,
     apiKey: connection.apiKey,
@@ -370,349 +450,427 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
         subscriber.error(resolved);
         return undefined;
       }
-      const { config, scheduler, apiKey } = resolved;
-      const scrub = (text: string): string =>
-        redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
-      const ledger = new SpeechLedger();
-      /** Text pushed while no session was ready, to send (in order) once one is. */
-      let outbox: string[] = [];
-      let textComplete = false;
-      let finished = false;
-      let everReady = false;
-      /** Reconnect attempts in a row (reset when a segment is delivered). */
-      let attemptsInRow = 0;
-      let idOffset = 0;
-      let maxConsumerId = -1;
-      let current: Attempt | undefined;
-      let textSubscription: Subscription | undefined;
-      let reconnectTimer: Subscription | undefined;
-
-      const emit = (event: LiveSpeechEvent): boolean => {
-        if (finished) return false;
-        subscriber.next(event);
-        return !finished;
-      };
-
-      const send = (attempt: Attempt, frame: ClientFrame): void => {
-        if (attempt.disposed || attempt.socket.readyState !== OPEN) return;
-        attempt.socket.send(JSON.stringify(frame));
-      };
-
-      const closeSocket = (attempt: Attempt, code: number, reason?: string): void => {
-        attempt.disposed = true;
-        attempt.readyTimer?.unsubscribe();
-        try {
-          attempt.socket.close(code, reason);
-        } catch {
-          // Browsers only allow 1000 and 3000-4999.
-          try {
-            attempt.socket.close(CloseCodes.normal);
-          } catch {
-            // already closed
-          }
-        }
-      };
-
-      const finish = (error?: unknown): void => {
-        if (finished) return;
-        finished = true;
-        textSubscription?.unsubscribe();
-        reconnectTimer?.unsubscribe();
-        if (current && !current.disposed) closeSocket(current, CloseCodes.normal);
-        if (error === undefined) subscriber.complete();
-        else subscriber.error(error);
-      };
-
-      const withUnspoken = <E extends RxVoiceError>(error: E): E => {
-        error.unspoken = ledger.unspoken();
-        return error;
-      };
-
-      const protocolError = (attempt: Attempt, message: string): void => {
-        if (attempt.disposed) return;
-        closeSocket(attempt, 1002, 'protocol error');
-        // A peer that broke the protocol is not trusted to answer the close frame (`ws`
-        // would keep the socket, and read what it still sends, for 30 s): cut it off.
-        (attempt.socket as { terminate?: () => void }).terminate?.();
-        finish(withUnspoken(new ProtocolError(message)));
-      };
-
-      const sendTextDone = (attempt: Attempt): void => {
-        send(attempt, { type: 'text.done' });
-        attempt.textDoneSent = true;
-      };
-
-      const onReady = (attempt: Attempt, session_id: string, run_id: number, echoed: Record<string, unknown> | undefined): void => {
-        attempt.ready = true;
-        attempt.readyTimer?.unsubscribe();
-        if (!everReady) {
-          everReady = true;
-          const pending = outbox;
-          outbox = [];
-          for (const text of pending) send(attempt, { type: 'text.chunk', text });
-          if (textComplete) sendTextDone(attempt);
-          emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...config } });
-          return;
-        }
-        // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
-        outbox = [];
-        const resent = ledger.unspoken();
-        if (resent.length > 0) send(attempt, { type: 'text.chunk', text: resent });
-        if (textComplete) sendTextDone(attempt);
-        emit({ type: 'reconnected', attempt: attemptsInRow, session_id, run_id, resent });
-      };
-
-      const onTextFrame = (attempt: Attempt, data: string): void => {
-        let json: unknown;
-        try {
-          json = JSON.parse(data);
-        } catch {
-          protocolError(attempt, 'The server sent a text frame that is not JSON');
-          return;
-        }
-        let frame = fastServerFrame(json);
-        if (frame === undefined) {
-          const parsed = ServerFrameSchema.safeParse(json);
-          if (!parsed.success) {
-            const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
-            protocolError(attempt, `The server sent an invalid frame${typeof type === 'string' ? ` (${scrub(type).slice(0, 64)})` : ''}`);
-            return;
-          }
-          frame = parsed.data;
-        }
-        if (frame.type !== 'session.ready' && frame.type !== 'session.error' && !attempt.ready) {
-          protocolError(attempt, `The server sent ${frame.type} before session.ready`);
-          return;
-        }
-        switch (frame.type) {
-          case 'session.ready':
-            if (attempt.ready) return protocolError(attempt, 'The server sent session.ready twice');
-            onReady(attempt, frame.session_id, frame.run_id, frame.config);
-            return;
-          case 'segment.start': {
-            if (attempt.inProgress !== undefined)
-              return protocolError(attempt, `segment.start ${frame.segment_id} before segment.done ${attempt.inProgress}`);
-            if (frame.segment_id <= attempt.lastServerId)
-              return protocolError(attempt, `Segment id ${frame.segment_id} does not follow ${attempt.lastServerId}`);
-            attempt.lastServerId = frame.segment_id;
-            attempt.inProgress = frame.segment_id;
-            ledger.segmentStarted(frame.segment_id, frame.text);
-            const segment_id = idOffset + frame.segment_id;
-            maxConsumerId = Math.max(maxConsumerId, segment_id);
-            emit(
-              frame.word_timestamps
-                ? { type: 'segmentStart', segment_id, text: frame.text, word_timestamps: frame.word_timestamps }
-                : { type: 'segmentStart', segment_id, text: frame.text },
-            );
-            return;
-          }
-          case 'segment.done':
-            if (attempt.inProgress !== frame.segment_id)
-              return protocolError(attempt, `segment.done ${frame.segment_id} for a segment not started`);
-            attempt.inProgress = undefined;
-            ledger.segmentDelivered(frame.segment_id);
-            attemptsInRow = 0;
-            emit({ type: 'segmentDone', segment_id: idOffset + frame.segment_id });
-            return;
-          case 'segment.skipped': {
-            if (attempt.inProgress !== undefined && attempt.inProgress !== frame.segment_id)
-              return protocolError(attempt, `segment.skipped ${frame.segment_id} while segment ${attempt.inProgress} is in progress`);
-            if (attempt.inProgress === undefined && frame.segment_id <= attempt.lastServerId)
-              return protocolError(attempt, `Segment id ${frame.segment_id} does not follow ${attempt.lastServerId}`);
-            attempt.lastServerId = frame.segment_id;
-            attempt.inProgress = undefined;
-            ledger.segmentSkipped(frame.segment_id, frame.text);
-            const segment_id = idOffset + frame.segment_id;
-            maxConsumerId = Math.max(maxConsumerId, segment_id);
-            emit({ type: 'segmentSkipped', segment_id, text: frame.text });
-            return;
-          }
-          case 'session.error':
-            attempt.sessionError = scrub(frame.error);
-            return;
-          case 'session.done':
-            // "All work is finished" while text the server echoed faithfully is still
-            // unspoken (or a segment is open): completing would lose that text silently.
-            if (attempt.inProgress !== undefined || (ledger.unspoken() !== '' && ledger.stats().mismatches === 0)) {
-              return protocolError(attempt, 'The server sent session.done before all text was spoken');
-            }
-            attempt.sessionDone = true;
-            emit({ type: 'done' });
-            return;
-        }
-      };
-
-      const onBinaryFrame = (attempt: Attempt, data: unknown): void => {
-        if (attempt.inProgress === undefined) {
-          protocolError(attempt, 'The server sent audio outside of a segment');
-          return;
-        }
-        const bytes = toBytes(data);
-        if (!bytes) {
-          protocolError(attempt, 'The server sent a binary frame of an unsupported type');
-          return;
-        }
-        if (bytes.byteLength > MAX_AUDIO_FRAME_BYTES) {
-          protocolError(attempt, `The server sent an audio frame of ${bytes.byteLength} bytes (at most ${MAX_AUDIO_FRAME_BYTES})`);
-          return;
-        }
-        emit({ type: 'audio', segment_id: idOffset + attempt.inProgress, bytes });
-      };
-
-      const retryOrFail = (error: RxVoiceError): void => {
-        const policy = resolved.reconnect;
-        if (finished) return;
-        if (!policy || !error.retryable || attemptsInRow >= policy.maxAttempts) {
-          finish(withUnspoken(error));
-          return;
-        }
-        attemptsInRow++;
-        ledger.abortInProgress();
-        idOffset = maxConsumerId + 1;
-        const delay = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptsInRow - 1));
-        reconnectTimer = timer(delay, scheduler).subscribe(() => {
-          reconnectTimer = undefined;
-          connect();
-        });
-      };
-
-      const onClose = (attempt: Attempt, code: number, reason: string): void => {
-        if (attempt.disposed) return;
-        attempt.disposed = true;
-        attempt.readyTimer?.unsubscribe();
-        const allDelivered = textComplete && ledger.unspoken() === '' && attempt.inProgress === undefined;
-        const cleanEnd = code === CloseCodes.normal && (attempt.sessionDone || allDelivered);
-        // A connection lost after every text was delivered: nothing is missing, complete.
-        const lostAfterAll =
-          everReady &&
-          allDelivered &&
-          code !== CloseCodes.invalidKey &&
-          code !== CloseCodes.rejected &&
-          code !== CloseCodes.creditsExhausted;
-        if (cleanEnd || lostAfterAll) {
-          finish();
-          return;
-        }
-        const why = scrub(reason);
-        const options = { closeCode: code, unspoken: ledger.unspoken() };
-        switch (code) {
-          case CloseCodes.invalidKey:
-            finish(new AuthenticationError('The live session rejected the API key (close 4401)', options));
-            return;
-          case CloseCodes.rejected:
-            finish(new SessionRejectedError(`The live session was rejected: ${attempt.sessionError ?? (why || 'no reason given')}`, options));
-            return;
-          case CloseCodes.creditsExhausted:
-            finish(new CreditsExhaustedError(`Credits ran out during the live session${attempt.sessionError ? `: ${attempt.sessionError}` : ''}`, options));
-            return;
-          default: {
-            const detail = why || attempt.transportError;
-            retryOrFail(
-              new ConnectionError(
-                `The live session closed ${code === CloseCodes.normal ? 'before session.done' : 'abnormally'} (code ${code}${detail ? `: ${detail}` : ''})`,
-                { ...options, reason: why || undefined },
-              ),
-            );
-          }
-        }
-      };
-
-      const connect = (): void => {
-        if (finished) return;
-        let socket: WebSocketLike;
-        try {
-          socket = resolved.headers
-            ? new resolved.WebSocket(resolved.url, undefined, { headers: resolved.headers, maxPayload: resolved.maxPayload })
-            : new resolved.WebSocket(resolved.url);
-        } catch (cause) {
-          retryOrFail(
-            // no `cause`: the original message may hold the address (and a query key)
-            new ConnectionError(`Could not open the live session: ${scrub(cause instanceof Error ? cause.message : String(cause))}`),
-          );
-          return;
-        }
-        if (socket.binaryType !== 'nodebuffer') socket.binaryType = 'arraybuffer';
-        const attempt: Attempt = {
-          socket,
-          ready: false,
-          disposed: false,
-          lastServerId: -1,
-          inProgress: undefined,
-          sessionError: undefined,
-          sessionDone: false,
-          textDoneSent: false,
-          transportError: undefined,
-          readyTimer: undefined,
-        };
-        current = attempt;
-        // Listeners are never removed: after disposal they do nothing (ws emits 'error'
-        // on a socket closed while connecting, which must stay handled).
-        socket.addEventListener('open', (() => {
-          if (attempt.disposed) return;
-          send(attempt, { type: 'session.start', ...config });
-        }) as (event: unknown) => void);
-        socket.addEventListener('message', ((event: MessageEventLike) => {
-          if (attempt.disposed || finished) return;
-          if (typeof event.data === 'string') onTextFrame(attempt, event.data);
-          else onBinaryFrame(attempt, event.data);
-        }) as (event: unknown) => void);
-        socket.addEventListener('error', ((event: ErrorEventLike) => {
-          const message = event.message ?? (event.error instanceof Error ? event.error.message : undefined);
-          if (message) attempt.transportError = scrub(message);
-          // `ws` reports a peer breaking the WebSocket protocol (a message over
-          // maxPayload, a bad opcode, invalid UTF-8...) with a WS_ERR_* code.
-          const code = (event.error as { code?: unknown } | undefined)?.code;
-          if (typeof code === 'string' && code.startsWith('WS_ERR_') && !attempt.disposed && !finished) {
-            protocolError(
-              attempt,
-              code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
-                ? `The server sent a message larger than maxPayload (${resolved.maxPayload} bytes)`
-                : `The server broke the WebSocket protocol (${code})`,
-            );
-          }
-        }) as (event: unknown) => void);
-        socket.addEventListener('close', ((event: CloseEventLike) => {
-          onClose(attempt, event.code ?? 1006, event.reason ?? '');
-        }) as (event: unknown) => void);
-        attempt.readyTimer = timer(resolved.readyTimeoutMs, scheduler).subscribe(() => {
-          if (attempt.disposed || attempt.ready) return;
-          closeSocket(attempt, CloseCodes.normal);
-          retryOrFail(new TimeoutError(`No session.ready within ${resolved.readyTimeoutMs} ms`));
-        });
-      };
-
-      connect();
-      if (finished) return undefined;
-
-      textSubscription = text$.subscribe({
-        next: (text) => {
-          if (finished || typeof text !== 'string' || text.length === 0) return;
-          ledger.push(text);
-          const attempt = current;
-          if (attempt && attempt.ready && !attempt.disposed) send(attempt, { type: 'text.chunk', text });
-          else outbox.push(text);
-        },
-        error: (error: unknown) => {
-          if (error instanceof RxVoiceError) error.unspoken = ledger.unspoken();
-          else if (error !== null && typeof error === 'object' && Object.isExtensible(error)) {
-            (error as { unspoken?: string }).unspoken = ledger.unspoken();
-          }
-          finish(error);
-        },
-        complete: () => {
-          textComplete = true;
-          const attempt = current;
-          if (attempt && attempt.ready && !attempt.disposed) sendTextDone(attempt);
-        },
-      });
-
-      return () => {
-        if (!finished) {
-          finished = true;
-          textSubscription?.unsubscribe();
-          reconnectTimer?.unsubscribe();
-          if (current && !current.disposed) closeSocket(current, CloseCodes.normal);
-        }
-      };
+      return new LiveSession(resolved, subscriber).start(text$);
     });
+}
+
+/** State of the ready timeout: the session and the attempt it guards. */
+interface ReadyTimeoutState {
+  session: LiveSession;
+  attempt: Attempt;
+}
+
+function readyTimeout(state: ReadyTimeoutState | undefined): void {
+  if (state) state.session.onReadyTimeout(state.attempt);
+}
+
+/** The text source's observer of one subscription (methods, not closures). */
+class TextObserver {
+  constructor(private readonly session: LiveSession) {}
+  next(text: string): void {
+    this.session.onText(text);
+  }
+  error(error: unknown): void {
+    this.session.onTextError(error);
+  }
+  complete(): void {
+    this.session.onTextComplete();
+  }
+}
+
+/**
+ * One subscription of {@link speak}: a class rather than a closure per handler (a
+ * subscription creates one object, not two dozen functions).
+ */
+class LiveSession {
+  private readonly config: SessionConfig;
+  private readonly scheduler: SchedulerLike;
+  private readonly ledger = new SpeechLedger();
+  /** Text pushed while no session was ready, to send (in order) once one is. */
+  private outbox: string[] = [];
+  private textComplete = false;
+  private finished = false;
+  private everReady = false;
+  /** Reconnect attempts since the last delivered segment. */
+  private attemptsInRow = 0;
+  private idOffset = 0;
+  private maxConsumerId = -1;
+  private current: Attempt | undefined;
+  private textSubscription: Subscription | undefined;
+  private reconnectTimer: Subscription | undefined;
+
+  constructor(
+    private readonly resolved: ResolvedSpeak,
+    private readonly subscriber: Subscriber<LiveSpeechEvent>,
+  ) {
+    this.config = resolved.config;
+    this.scheduler = resolved.scheduler;
+  }
+
+  start(text$: Observable<string>): Unsubscribable | undefined {
+    this.connect();
+    if (this.finished) return undefined;
+    this.textSubscription = text$.subscribe(new TextObserver(this));
+    return this;
+  }
+
+  /** Teardown: unsubscribing closes the socket at once and clears every timer. */
+  unsubscribe(): void {
+    if (!this.finished) {
+      this.finished = true;
+      this.textSubscription?.unsubscribe();
+      this.reconnectTimer?.unsubscribe();
+      if (this.current && !this.current.disposed) this.closeSocket(this.current, CloseCodes.normal);
+    }
+  }
+
+  onText(text: string): void {
+    if (this.finished || typeof text !== 'string' || text.length === 0) return;
+    this.ledger.push(text);
+    const attempt = this.current;
+    if (attempt && attempt.ready && !attempt.disposed) this.send(attempt, { type: 'text.chunk', text });
+    else this.outbox.push(text);
+  }
+
+  onTextError(error: unknown): void {
+    if (error instanceof RxVoiceError) error.unspoken = this.ledger.unspoken();
+    else if (error !== null && typeof error === 'object' && Object.isExtensible(error)) {
+      (error as { unspoken?: string }).unspoken = this.ledger.unspoken();
+    }
+    this.finish(error);
+  }
+
+  onTextComplete(): void {
+    this.textComplete = true;
+    const attempt = this.current;
+    if (attempt && attempt.ready && !attempt.disposed) this.sendTextDone(attempt);
+  }
+
+  private scrub(text: string): string {
+    const apiKey = this.resolved.apiKey;
+    return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
+  }
+
+  private emit(event: LiveSpeechEvent): boolean {
+    if (this.finished) return false;
+    this.subscriber.next(event);
+    return !this.finished;
+  }
+
+  private send(attempt: Attempt, frame: ClientFrame): void {
+    if (attempt.disposed || attempt.socket.readyState !== OPEN) return;
+    attempt.socket.send(JSON.stringify(frame));
+  }
+
+  private closeSocket(attempt: Attempt, code: number, reason?: string): void {
+    attempt.disposed = true;
+    attempt.readyTimer?.unsubscribe();
+    try {
+      attempt.socket.close(code, reason);
+    } catch {
+      // Browsers only allow 1000 and 3000-4999.
+      try {
+        attempt.socket.close(CloseCodes.normal);
+      } catch {
+        // already closed
+      }
+    }
+  }
+
+  private finish(error?: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.textSubscription?.unsubscribe();
+    this.reconnectTimer?.unsubscribe();
+    if (this.current && !this.current.disposed) this.closeSocket(this.current, CloseCodes.normal);
+    if (error === undefined) this.subscriber.complete();
+    else this.subscriber.error(error);
+  }
+
+  private withUnspoken<E extends RxVoiceError>(error: E): E {
+    error.unspoken = this.ledger.unspoken();
+    return error;
+  }
+
+  private protocolError(attempt: Attempt, message: string): void {
+    if (attempt.disposed) return;
+    this.closeSocket(attempt, 1002, 'protocol error');
+    // A peer that broke the protocol is not trusted to answer the close frame (`ws`
+    // would keep the socket, and read what it still sends, for 30 s): cut it off.
+    (attempt.socket as { terminate?: () => void }).terminate?.();
+    this.finish(this.withUnspoken(new ProtocolError(message)));
+  }
+
+  private sendTextDone(attempt: Attempt): void {
+    this.send(attempt, { type: 'text.done' });
+    attempt.textDoneSent = true;
+  }
+
+  private onReady(attempt: Attempt, session_id: string, run_id: number, echoed: Record<string, unknown> | undefined): void {
+    attempt.ready = true;
+    if (!this.everReady) {
+      this.everReady = true;
+      const pending = this.outbox;
+      this.outbox = [];
+      for (const text of pending) this.send(attempt, { type: 'text.chunk', text });
+      if (this.textComplete) this.sendTextDone(attempt);
+      // after the text went out (the timer can only fire later, and checks `ready`)
+      attempt.readyTimer?.unsubscribe();
+      this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.config } });
+      return;
+    }
+    attempt.readyTimer?.unsubscribe();
+    // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
+    this.outbox = [];
+    const resent = this.ledger.unspoken();
+    if (resent.length > 0) this.send(attempt, { type: 'text.chunk', text: resent });
+    if (this.textComplete) this.sendTextDone(attempt);
+    this.emit({ type: 'reconnected', attempt: this.attemptsInRow, session_id, run_id, resent });
+  }
+
+  private onTextFrame(attempt: Attempt, data: string): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      this.protocolError(attempt, 'The server sent a text frame that is not JSON');
+      return;
+    }
+    let frame = fastServerFrame(json);
+    if (frame === undefined) {
+      const parsed = ServerFrameSchema.safeParse(json);
+      if (!parsed.success) {
+        const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
+        this.protocolError(attempt, `The server sent an invalid frame${typeof type === 'string' ? ` (${this.scrub(type).slice(0, 64)})` : ''}`);
+        return;
+      }
+      frame = parsed.data;
+    }
+    if (frame.type !== 'session.ready' && frame.type !== 'session.error' && !attempt.ready) {
+      this.protocolError(attempt, `The server sent ${frame.type} before session.ready`);
+      return;
+    }
+    const ledger = this.ledger;
+    switch (frame.type) {
+      case 'session.ready':
+        if (attempt.ready) return this.protocolError(attempt, 'The server sent session.ready twice');
+        this.onReady(attempt, frame.session_id, frame.run_id, frame.config);
+        return;
+      case 'segment.start': {
+        if (attempt.inProgress !== undefined)
+          return this.protocolError(attempt, `segment.start ${frame.segment_id} before segment.done ${attempt.inProgress}`);
+        if (frame.segment_id <= attempt.lastServerId)
+          return this.protocolError(attempt, `Segment id ${frame.segment_id} does not follow ${attempt.lastServerId}`);
+        attempt.lastServerId = frame.segment_id;
+        attempt.inProgress = frame.segment_id;
+        ledger.segmentStarted(frame.segment_id, frame.text);
+        const segment_id = this.idOffset + frame.segment_id;
+        this.maxConsumerId = Math.max(this.maxConsumerId, segment_id);
+        this.emit(
+          frame.word_timestamps
+            ? { type: 'segmentStart', segment_id, text: frame.text, word_timestamps: frame.word_timestamps }
+            : { type: 'segmentStart', segment_id, text: frame.text },
+        );
+        return;
+      }
+      case 'segment.done':
+        if (attempt.inProgress !== frame.segment_id)
+          return this.protocolError(attempt, `segment.done ${frame.segment_id} for a segment not started`);
+        attempt.inProgress = undefined;
+        ledger.segmentDelivered(frame.segment_id);
+        this.attemptsInRow = 0;
+        this.emit({ type: 'segmentDone', segment_id: this.idOffset + frame.segment_id });
+        return;
+      case 'segment.skipped': {
+        if (attempt.inProgress !== undefined && attempt.inProgress !== frame.segment_id)
+          return this.protocolError(attempt, `segment.skipped ${frame.segment_id} while segment ${attempt.inProgress} is in progress`);
+        if (attempt.inProgress === undefined && frame.segment_id <= attempt.lastServerId)
+          return this.protocolError(attempt, `Segment id ${frame.segment_id} does not follow ${attempt.lastServerId}`);
+        attempt.lastServerId = frame.segment_id;
+        attempt.inProgress = undefined;
+        ledger.segmentSkipped(frame.segment_id, frame.text);
+        const segment_id = this.idOffset + frame.segment_id;
+        this.maxConsumerId = Math.max(this.maxConsumerId, segment_id);
+        this.emit({ type: 'segmentSkipped', segment_id, text: frame.text });
+        return;
+      }
+      case 'session.error':
+        attempt.sessionError = this.scrub(frame.error);
+        return;
+      case 'session.done':
+        // "All work is finished" while text the server echoed faithfully is still
+        // unspoken (or a segment is open): completing would lose that text silently.
+        if (attempt.inProgress !== undefined || (ledger.hasUnspoken() && ledger.mismatchCount === 0)) {
+          return this.protocolError(attempt, 'The server sent session.done before all text was spoken');
+        }
+        attempt.sessionDone = true;
+        this.emit({ type: 'done' });
+        return;
+    }
+  }
+
+  private onBinaryFrame(attempt: Attempt, data: unknown): void {
+    if (attempt.inProgress === undefined) {
+      this.protocolError(attempt, 'The server sent audio outside of a segment');
+      return;
+    }
+    const bytes = toBytes(data);
+    if (!bytes) {
+      this.protocolError(attempt, 'The server sent a binary frame of an unsupported type');
+      return;
+    }
+    if (bytes.byteLength > MAX_AUDIO_FRAME_BYTES) {
+      this.protocolError(attempt, `The server sent an audio frame of ${bytes.byteLength} bytes (at most ${MAX_AUDIO_FRAME_BYTES})`);
+      return;
+    }
+    this.emit({ type: 'audio', segment_id: this.idOffset + attempt.inProgress, bytes });
+  }
+
+  private retryOrFail(error: RxVoiceError): void {
+    const policy = this.resolved.reconnect;
+    if (this.finished) return;
+    if (!policy || !error.retryable || this.attemptsInRow >= policy.maxAttempts) {
+      this.finish(this.withUnspoken(error));
+      return;
+    }
+    this.attemptsInRow++;
+    this.ledger.abortInProgress();
+    this.idOffset = this.maxConsumerId + 1;
+    const delay = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (this.attemptsInRow - 1));
+    this.reconnectTimer = timer(delay, this.scheduler).subscribe(() => {
+      this.reconnectTimer = undefined;
+      this.connect();
+    });
+  }
+
+  onReadyTimeout(attempt: Attempt): void {
+    if (attempt.disposed || attempt.ready) return;
+    this.closeSocket(attempt, CloseCodes.normal);
+    this.retryOrFail(new TimeoutError(`No session.ready within ${this.resolved.readyTimeoutMs} ms`));
+  }
+
+  private onClose(attempt: Attempt, code: number, reason: string): void {
+    if (attempt.disposed) return;
+    attempt.disposed = true;
+    attempt.readyTimer?.unsubscribe();
+    const ledger = this.ledger;
+    const allDelivered = this.textComplete && !ledger.hasUnspoken() && attempt.inProgress === undefined;
+    const cleanEnd = code === CloseCodes.normal && (attempt.sessionDone || allDelivered);
+    // A connection lost after every text was delivered: nothing is missing, complete.
+    const lostAfterAll =
+      this.everReady &&
+      allDelivered &&
+      code !== CloseCodes.invalidKey &&
+      code !== CloseCodes.rejected &&
+      code !== CloseCodes.creditsExhausted;
+    if (cleanEnd || lostAfterAll) {
+      this.finish();
+      return;
+    }
+    const why = this.scrub(reason);
+    const options = { closeCode: code, unspoken: ledger.unspoken() };
+    switch (code) {
+      case CloseCodes.invalidKey:
+        this.finish(new AuthenticationError('The live session rejected the API key (close 4401)', options));
+        return;
+      case CloseCodes.rejected:
+        this.finish(new SessionRejectedError(`The live session was rejected: ${attempt.sessionError ?? (why || 'no reason given')}`, options));
+        return;
+      case CloseCodes.creditsExhausted:
+        this.finish(new CreditsExhaustedError(`Credits ran out during the live session${attempt.sessionError ? `: ${attempt.sessionError}` : ''}`, options));
+        return;
+      default: {
+        const detail = why || attempt.transportError;
+        this.retryOrFail(
+          new ConnectionError(
+            `The live session closed ${code === CloseCodes.normal ? 'before session.done' : 'abnormally'} (code ${code}${detail ? `: ${detail}` : ''})`,
+            { ...options, reason: why || undefined },
+          ),
+        );
+      }
+    }
+  }
+
+  private onSocketError(attempt: Attempt, event: ErrorEventLike): void {
+    const message = event.message ?? (event.error instanceof Error ? event.error.message : undefined);
+    if (message) attempt.transportError = this.scrub(message);
+    // `ws` reports a peer breaking the WebSocket protocol (a message over
+    // maxPayload, a bad opcode, invalid UTF-8...) with a WS_ERR_* code.
+    const code = (event.error as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string' && code.startsWith('WS_ERR_') && !attempt.disposed && !this.finished) {
+      this.protocolError(
+        attempt,
+        code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
+          ? `The server sent a message larger than maxPayload (${this.resolved.maxPayload} bytes)`
+          : `The server broke the WebSocket protocol (${code})`,
+      );
+    }
+  }
+
+  private connect(): void {
+    if (this.finished) return;
+    const resolved = this.resolved;
+    let socket: WebSocketLike;
+    try {
+      socket = resolved.headers
+        ? new resolved.WebSocket(resolved.url, undefined, { headers: resolved.headers, maxPayload: resolved.maxPayload })
+        : new resolved.WebSocket(resolved.url);
+    } catch (cause) {
+      this.retryOrFail(
+        // no `cause`: the original message may hold the address (and a query key)
+        new ConnectionError(`Could not open the live session: ${this.scrub(cause instanceof Error ? cause.message : String(cause))}`),
+      );
+      return;
+    }
+    if (socket.binaryType !== 'nodebuffer') socket.binaryType = 'arraybuffer';
+    const attempt: Attempt = {
+      socket,
+      ready: false,
+      disposed: false,
+      lastServerId: -1,
+      inProgress: undefined,
+      sessionError: undefined,
+      sessionDone: false,
+      textDoneSent: false,
+      transportError: undefined,
+      readyTimer: undefined,
+    };
+    this.current = attempt;
+    // Listeners are never removed: after disposal they do nothing (ws emits 'error'
+    // on a socket closed while connecting, which must stay handled).
+    const onOpen = (): void => {
+      if (attempt.disposed) return;
+      this.send(attempt, { type: 'session.start', ...this.config });
+    };
+    if (IsNodeWebSocket !== undefined && socket instanceof IsNodeWebSocket) {
+      // `ws` itself: its own events, without the per-message MessageEvent (and the
+      // wrapper) that its WHATWG addEventListener builds (a hot path: every frame).
+      // Same data: text frames as strings, binary ones as Buffers.
+      socket.on('open', onOpen);
+      socket.on('message', (data: Buffer, isBinary: boolean) => {
+        if (attempt.disposed || this.finished) return;
+        if (isBinary) this.onBinaryFrame(attempt, data);
+        else this.onTextFrame(attempt, data.toString());
+      });
+      socket.on('close', (code: number, reason: Buffer) => {
+        this.onClose(attempt, code, reason.toString());
+      });
+    } else {
+      socket.addEventListener('open', onOpen);
+      socket.addEventListener('message', ((event: MessageEventLike) => {
+        if (attempt.disposed || this.finished) return;
+        if (typeof event.data === 'string') this.onTextFrame(attempt, event.data);
+        else this.onBinaryFrame(attempt, event.data);
+      }) as (event: unknown) => void);
+      socket.addEventListener('close', ((event: CloseEventLike) => {
+        this.onClose(attempt, event.code ?? 1006, event.reason ?? '');
+      }) as (event: unknown) => void);
+    }
+    socket.addEventListener('error', ((event: ErrorEventLike) => {
+      this.onSocketError(attempt, event);
+    }) as (event: unknown) => void);
+    // Through the scheduler directly (what `timer()` does underneath, without its
+    // Observable and subscriber).
+    attempt.readyTimer = this.scheduler.schedule<ReadyTimeoutState>(readyTimeout, resolved.readyTimeoutMs, { session: this, attempt });
+  }
 }

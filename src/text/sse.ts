@@ -112,6 +112,11 @@ export const DEFAULT_SSE_MAX_LINE_LENGTH = 1_048_576;
 /** Default largest event `data`, in UTF-16 code units (16 MiB). */
 export const DEFAULT_SSE_MAX_EVENT_SIZE = 16 * 1_048_576;
 
+/** Longest unfinished line (bytes) kept as bytes across a chunk boundary. */
+const TAIL_MAX = 16_384;
+/** Largest line the tail buffer grows to hold; longer ones are joined in a new buffer. */
+const SCRATCH_MAX = 65_536;
+
 const LF = 10;
 const CR = 13;
 const SPACE = 32;
@@ -135,12 +140,12 @@ function dataValueStart(s: string, start: number, end: number): number {
 }
 
 /** {@link isDataLine} for the bytes `buf[start, end)`. */
-function isDataLineBytes(buf: Buffer, start: number, end: number): boolean {
+function isDataLineBytes(buf: Uint8Array, start: number, end: number): boolean {
   return buf[start] === 100 && buf[start + 4] === COLON && buf[start + 1] === 97 && buf[start + 2] === 116 && buf[start + 3] === 97 && start + 4 < end;
 }
 
 /** {@link dataValueStart} for the bytes `buf[start, end)`. */
-function dataValueStartBytes(buf: Buffer, start: number, end: number): number {
+function dataValueStartBytes(buf: Uint8Array, start: number, end: number): number {
   return buf[start + 5] === SPACE && start + 5 < end ? start + 6 : start + 5;
 }
 
@@ -154,10 +159,21 @@ export function createSseParser(options: SseParserOptions): SseParser {
    * Bytes held back from the last chunk: the start of a character the next chunk
    * completes (at most 3 bytes), or the first bytes of a possible byte order mark.
    */
-  let carry: Buffer | undefined;
+  let carry: Uint8Array | undefined;
   /** Outside Node: bytes are decoded here, then parsed as text. */
   let textDecoder = nodeBuffer ? undefined : new TextDecoder('utf-8', { ignoreBOM: true });
   let bomChecked = false;
+  /** Chunks left that skip the all-ASCII check (the stream just showed other bytes). */
+  let skipAsciiCheck = 0;
+  /**
+   * The unfinished line at the end of the last chunk, as raw bytes: `tail[0, tailLen)`
+   * (a character split by the chunk end is simply in it). Used while the line is short;
+   * longer ones are decoded into `pending`. Never both at once.
+   */
+  let tail: Uint8Array | undefined;
+  let tailLen = 0;
+  /** Longest unfinished line kept as bytes: fewer bytes than the limit can never break it. */
+  const tailLimit = Math.min(TAIL_MAX, maxLineLength);
   /** Pieces of the current unfinished line. */
   let pending: string[] = [];
   let pendingLength = 0;
@@ -186,6 +202,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   function resetStream(): void {
     clearEvent();
     carry = undefined;
+    tailLen = 0;
     if (textDecoder) textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
     bomChecked = false;
     pending = [];
@@ -412,7 +429,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   }
 
   /** Code units of the text of `buf[start, end)`, checked against the line limit. */
-  function checkLineBytes(buf: Buffer, start: number, end: number, already: number): void {
+  function checkLineBytes(buf: Uint8Array, start: number, end: number, already: number): void {
     // A character takes at least one byte, so only a long run of bytes can be too long.
     if (already + (end - start) > maxLineLength && already + utf8(buf, start, end).length > maxLineLength) {
       tooLong();
@@ -420,7 +437,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   }
 
   /** Keep `buf[pos, len)`, the start of a line; a character split by the chunk end waits in `carry`. */
-  function keepBytes(buf: Buffer, pos: number, len: number): void {
+  function keepBytes(buf: Uint8Array, pos: number, len: number): void {
     let cut = len;
     for (let i = len - 1; i >= pos && i >= len - 3; i--) {
       const b = buf[i]!;
@@ -431,11 +448,80 @@ export function createSseParser(options: SseParserOptions): SseParser {
       }
     }
     if (cut > pos) keepPiece(utf8(buf, pos, cut));
-    if (cut < len) carry = BufferClass.from(buf.subarray(cut, len));
+    if (cut < len) carry = new Uint8Array(buf.subarray(cut, len));
+  }
+
+  /** Keep `buf[pos, len)`, the start of a line: as bytes when short, else decoded. */
+  function keepTail(buf: Uint8Array, pos: number, len: number): void {
+    const n = len - pos;
+    if (n > tailLimit) {
+      keepBytes(buf, pos, len);
+      return;
+    }
+    let t = tail;
+    if (t === undefined || t.length < n) t = tail = new Uint8Array(Math.max(256, n));
+    copyBytes(buf, pos, len, t, 0);
+    tailLen = n;
+  }
+
+  /** The held tail bytes followed by `buf[start, end)`, in one buffer (the tail buffer while it is small). */
+  function withTail(held: number, buf: Uint8Array, start: number, end: number): Uint8Array {
+    const t = tail!;
+    const n = held + (end - start);
+    if (n <= t.length) {
+      copyBytes(buf, start, end, t, held);
+      return t;
+    }
+    if (n > SCRATCH_MAX) return BufferClass.concat([t.subarray(0, held), buf.subarray(start, end)], n);
+    const bigger = new Uint8Array(Math.max(n, 2 * t.length));
+    copyBytes(t, 0, held, bigger, 0);
+    copyBytes(buf, start, end, bigger, held);
+    tail = bigger;
+    return bigger;
+  }
+
+  /** Finish the line held in `tail` with this chunk; returns where parsing goes on (-1: the chunk is used up). */
+  function finishTail(buf: Uint8Array, nextCR: number): number {
+    const len = buf.length;
+    const held = tailLen;
+    tailLen = 0;
+    const lf = indexOfByte(buf, LF, 0);
+    const end = nextCR === -1 ? lf : lf === -1 || nextCR < lf ? nextCR : lf;
+    if (end === -1) {
+      if (held + len <= tailLimit) {
+        tailLen = held + len;
+        withTail(held, buf, 0, len);
+        return -1;
+      }
+      // Too long for bytes: decode. The bytes of a character split by the last chunk's
+      // end (at most 3) come first; any byte after them cannot continue the held bytes.
+      let c = 0;
+      while (c < 3 && c < len && (buf[c]! & 0xc0) === 0x80) c++;
+      const t = withTail(held, buf, 0, c);
+      if (c === len) {
+        keepBytes(t, 0, held + c);
+        return -1;
+      }
+      keepPiece(utf8(t, 0, held + c));
+      keepBytes(buf, c, len);
+      return -1;
+    }
+    const t = withTail(held, buf, 0, end);
+    if (held + end > maxLineLength) checkLineBytes(t, 0, held + end, 0);
+    byteLine(t, 0, held + end);
+    let pos = end + 1;
+    if (end === nextCR) {
+      if (pos === len) {
+        skipLF = true;
+        return -1;
+      }
+      if (buf[pos] === LF) pos++;
+    }
+    return pos;
   }
 
   /** Interpret the bytes of one whole line, `buf[start, end)`. */
-  function byteLine(buf: Buffer, start: number, end: number): void {
+  function byteLine(buf: Uint8Array, start: number, end: number): void {
     if (start === end) {
       dispatch();
       return;
@@ -448,16 +534,20 @@ export function createSseParser(options: SseParserOptions): SseParser {
     line(text, 0, text.length);
   }
 
-  function processBytes(buf: Buffer): void {
+  function processBytes(buf: Uint8Array): void {
     const len = buf.length;
     let pos = 0;
     if (skipLF) {
       skipLF = false;
       if (buf[0] === LF) pos = 1;
     }
-    let nextCR = buf.indexOf(CR, pos);
-    if (pending.length > 0) {
-      const lf = buf.indexOf(LF, pos);
+    let nextCR = indexOfByte(buf, CR, pos);
+    if (tailLen > 0) {
+      pos = finishTail(buf, nextCR);
+      if (pos === -1) return;
+      if (nextCR !== -1 && nextCR < pos) nextCR = indexOfByte(buf, CR, pos);
+    } else if (pending.length > 0) {
+      const lf = indexOfByte(buf, LF, pos);
       const end = nextCR === -1 ? lf : lf === -1 || nextCR < lf ? nextCR : lf;
       if (end === -1) {
         keepBytes(buf, pos, len);
@@ -473,7 +563,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
           return;
         }
         if (buf[pos] === LF) pos++;
-        nextCR = buf.indexOf(CR, pos);
+        nextCR = indexOfByte(buf, CR, pos);
       }
     }
     if (nextCR === -1) processBytesLF(buf, pos, len);
@@ -481,8 +571,8 @@ export function createSseParser(options: SseParserOptions): SseParser {
   }
 
   /** Bytes with no CR from `pos` on. */
-  function processBytesLF(buf: Buffer, pos: number, len: number): void {
-    let lf = buf.indexOf(LF, pos);
+  function processBytesLF(buf: Uint8Array, pos: number, len: number): void {
+    let lf = indexOfByte(buf, LF, pos);
     while (lf !== -1) {
       if (lf === pos) {
         dispatch();
@@ -495,27 +585,27 @@ export function createSseParser(options: SseParserOptions): SseParser {
           lastId = idBuffer;
           pos = lf + 2;
           emit(value);
-          lf = buf.indexOf(LF, pos);
+          lf = indexOfByte(buf, LF, pos);
           continue;
         }
         byteLine(buf, pos, lf);
       }
       pos = lf + 1;
-      lf = buf.indexOf(LF, pos);
+      lf = indexOfByte(buf, LF, pos);
     }
-    if (pos < len) keepBytes(buf, pos, len);
+    if (pos < len) keepTail(buf, pos, len);
   }
 
   /** Bytes with lines ending in CR, LF or CRLF. */
-  function processBytesAny(buf: Buffer, pos: number, len: number, nextCR: number): void {
-    let nextLF = buf.indexOf(LF, pos);
+  function processBytesAny(buf: Uint8Array, pos: number, len: number, nextCR: number): void {
+    let nextLF = indexOfByte(buf, LF, pos);
     while (pos < len) {
-      if (nextLF !== -1 && nextLF < pos) nextLF = buf.indexOf(LF, pos);
-      if (nextCR !== -1 && nextCR < pos) nextCR = buf.indexOf(CR, pos);
+      if (nextLF !== -1 && nextLF < pos) nextLF = indexOfByte(buf, LF, pos);
+      if (nextCR !== -1 && nextCR < pos) nextCR = indexOfByte(buf, CR, pos);
       let end: number;
       if (nextCR === -1) {
         if (nextLF === -1) {
-          keepBytes(buf, pos, len);
+          keepTail(buf, pos, len);
           return;
         }
         end = nextLF;
@@ -542,7 +632,8 @@ export function createSseParser(options: SseParserOptions): SseParser {
       feedText(textDecoder.decode(chunk, { stream: true }));
       return;
     }
-    let buf = BufferClass.isBuffer(chunk) ? chunk : BufferClass.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    // Any Uint8Array: Node's native slice and search methods are called on it as it is.
+    let buf = chunk;
     if (carry !== undefined) {
       buf = BufferClass.concat([carry, buf]);
       carry = undefined;
@@ -550,18 +641,25 @@ export function createSseParser(options: SseParserOptions): SseParser {
     if (!bomChecked) {
       // Wait for three bytes (or fewer, when they cannot be a BOM) to decide.
       if (buf.length < 3 && buf[0] === 0xef && (buf.length < 2 || buf[1] === 0xbb)) {
-        carry = BufferClass.from(buf);
+        carry = new Uint8Array(buf);
         return;
       }
       bomChecked = true;
       if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
     }
     if (buf.length === 0) return;
+    if (tailLen > 0 || skipAsciiCheck > 0) {
+      // A held byte tail continues in this chunk; or the stream is not ASCII lately.
+      if (skipAsciiCheck > 0) skipAsciiCheck--;
+      processBytes(buf);
+      return;
+    }
     if (isAscii(buf)) {
       // ASCII bytes are their own characters: one cheap conversion, then the text path.
       processText(latin1(buf));
       return;
     }
+    skipAsciiCheck = 7;
     processBytes(buf);
   }
 
@@ -573,6 +671,12 @@ export function createSseParser(options: SseParserOptions): SseParser {
       if (rest.length > 0) feedText(rest);
       return;
     }
+    if (tailLen > 0) {
+      const text = utf8(tail!, 0, tailLen);
+      tailLen = 0;
+      processText(text);
+      return;
+    }
     if (carry === undefined) return;
     const held = carry;
     carry = undefined;
@@ -580,7 +684,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
       bomChecked = true;
       // fewer than three bytes of a would-be BOM: they are text after all
     }
-    processText(held.toString('utf8'));
+    processText(utf8(held, 0, held.length));
   }
 
   function feedText(text: string): void {
@@ -611,23 +715,43 @@ export function createSseParser(options: SseParserOptions): SseParser {
   };
 }
 
-/** Node's native slice methods, when present (they skip `toString`'s argument handling). */
-interface BufferSlices {
-  utf8Slice(start: number, end: number): string;
-  latin1Slice(start: number, end: number): string;
+/** Node's native methods of `Buffer.prototype`; they work on any `Uint8Array`. */
+interface BufferNatives {
+  utf8Slice(this: Uint8Array, start: number, end: number): string;
+  latin1Slice(this: Uint8Array, start: number, end: number): string;
+  indexOf(this: Uint8Array, value: number, byteOffset: number): number;
 }
-const nativeSlices =
-  BufferClass !== undefined &&
-  typeof (BufferClass.prototype as unknown as Partial<BufferSlices>).utf8Slice === 'function' &&
-  typeof (BufferClass.prototype as unknown as Partial<BufferSlices>).latin1Slice === 'function';
+const natives = BufferClass?.prototype as unknown as Partial<BufferNatives> | undefined;
+const utf8Slice = natives?.utf8Slice;
+const latin1Slice = natives?.latin1Slice;
+const bufferIndexOf = natives?.indexOf as BufferNatives['indexOf'];
+
+/** A `Buffer` over the same memory (only when Node lacks the native slice methods). */
+function asBuffer(buf: Uint8Array): Buffer {
+  return BufferClass.isBuffer(buf) ? buf : BufferClass.from(buf.buffer, buf.byteOffset, buf.byteLength);
+}
 
 /** UTF-8 text of `buf[start, end)` (invalid sequences become U+FFFD, as `TextDecoder` does). */
-function utf8(buf: Buffer, start: number, end: number): string {
-  return nativeSlices ? (buf as unknown as BufferSlices).utf8Slice(start, end) : buf.toString('utf8', start, end);
+function utf8(buf: Uint8Array, start: number, end: number): string {
+  return utf8Slice !== undefined ? utf8Slice.call(buf, start, end) : asBuffer(buf).toString('utf8', start, end);
 }
 
-function latin1(buf: Buffer): string {
-  return nativeSlices ? (buf as unknown as BufferSlices).latin1Slice(0, buf.length) : buf.toString('latin1');
+function latin1(buf: Uint8Array): string {
+  return latin1Slice !== undefined ? latin1Slice.call(buf, 0, buf.length) : asBuffer(buf).toString('latin1');
+}
+
+/** First index of `byte` in `buf` at or after `from`, or -1 (`Buffer#indexOf`: a native search). */
+function indexOfByte(buf: Uint8Array, byte: number, from: number): number {
+  return bufferIndexOf.call(buf, byte, from);
+}
+
+/** Copy `src[start, end)` into `dst` at `at` (a loop for the short runs of line tails). */
+function copyBytes(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): void {
+  if (end - start > 64) {
+    dst.set(src.subarray(start, end), at);
+    return;
+  }
+  for (let i = start; i < end; i++) dst[at++] = src[i]!;
 }
 
 function isAsciiDigits(value: string): boolean {
