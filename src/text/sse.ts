@@ -27,11 +27,14 @@
  * `maxLineLength` / `maxEventSize` bound the memory a hostile peer can make us hold: past
  * them `feed` throws an {@link SseError} and the parser resets.
  *
- * Bytes are parsed as bytes: lines are found with `Buffer#indexOf`, and only field values
- * are decoded, line by line (an all-ASCII chunk is converted at once instead). A line is
- * decoded whole, so a character split across chunks is never broken; a partial line's
- * last (at most 3) bytes wait when they may begin a character. Invalid UTF-8 becomes
- * U+FFFD exactly as `TextDecoder` would make it (tested against it on random bytes).
+ * Bytes are parsed as bytes: lines are found with `Buffer#indexOf` (called on the chunk
+ * as it is, any `Uint8Array`), and only field values are decoded, line by line (an
+ * all-ASCII chunk is converted at once instead). A line is decoded whole, so a character
+ * split across chunks is never broken: the short unfinished line at a chunk's end is kept
+ * as raw bytes and finished with the next chunk's first bytes; a longer one is decoded in
+ * pieces, its last (at most 3) bytes waiting when they may begin a character. Invalid
+ * UTF-8 becomes U+FFFD exactly as `TextDecoder` would make it (tested against it on
+ * random bytes).
  * Feed one stream as bytes or as text; mixing works, bytes held back then count as the
  * end of input.
  *
@@ -203,6 +206,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
     clearEvent();
     carry = undefined;
     tailLen = 0;
+    if (tail !== undefined && tail.length > TAIL_MAX) tail = undefined;
     if (textDecoder) textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
     bomChecked = false;
     pending = [];
