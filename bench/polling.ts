@@ -16,7 +16,7 @@
  */
 import { lastValueFrom, tap } from 'rxjs';
 import { PollingOptionsSchema } from '../src/client/config.js';
-import { routes } from '../src/client/routes.js';
+import { routes } from '../src/core/routes.js';
 import { pollDelay } from '../src/client/tasks.js';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { createClient } from '../src/index.js';

@@ -41,7 +41,7 @@ export type { AudioSeparationRequest } from './client/separation.js';
 export type { CreateStoryRequest, TranslatedResultOptions } from './client/stories.js';
 export type { TranscriptionRequest } from './client/transcription.js';
 export type { SubtitlesRequest } from './client/subtitles.js';
-export * from './client/errors.js';
-export type * from './client/schemas.js';
+export * from './core/errors.js';
+export type * from './core/schemas.js';
 // The live session's entry (`rxvoice/live`): speak, its events, SpeechLedger, translateThenSpeak, close codes.
 export * from './live/index.js';

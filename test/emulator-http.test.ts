@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WaveFile } from 'wavefile';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { WebSocket } from 'ws';
-import { routes } from '../src/client/routes.js';
+import { routes } from '../src/core/routes.js';
 import {
   AudioSeparationResultSchema,
   BulkResultsSchema,
@@ -25,7 +25,7 @@ import {
   TranslationResultSchema,
   ValidationErrorBodySchema,
   VoiceListSchema,
-} from '../src/client/schemas.js';
+} from '../src/core/schemas.js';
 import { parseWavHeader } from '../src/audio/wav.js';
 import { startEmulator, DEFAULT_VOICE_ID, pseudoLocalize, type Emulator, type EmulatorOptions } from '../src/emulator/index.js';
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { routes } from '../src/client/routes.js';
+import { routes } from '../src/core/routes.js';
 import type { EmulatorOptions } from '../src/emulator/options.js';
 import { groupWords } from '../src/emulator/synth/espeak.js';
 import { parseWavHeader, WAV_HEADER_BYTES } from '../src/audio/wav.js';

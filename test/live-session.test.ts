@@ -21,7 +21,7 @@ import {
   SessionRejectedError,
   TimeoutError,
   ValidationError,
-} from '../src/client/errors.js';
+} from '../src/core/errors.js';
 
 // ---------------------------------------------------------------------------
 // Helpers

@@ -5,7 +5,7 @@ import { from, map, of, take, throwError, concat, NEVER, lastValueFrom, toArray 
 import { TestScheduler } from 'rxjs/testing';
 import { createSseParser, SseError, type SseEvent } from '../src/text/sse.js';
 import { parseSse } from '../src/operators/index.js';
-import { RxVoiceError } from '../src/client/errors.js';
+import { RxVoiceError } from '../src/core/errors.js';
 
 const enc = new TextEncoder();
 

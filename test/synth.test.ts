@@ -6,7 +6,7 @@ import { EmulatorOptionsSchema } from '../src/emulator/options.js';
 import { loadSynthesizer } from '../src/emulator/synth/index.js';
 import { espeakModuleStats, groupWords } from '../src/emulator/synth/espeak.js';
 import type { Synthesizer, SynthRequest } from '../src/emulator/types.js';
-import type { Voice } from '../src/client/schemas.js';
+import type { Voice } from '../src/core/schemas.js';
 
 const male: Voice = { id: 1, voice_name: 'Alex', gender: 1, age: 35, description: null, language: 'en-us', is_published: true };
 const female: Voice = { ...male, id: 4, gender: 2, language: 'fr-fr' };

@@ -5,7 +5,7 @@
  */
 import { createClient, type RxVoiceClient } from '../index.js';
 import { startEmulator } from '../emulator/index.js';
-import { AuthenticationError } from '../client/errors.js';
+import { AuthenticationError } from '../core/errors.js';
 import { UsageError } from './exit-codes.js';
 import { writeLine, type CliIo } from './io.js';
 

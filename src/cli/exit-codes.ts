@@ -14,7 +14,7 @@ import {
   TimeoutError,
   ValidationError,
   redact,
-} from '../client/errors.js';
+} from '../core/errors.js';
 
 /** Exit codes, documented in `rxvoice --help`. */
 export const ExitCode = {

@@ -3,7 +3,7 @@
  * with its error, and unsubscribes (tearing the pipeline down) when interrupted.
  */
 import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
-import { AbortError } from '../client/errors.js';
+import { AbortError } from '../core/errors.js';
 
 /**
  * Subscribe to `source$` and settle when it ends. On `signal` abort: reject with

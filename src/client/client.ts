@@ -31,7 +31,7 @@ import type {
   TranslationRequest,
   TranslationResult,
   TtsStreamRequest,
-} from './schemas.js';
+} from '../core/schemas.js';
 import { SeparationResource, type AudioSeparationRequest } from './separation.js';
 import { SoundResource } from './sound.js';
 import { SpeechResource } from './speech.js';
@@ -47,7 +47,7 @@ import {
   type TranslateStreamOptions,
   type TranslationStreamEvent,
 } from './translation-stream.js';
-import type { TranslationStreamRequest } from './schemas.js';
+import type { TranslationStreamRequest } from '../core/schemas.js';
 import { VoicesResource } from './voices.js';
 import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';

@@ -7,8 +7,8 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Dispatcher } from 'undici';
 import { WebSocket as WsWebSocket } from 'ws';
 import { z } from 'zod';
-import { RxVoiceError } from './errors.js';
-import { routes } from './routes.js';
+import { RxVoiceError } from '../core/errors.js';
+import { routes } from '../core/routes.js';
 import type { WebSocketConstructorLike } from '../live/session.js';
 
 /** A fetch-compatible function (undici's `fetch` or the global one). */

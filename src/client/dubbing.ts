@@ -1,7 +1,7 @@
 /** Dubbing: end-to-end dubbing (POST /end-to-end-dubbing) and project setup (POST /project-setup). */
 import type { Observable } from 'rxjs';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
+import { routes } from '../core/routes.js';
 import {
   DubbedRunInfoSchema,
   EndToEndDubbingRequestSchema,
@@ -13,7 +13,7 @@ import {
   type ProjectSetupResult,
   type TaskCreated,
   type TaskStatus,
-} from './schemas.js';
+} from '../core/schemas.js';
 import { createJson, getResult, getStatus } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 

@@ -3,10 +3,10 @@
  * result call, each a cold Observable validated locally before anything is sent.
  */
 import { from, switchMap, throwError, type Observable } from 'rxjs';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../core/errors.js';
 import type { z } from 'zod';
 import type { CallOptions, HttpTransport } from './request.js';
-import { RunIdSchema, TaskCreatedSchema, TaskIdSchema, type TaskCreated, type TaskStatus } from './schemas.js';
+import { RunIdSchema, TaskCreatedSchema, TaskIdSchema, type TaskCreated, type TaskStatus } from '../core/schemas.js';
 import { TaskStatusAnswerSchema } from './tasks.js';
 import { lazily, warnNumericLanguage } from './shared.js';
 import { buildForm, checkUpload, type UploadInput } from './upload.js';

@@ -35,10 +35,10 @@ import {
   TimeoutError,
   ValidationError,
   redact,
-} from './errors.js';
+} from '../core/errors.js';
 import type { FetchLike, ResolvedConfig } from './config.js';
-import { ErrorBodySchema, ValidationErrorBodySchema, type ValidationIssue } from './schemas.js';
-import { toValidationIssues } from './validation.js';
+import { ErrorBodySchema, ValidationErrorBodySchema, type ValidationIssue } from '../core/schemas.js';
+import { toValidationIssues } from '../core/validation.js';
 
 export type HttpMethod = 'GET' | 'POST';
 

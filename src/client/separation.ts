@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Observable } from 'rxjs';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
+import { routes } from '../core/routes.js';
 import {
   AUDIO_UPLOAD_EXTENSIONS,
   AudioSeparationResultSchema,
@@ -10,7 +10,7 @@ import {
   type AudioSeparationResult,
   type TaskCreated,
   type TaskStatus,
-} from './schemas.js';
+} from '../core/schemas.js';
 import { getResult, getStatus, postMultipart } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 import type { UploadInput } from './upload.js';

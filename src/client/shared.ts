@@ -4,9 +4,9 @@
  * reading of streamed answers (number headers, body bytes).
  */
 import { Observable, defer, from, map, mergeMap, reduce, type ObservableInput } from 'rxjs';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
-import { BulkResultsSchema, type OutputUrlEntry } from './schemas.js';
+import { BulkResultsSchema, type OutputUrlEntry } from '../core/schemas.js';
 
 /**
  * Split `count` ids into batches of 2 to 5, as even as possible, never a batch of 1:

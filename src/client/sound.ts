@@ -1,8 +1,8 @@
 /** Sound and music generation: POST /text-to-sound, its status, single and bulk results. */
 import type { Observable } from 'rxjs';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
-import { TextToSoundRequestSchema, type TaskCreated, type TaskStatus, type TextToSoundRequest } from './schemas.js';
+import { routes } from '../core/routes.js';
+import { TextToSoundRequestSchema, type TaskCreated, type TaskStatus, type TextToSoundRequest } from '../core/schemas.js';
 import { createJson, getBytes, getStatus } from './family.js';
 import { bulkResults, type BulkResultMap } from './shared.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';

@@ -4,8 +4,8 @@
  */
 import { defer, type Observable } from 'rxjs';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
-import { TtsRequestSchema, type TaskCreated, type TaskStatus, type TtsRequest } from './schemas.js';
+import { routes } from '../core/routes.js';
+import { TtsRequestSchema, type TaskCreated, type TaskStatus, type TtsRequest } from '../core/schemas.js';
 import { createJson, getBytes, getStatus } from './family.js';
 import { bulkResults, type BulkResultMap } from './shared.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';

@@ -1,7 +1,7 @@
 /** Stories: POST /create-story (multipart `file`), status, run, translated results. */
 import type { Observable } from 'rxjs';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
+import { routes } from '../core/routes.js';
 import {
   CreateStoryFieldsSchema,
   LanguageSchema,
@@ -16,7 +16,7 @@ import {
   type TaskCreated,
   type TaskStatus,
   type TranslatedStoryResult,
-} from './schemas.js';
+} from '../core/schemas.js';
 import { getResult, getStatus, notAnObject, postMultipart } from './family.js';
 import { lazily, warnNumericLanguage } from './shared.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';

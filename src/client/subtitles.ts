@@ -1,7 +1,7 @@
 /** Subtitles: POST /sub (shape of the transcription sibling), status, result. */
 import type { Observable } from 'rxjs';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
+import { routes } from '../core/routes.js';
 import {
   AUDIO_UPLOAD_EXTENSIONS,
   SubtitlesFieldsSchema,
@@ -11,7 +11,7 @@ import {
   type SubtitlesResult,
   type TaskCreated,
   type TaskStatus,
-} from './schemas.js';
+} from '../core/schemas.js';
 import { getResult, getStatus, notAnObject, postMultipart } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 import { checkOneMedia } from './transcription.js';

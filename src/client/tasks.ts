@@ -19,10 +19,10 @@
  */
 import { Observable, concat, defer, filter, map, of, switchMap, throwError, timer, type OperatorFunction } from 'rxjs';
 import { z } from 'zod';
-import { PaymentRequiredError, ProtocolError, TaskFailedError, TaskTimeoutError, TimeoutError } from './errors.js';
+import { PaymentRequiredError, ProtocolError, TaskFailedError, TaskTimeoutError, TimeoutError } from '../core/errors.js';
 import type { ResolvedPollingOptions } from './config.js';
 import { withSignal, type CallOptions, type HttpTransport } from './request.js';
-import { TaskStatusSchema, TaskStatusValueSchema, type TaskCreated, type TaskStatus } from './schemas.js';
+import { TaskStatusSchema, TaskStatusValueSchema, type TaskCreated, type TaskStatus } from '../core/schemas.js';
 
 /** Emitted once the creation call answered. */
 export interface TaskCreatedEvent {

@@ -1,8 +1,8 @@
 /** Transcription: POST /transcription (multipart `language` and `media_file` or `media_url`), status, result. */
 import type { Observable } from 'rxjs';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
+import { routes } from '../core/routes.js';
 import {
   AUDIO_UPLOAD_EXTENSIONS,
   TaskCreatedSchema,
@@ -12,7 +12,7 @@ import {
   type TaskStatus,
   type TranscriptionFields,
   type TranscriptionResult,
-} from './schemas.js';
+} from '../core/schemas.js';
 import { getResult, getStatus, notAnObject, postMultipart } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 import type { UploadInput } from './upload.js';

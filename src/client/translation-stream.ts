@@ -14,10 +14,10 @@
  */
 import { Observable, filter, map, tap } from 'rxjs';
 import { parseSse } from '../operators/parseSse.js';
-import { ProtocolError, RxVoiceError } from './errors.js';
+import { ProtocolError, RxVoiceError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
-import { TranslationStreamRequestSchema, type TranslationStreamRequest } from './schemas.js';
+import { routes } from '../core/routes.js';
+import { TranslationStreamRequestSchema, type TranslationStreamRequest } from '../core/schemas.js';
 import { bodyBytes, headerNumber, lazily, warnNumericLanguage } from './shared.js';
 
 /**

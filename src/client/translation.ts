@@ -1,7 +1,7 @@
 /** Text translation: POST /translation, status, result. (The deprecated stream lives in translation-stream.ts.) */
 import type { Observable } from 'rxjs';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
+import { routes } from '../core/routes.js';
 import {
   TranslationRequestSchema,
   TranslationResultSchema,
@@ -9,7 +9,7 @@ import {
   type TaskStatus,
   type TranslationRequest,
   type TranslationResult,
-} from './schemas.js';
+} from '../core/schemas.js';
 import { createJson, getResult, getStatus } from './family.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 

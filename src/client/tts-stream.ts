@@ -6,10 +6,10 @@
  * truncated). Unsubscribing aborts the request.
  */
 import { Observable } from 'rxjs';
-import { ProtocolError } from './errors.js';
+import { ProtocolError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
-import { TtsStreamRequestSchema, type TtsStreamFormat, type TtsStreamRequest } from './schemas.js';
+import { routes } from '../core/routes.js';
+import { TtsStreamRequestSchema, type TtsStreamFormat, type TtsStreamRequest } from '../core/schemas.js';
 import { bodyBytes, headerNumber, lazily, warnNumericLanguage } from './shared.js';
 
 /** One piece of streamed speech. */

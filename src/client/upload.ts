@@ -10,7 +10,7 @@ import { basename, extname } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { FormData as UndiciFormData } from 'undici';
-import { ValidationError } from './errors.js';
+import { ValidationError } from '../core/errors.js';
 
 /** What a file part can be made from. */
 export type UploadSource = string | URL | Uint8Array | Blob | NodeJS.ReadableStream;

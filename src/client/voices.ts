@@ -1,7 +1,7 @@
 /** Voices: the listing (GET /list-voices) and custom voice creation (multipart). */
 import type { Observable } from 'rxjs';
 import type { CallOptions, HttpTransport } from './request.js';
-import { routes } from './routes.js';
+import { routes } from '../core/routes.js';
 import {
   AUDIO_UPLOAD_EXTENSIONS,
   CreateCustomVoiceFieldsSchema,
@@ -10,7 +10,7 @@ import {
   type CreateCustomVoiceFields,
   type CreateCustomVoiceResponse,
   type Voice,
-} from './schemas.js';
+} from '../core/schemas.js';
 import { notAnObject, postMultipart } from './family.js';
 import type { UploadInput } from './upload.js';
 

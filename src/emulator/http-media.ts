@@ -3,7 +3,7 @@
  * synthesized speech for whole texts, transcripts and subtitle files.
  */
 import { createSentenceSegmenter } from '../text/sentences.js';
-import type { DialogueItem, Voice } from '../client/schemas.js';
+import type { DialogueItem, Voice } from '../core/schemas.js';
 import { resample } from '../audio/encode.js';
 import { pseudoLocalize } from './pseudo.js';
 import { mulberry32 } from './random.js';

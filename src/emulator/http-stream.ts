@@ -3,8 +3,8 @@
  * sentence by sentence as synthesized) and the deprecated `POST /translation/stream`
  * (server-sent events of pseudo-localized text).
  */
-import { routes } from '../client/routes.js';
-import { TranslationStreamRequestSchema, TtsStreamRequestSchema } from '../client/schemas.js';
+import { routes } from '../core/routes.js';
+import { TranslationStreamRequestSchema, TtsStreamRequestSchema } from '../core/schemas.js';
 import { canEncode, encodeAudio, encodedSampleRate, mimeTypeOf, resample, type OutputFormat } from '../audio/encode.js';
 import { WAV_HEADER_BYTES, wavHeader } from '../audio/wav.js';
 import { encodeSseEvent } from '../text/sse-encode.js';

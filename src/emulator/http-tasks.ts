@@ -3,7 +3,7 @@
  * and their result calls (single results, bulk results with temporary addresses).
  */
 import { z } from 'zod';
-import { routes } from '../client/routes.js';
+import { routes } from '../core/routes.js';
 import {
   AUDIO_UPLOAD_EXTENSIONS,
   CreateStoryFieldsSchema,
@@ -30,7 +30,7 @@ import {
   type TranscriptionResult,
   type TranslatedStoryResult,
   type TranslationResult,
-} from '../client/schemas.js';
+} from '../core/schemas.js';
 import { encodeWav16 } from '../audio/wav.js';
 import {
   compileRoute,

@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { ValidationIssue } from '../client/schemas.js';
-import { toValidationIssues } from '../client/validation.js';
+import type { ValidationIssue } from '../core/schemas.js';
+import { toValidationIssues } from '../core/validation.js';
 import type { EmulatorState } from './state.js';
 
 /** An HTTP answer other than success, thrown by handlers and sent by the dispatcher. */

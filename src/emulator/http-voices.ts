@@ -1,13 +1,13 @@
 /**
  * Voices in the emulator: `GET /list-voices` and `POST /create-custom-voice`.
  */
-import { routes } from '../client/routes.js';
+import { routes } from '../core/routes.js';
 import {
   AUDIO_UPLOAD_EXTENSIONS,
   CreateCustomVoiceFieldsSchema,
   type CreateCustomVoiceResponse,
   type Voice,
-} from '../client/schemas.js';
+} from '../core/schemas.js';
 import { compileRoute, formFields, formFile, parseFormBody, sendJson, validate, type CompiledRoute, type Handler } from './http-util.js';
 import { resolveLanguage } from './state.js';
 

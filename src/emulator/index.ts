@@ -7,7 +7,7 @@
  * const res = await fetch(`${emulator.baseUrl}/list-voices`, { headers: { 'x-api-key': emulator.apiKey } });
  * await emulator.close();
  */
-import { routes } from '../client/routes.js';
+import { routes } from '../core/routes.js';
 import { EmulatorOptionsSchema, type EmulatorOptions } from './options.js';
 import { startServer } from './server.js';
 import { createEmulatorState, type EmulatorState, type RequestLogEntry } from './state.js';

@@ -43,7 +43,7 @@ import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentenc
 import type { Faults, Latency } from './options.js';
 import { resolveLanguage } from './state.js';
 import type { EmulatorContext, LiveConnectionHandler, Synthesizer } from './types.js';
-import type { Voice } from '../client/schemas.js';
+import type { Voice } from '../core/schemas.js';
 
 /** Sample rate when `session.start` gives none (both synthesizers' native rate). */
 export const DEFAULT_LIVE_SAMPLE_RATE = 22050;

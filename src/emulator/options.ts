@@ -3,7 +3,7 @@
  * the CLI and the benchmarks all configure the emulator through these.
  */
 import { z } from 'zod';
-import { RunKindSchema } from '../client/schemas.js';
+import { RunKindSchema } from '../core/schemas.js';
 
 /** The development API key the emulator accepts when no `apiKeys` are given. */
 export const DEFAULT_DEV_API_KEY = 'rxv-dev-key-0000';

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { routes } from '../client/routes.js';
+import { routes } from '../core/routes.js';
 import { CloseCodes } from '../live/protocol.js';
 import { API_KEY_HEADER, createRequestHandler } from './http.js';
 import { handleLiveConnection } from './live.js';

@@ -5,7 +5,7 @@
  * {@link EmulatorContext}.
  */
 import { randomBytes } from 'node:crypto';
-import type { RunKind, Voice } from '../client/schemas.js';
+import type { RunKind, Voice } from '../core/schemas.js';
 import type { Faults, ResolvedEmulatorOptions } from './options.js';
 import { loadSynthesizer } from './synth/index.js';
 import type { CreditLedger, EmulatorContext, RunRecord, Synthesizer } from './types.js';

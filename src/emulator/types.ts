@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { Voice, RunKind } from '../client/schemas.js';
+import type { Voice, RunKind } from '../core/schemas.js';
 import type { WordTimestamp } from '../live/protocol.js';
 import type { Faults, ResolvedEmulatorOptions } from './options.js';
 

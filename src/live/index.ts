@@ -45,4 +45,4 @@ export {
   SessionRejectedError,
   TimeoutError,
   ValidationError,
-} from '../client/errors.js';
+} from '../core/errors.js';

@@ -3,7 +3,7 @@
  * client session and the emulator. Server frames are parsed, never trusted.
  */
 import { z } from 'zod';
-import { LanguageSchema, VoiceIdSchema } from '../client/schemas.js';
+import { LanguageSchema, VoiceIdSchema } from '../core/schemas.js';
 
 export const LIVE_OUTPUT_FORMATS = ['wav', 'mp3', 'flac', 'aac'] as const;
 export const LiveOutputFormatSchema = z.enum(LIVE_OUTPUT_FORMATS);

@@ -26,10 +26,10 @@ import {
   TimeoutError,
   ValidationError,
   redact,
-} from '../client/errors.js';
-import { routes } from '../client/routes.js';
-import type { ValidationIssue } from '../client/schemas.js';
-import { toValidationIssues } from '../client/validation.js';
+} from '../core/errors.js';
+import { routes } from '../core/routes.js';
+import type { ValidationIssue } from '../core/schemas.js';
+import { toValidationIssues } from '../core/validation.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import {

@@ -5,7 +5,7 @@
  */
 import { defer, tap, type Observable, type Observer, type OperatorFunction } from 'rxjs';
 import type { TranslateStreamOptions } from '../client/translation-stream.js';
-import type { TranslationStreamRequest } from '../client/schemas.js';
+import type { TranslationStreamRequest } from '../core/schemas.js';
 import { segmentSentences, type SegmentSentencesOptions } from '../operators/segmentSentences.js';
 import type { LiveSpeechEvent } from './events.js';
 import type { SpeakOptions } from './session.js';

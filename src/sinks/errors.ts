@@ -1,7 +1,7 @@
 /**
  * The error of the sinks: `RxVoiceError` with code `'sink'`.
  */
-import { RxVoiceError, type RxVoiceErrorOptions } from '../client/errors.js';
+import { RxVoiceError, type RxVoiceErrorOptions } from '../core/errors.js';
 
 /** Why a sink failed, for callers that branch on it. */
 export type SinkErrorReason =

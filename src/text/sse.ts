@@ -44,7 +44,7 @@
  * text: the same events (the byte path is tested to equal exactly that decoding).
  */
 import type { Buffer } from 'node:buffer';
-import { RxVoiceError } from '../client/errors.js';
+import { RxVoiceError } from '../core/errors.js';
 
 /** Node's `buffer` module when running on Node (>= 20.16), else undefined (browsers). */
 const nodeBuffer = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, of, type Observable } from 'rxjs';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { ValidationError } from '../../src/client/errors.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { rejectionOf } from './helpers.js';
 
 // ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import type { WebSocket as WsSocket } from 'ws';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
-import { RxVoiceError } from '../../src/client/errors.js';
+import { RxVoiceError } from '../../src/core/errors.js';
 import { SseError, createSseParser, type SseEvent } from '../../src/text/sse.js';
 import { parseSse } from '../../src/operators/parseSse.js';
 import { createSentenceSegmenter } from '../../src/text/sentences.js';

@@ -14,7 +14,7 @@ import {
   RxVoiceError,
   TimeoutError,
   ValidationError,
-} from '../../src/client/errors.js';
+} from '../../src/core/errors.js';
 import { SseError, createSseParser } from '../../src/text/sse.js';
 import { parseSse } from '../../src/operators/parseSse.js';
 import { DEFAULT_LIVE_MAX_PAYLOAD } from '../../src/live/session.js';

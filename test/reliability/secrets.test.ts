@@ -23,7 +23,7 @@ import { NEVER, Observable, lastValueFrom, of, toArray } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { createClient, type ClientOptions, type RxVoiceClient } from '../../src/index.js';
 import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
-import { RxVoiceError } from '../../src/client/errors.js';
+import { RxVoiceError } from '../../src/core/errors.js';
 import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
 import { main, type CliIo } from '../../src/cli/main.js';
 import { httpServer, wsServer } from './helpers.js';

@@ -11,7 +11,7 @@ import { Subject, concatMap, delay, from, lastValueFrom, of, tap, toArray } from
 import { createClient } from '../../src/index.js';
 import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
 import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
-import { ConnectionError, CreditsExhaustedError, RxVoiceError } from '../../src/client/errors.js';
+import { ConnectionError, CreditsExhaustedError, RxVoiceError } from '../../src/core/errors.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { activeResources, leftovers, mapLimit, randomInt, seededRandom } from './helpers.js';
 

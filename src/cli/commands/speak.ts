@@ -9,7 +9,7 @@ import type { LiveSpeechEvent, SpokenSegment } from '../../live/events.js';
 import { concatSegments, resubmitSkipped } from '../../operators/index.js';
 import { SinkError, toAudioDevice, toWavFile, toWritable } from '../../sinks/index.js';
 import { fromTokens } from '../../sources/index.js';
-import { RxVoiceError } from '../../client/errors.js';
+import { RxVoiceError } from '../../core/errors.js';
 import { onePositional, parseCommand, readNumber } from '../args.js';
 import { audioSeconds } from '../audio-info.js';
 import { withConnection, type CommandContext } from '../context.js';

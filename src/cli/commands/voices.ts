@@ -2,7 +2,7 @@
  * `rxvoice voices` (a table, or JSON lines) and `rxvoice voice create`.
  */
 import { resolve } from 'node:path';
-import type { Gender, Voice } from '../../client/schemas.js';
+import type { Gender, Voice } from '../../core/schemas.js';
 import { onePositional, noPositionals, parseCommand, readNumber, requireString } from '../args.js';
 import { withConnection, type CommandContext } from '../context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
