@@ -13,7 +13,7 @@
 import { filter, lastValueFrom, tap } from 'rxjs';
 import { createClient } from '../src/index.js';
 import { startEmulator } from '../src/emulator/index.js';
-import { translateThenSpeak } from '../src/live/translateThenSpeak.js';
+import { translateThenSpeak } from '../src/chains/translateThenSpeak.js';
 
 const text =
   'Good morning everyone. The train to Berlin leaves at noon from platform four. ' +

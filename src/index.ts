@@ -43,5 +43,7 @@ export type { TranscriptionRequest } from './client/transcription.js';
 export type { SubtitlesRequest } from './client/subtitles.js';
 export * from './core/errors.js';
 export type * from './core/schemas.js';
-// The live session's entry (`rxvoice/live`): speak, its events, SpeechLedger, translateThenSpeak, close codes.
+// The live session's entry (`rxvoice/live`): speak, its events, SpeechLedger, close codes.
 export * from './live/index.js';
+// Chains above the client and the operators.
+export { translateThenSpeak, type TranslateThenSpeakOptions, type TranslateThenSpeakClient } from './chains/translateThenSpeak.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, tap, toArray } from 'rxjs';
 import { StreamError, ValidationError, type RxVoiceClient } from '../src/index.js';
 import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
-import { translateThenSpeak } from '../src/live/translateThenSpeak.js';
+import { translateThenSpeak } from '../src/chains/translateThenSpeak.js';
 import type { LiveSpeechEvent } from '../src/live/events.js';
 import { clientFor, emulator } from './client-helpers.js';
 

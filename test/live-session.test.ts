@@ -346,7 +346,7 @@ describe('speak: the browser path', () => {
 
   it('speak, rxvoice/operators and rxvoice/sources load no Node built-in: only rxjs, zod and ws (the default constructor)', async () => {
     expect([...(await runtimeImports('../src/live/session.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod']);
-    // src/live/index.ts: the browser entry (speak, translateThenSpeak, events, errors)
+    // src/live/index.ts: the browser entry (speak, events, errors)
     expect([...(await runtimeImports('../src/live/index.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod']);
     // while the main entry is Node-only (undici, uploads from files)
     expect([...(await runtimeImports('../src/index.ts'))].some((spec) => spec.startsWith('node:'))).toBe(true);
@@ -827,13 +827,33 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       const result$ = cold('a', { a: 'Hello.' }).pipe(
         speak(
           { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
-          { voice_id: 1, scheduler, reconnect: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 25 } },
+          { voice_id: 1, scheduler, reconnect: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 25, random: () => 1 } },
         ),
       );
       expectObservable(result$).toBe('59ms #', undefined, expect.any(ConnectionError));
       scheduler.flush();
       // closes at +1 after each open; delays 10, 20, 25 (capped)
       expect(opened).toEqual([0, 11, 32, 58]);
+    });
+  });
+
+  it('reconnect delays are jittered: drawn from the upper half of the exponential delay', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(scheduler, (socket) => socket.peerClose(1006, ''), opened);
+      const draws = [0, 0.5, 0];
+      const result$ = cold('a', { a: 'Hello.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, reconnect: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 60, random: () => draws.shift()! } },
+        ),
+      );
+      expectObservable(result$).toBe('74ms #', undefined, expect.any(ConnectionError));
+      scheduler.flush();
+      // full delays 20, 40, 60; jittered 10 (draw 0), 30 (draw 0.5), 30 (draw 0)
+      expect(opened).toEqual([0, 11, 42, 73]);
+      expect(draws).toEqual([]);
     });
   });
 
@@ -846,7 +866,7 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       const result$ = cold('a', { a: 'Hello.' }).pipe(
         speak(
           { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
-          { voice_id: 1, scheduler, readyTimeoutMs: 20, reconnect: { maxAttempts: 3, baseDelayMs: 100 } },
+          { voice_id: 1, scheduler, readyTimeoutMs: 20, reconnect: { maxAttempts: 3, baseDelayMs: 100, random: () => 1 } },
         ),
       );
       expectObservable(result$, '^ 50ms !').toBe('-');
@@ -868,7 +888,7 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       const result$ = cold('a', { a: 'Hello.' }).pipe(
         speak(
           { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
-          { voice_id: 1, scheduler, readyTimeoutMs: 100, reconnect: { maxAttempts: 1, baseDelayMs: 5 } },
+          { voice_id: 1, scheduler, readyTimeoutMs: 100, reconnect: { maxAttempts: 1, baseDelayMs: 5, random: () => 1 } },
         ),
       );
       expectObservable(result$).toBe('205ms #', undefined, expect.any(TimeoutError));
@@ -908,7 +928,7 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       const result$ = cold('(ab|)', { a: 'One. ', b: 'Two.' }).pipe(
         speak(
           { wsUrl: 'ws://fake', apiKey: 'k y', WebSocket: Ctor, headersSupported: false },
-          { voice_id: 1, scheduler, reconnect: { maxAttempts: 2, baseDelayMs: 10 } },
+          { voice_id: 1, scheduler, reconnect: { maxAttempts: 2, baseDelayMs: 10, random: () => 1 } },
         ),
       );
       expectObservable(result$).toBe('-(rsadtb)---(xSAEo|)', {

@@ -3,8 +3,7 @@
  * every sample type and byte order of `/tts-stream`, and (when the optional pure-JS
  * MP3 encoder is installed) MP3. Used by the emulator; pure functions, no I/O.
  */
-import type { TtsStreamFormat } from '../core/schemas.js';
-import type { LiveOutputFormat } from '../live/protocol.js';
+import type { LiveOutputFormat, TtsStreamFormat } from '../core/schemas.js';
 import { encodeWav16 } from './wav.js';
 import { encodeMp3, mp3Available, nearestMp3SampleRate } from './mp3.js';
 

@@ -39,6 +39,7 @@ import {
 import type { FetchLike, ResolvedConfig } from './config.js';
 import { ErrorBodySchema, ValidationErrorBodySchema, type ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
+import { backoffDelay } from '../core/backoff.js';
 
 export type HttpMethod = 'GET' | 'POST';
 
@@ -79,9 +80,6 @@ export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 /** Error codes of connection failures that prove the request never left. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** Marks errors raised before or while receiving the status line (the retryable stage). */
-const attemptErrors = new WeakMap<object, { notSent: boolean }>();
-
 function errorCodeChain(error: unknown): string[] {
   const codes: string[] = [];
   let cur: unknown = error;
@@ -108,7 +106,7 @@ function sanitizeCause(error: unknown, secret: string): Error {
   return copy;
 }
 
-/** Delay before retry number `attempt` (0-based): exponential, capped, with full jitter on the upper half. */
+/** Delay before retry number `attempt` (0-based): the service's `Retry-After` (capped) when given, else {@link backoffDelay}. */
 export function retryDelay(
   attempt: number,
   options: { baseDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number },
@@ -118,8 +116,7 @@ export function retryDelay(
   if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0) {
     return Math.min(retryAfterSeconds * 1000, options.maxRetryAfterMs);
   }
-  const raw = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt);
-  return raw / 2 + (raw / 2) * random();
+  return backoffDelay(attempt, options, random);
 }
 
 /** Parse `Retry-After`: seconds, or an HTTP date. */
@@ -279,17 +276,11 @@ export class HttpTransport {
   }
 
   #retryDelayFor(spec: RequestSpec, error: unknown, attempt: number): number | undefined {
-    if (!(error instanceof RxVoiceError) || error instanceof AbortError) return undefined;
-    const mark = attemptErrors.get(error);
-    if (!mark) return undefined; // errors of the read stage are never retried
-    let allowed: boolean;
-    if (error instanceof RateLimitError) allowed = true;
-    else if (spec.kind === 'creation') allowed = error instanceof ConnectionError && mark.notSent;
-    else if (error instanceof ConnectionError || error instanceof TimeoutError) allowed = true;
-    else if (error instanceof ApiError) allowed = error.status === 408 || error.status === 429 || error.status >= 500;
-    else allowed = false;
-    if (!allowed) return undefined;
-    const retryAfter = error instanceof RateLimitError ? error.retryAfter : error instanceof ApiError ? retryAfterOf(error) : undefined;
+    // Only errors of the attempt (before the answer was handed over) reach here; `retryable`
+    // is the rule, narrowed for creation calls to what surely did not cost credits.
+    if (!(error instanceof RxVoiceError) || !error.retryable) return undefined;
+    if (spec.kind === 'creation' && !(error instanceof RateLimitError) && !(error instanceof ConnectionError && error.notSent)) return undefined;
+    const retryAfter = error instanceof RateLimitError || error instanceof ApiError ? error.retryAfter : undefined;
     return retryDelay(attempt, this.config.retry, this.config.random, retryAfter);
   }
 
@@ -332,9 +323,8 @@ export class HttpTransport {
       const init: Record<string, unknown> = { method: spec.method, headers, body, signal: controller.signal };
       if (this.#dispatcher) init['dispatcher'] = this.#dispatcher;
 
-      const fail = (error: RxVoiceError, notSent: boolean): void => {
+      const fail = (error: RxVoiceError): void => {
         clear();
-        attemptErrors.set(error, { notSent });
         subscriber.error(error);
       };
 
@@ -358,21 +348,18 @@ export class HttpTransport {
                   cause: sanitizeCause(readError, this.#apiKey),
                 });
           }
-          if (!subscriber.closed) fail(error, false);
+          if (!subscriber.closed) fail(error);
         },
         (error: unknown) => {
           if (subscriber.closed) return;
           if (timedOut) {
-            fail(new TimeoutError(`${spec.endpoint} timed out after ${this.config.timeoutMs} ms`), false);
+            fail(new TimeoutError(`${spec.endpoint} timed out after ${this.config.timeoutMs} ms`));
             return;
           }
           const codes = errorCodeChain(error);
           const notSent = codes.some((c) => NOT_SENT_CODES.has(c));
           const cause = sanitizeCause(error, this.#apiKey);
-          fail(
-            new ConnectionError(`${spec.endpoint}: could not reach the service (${codes[0] ?? cause.message})`, { cause }),
-            notSent,
-          );
+          fail(new ConnectionError(`${spec.endpoint}: could not reach the service (${codes[0] ?? cause.message})`, { cause, notSent }));
         },
       );
       return () => {
@@ -416,13 +403,12 @@ export class HttpTransport {
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
       return new RateLimitError(`${spec.endpoint} answered 429 (rate limited)${suffix}`, retryAfter === undefined ? {} : { retryAfter });
     }
-    const error = new ApiError(status, `${spec.endpoint} answered ${status}${suffix}`, {
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+    return new ApiError(status, `${spec.endpoint} answered ${status}${suffix}`, {
       body: scrubBody(body, this.#apiKey),
       ...(requestId ? { requestId } : {}),
+      ...(retryAfter === undefined ? {} : { retryAfter }),
     });
-    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-    if (retryAfter !== undefined) retryAfterByError.set(error, retryAfter);
-    return error;
   }
 
   #mapReadError(error: unknown, spec: RequestSpec, controller: AbortController): unknown {
@@ -434,11 +420,6 @@ export class HttpTransport {
       cause: sanitizeCause(error, this.#apiKey),
     });
   }
-}
-
-const retryAfterByError = new WeakMap<ApiError, number>();
-function retryAfterOf(error: ApiError): number | undefined {
-  return retryAfterByError.get(error);
 }
 
 function messageOf(body: unknown): string | undefined {

@@ -3,7 +3,7 @@
  *
  * The answer is `text/event-stream`: each event's `data` is the next piece of the
  * translated text; a failure ends the stream with an event `error` whose data is the
- * service's message. The bytes go through `parseSse()`, so chunks may split lines and
+ * service's message. The bytes go through the SSE parser (`createSseParser`), so chunks may split lines and
  * characters anywhere.
  *
  * Two shapes:
@@ -13,7 +13,7 @@
  *   `{ type: 'meta', creditsRequired }` first, then `{ type: 'text', text }` per piece.
  */
 import { Observable, filter, map, tap } from 'rxjs';
-import { parseSse } from '../operators/parseSse.js';
+import { createSseParser } from '../text/sse.js';
 import { ProtocolError, RxVoiceError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
 import { routes } from '../core/routes.js';
@@ -102,21 +102,37 @@ export function translateStreamEvents(
           }
           subscriber.next({ type: 'meta', creditsRequired: headerNumber(response, 'x-credits-required') });
           const received: string[] = [];
-          return bodyBytes(response)
-            .pipe(parseSse())
-            .subscribe({
-              next(event) {
-                if (event.event === 'error') {
-                  subscriber.error(new StreamError(ENDPOINT, transport.redact(event.data), received.join('')));
-                } else if (event.event === 'message') {
-                  received.push(event.data);
-                  subscriber.next({ type: 'text', text: event.data });
-                }
-                // Events of other types are not part of the contract: ignored.
-              },
-              error: (error: unknown) => subscriber.error(error),
-              complete: () => subscriber.complete(),
-            });
+          const parser = createSseParser({
+            onEvent(event) {
+              if (event.event === 'error') {
+                subscriber.error(new StreamError(ENDPOINT, transport.redact(event.data), received.join('')));
+              } else if (event.event === 'message') {
+                received.push(event.data);
+                subscriber.next({ type: 'text', text: event.data });
+              }
+              // Events of other types are not part of the contract: ignored.
+            },
+          });
+          // `feed`/`end` throw SseError on a line or event over the parser's limits.
+          return bodyBytes(response).subscribe({
+            next(chunk) {
+              try {
+                parser.feed(chunk);
+              } catch (error) {
+                subscriber.error(error);
+              }
+            },
+            error: (error: unknown) => subscriber.error(error),
+            complete() {
+              try {
+                parser.end();
+              } catch (error) {
+                subscriber.error(error);
+                return;
+              }
+              subscriber.complete();
+            },
+          });
         }),
     );
   });

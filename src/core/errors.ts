@@ -103,15 +103,18 @@ export class ApiError extends RxVoiceError {
   readonly status: number;
   readonly body: unknown;
   readonly requestId: string | undefined;
+  /** Seconds to wait, from `Retry-After`, when the service gave one (e.g. with a 503). */
+  readonly retryAfter: number | undefined;
   constructor(
     status: number,
     message: string,
-    options: RxVoiceErrorOptions & { body?: unknown; requestId?: string } = {},
+    options: RxVoiceErrorOptions & { body?: unknown; requestId?: string; retryAfter?: number } = {},
   ) {
     super('api', message, { retryable: status === 408 || status === 429 || status >= 500, ...options });
     this.status = status;
     this.body = options.body;
     this.requestId = options.requestId;
+    this.retryAfter = options.retryAfter;
   }
 }
 
@@ -120,9 +123,15 @@ export class ConnectionError extends RxVoiceError {
   override name = 'ConnectionError';
   /** Reason given with the close frame, for live sessions. */
   readonly reason: string | undefined;
-  constructor(message: string, options: RxVoiceErrorOptions & { reason?: string } = {}) {
+  /**
+   * True when the request surely never reached the service (connection refused, host not
+   * found, connect timeout): even a call that costs credits may then be retried.
+   */
+  readonly notSent: boolean;
+  constructor(message: string, options: RxVoiceErrorOptions & { reason?: string; notSent?: boolean } = {}) {
     super('connection', message, { retryable: true, ...options });
     this.reason = options.reason;
+    this.notSent = options.notSent ?? false;
   }
 }
 

@@ -166,6 +166,12 @@ export const TTS_STREAM_FORMATS = [
 export const TtsStreamFormatSchema = z.enum(TTS_STREAM_FORMATS);
 export type TtsStreamFormat = z.infer<typeof TtsStreamFormatSchema>;
 
+/** Output formats of the live speech session (`session.start` `output_format`). */
+export const LIVE_OUTPUT_FORMATS = ['wav', 'mp3', 'flac', 'aac'] as const;
+export const LiveOutputFormatSchema = z.enum(LIVE_OUTPUT_FORMATS);
+/** One of {@link LIVE_OUTPUT_FORMATS}. */
+export type LiveOutputFormat = z.infer<typeof LiveOutputFormatSchema>;
+
 export const TtsStreamRequestSchema = z.object({
   text: z.string().min(3).max(3000),
   voice_id: VoiceIdSchema,

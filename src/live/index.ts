@@ -35,7 +35,6 @@ export {
   type SessionConfigInput,
   type WordTimestamp,
 } from './protocol.js';
-export { translateThenSpeak, type TranslateThenSpeakOptions, type TranslateThenSpeakClient } from './translateThenSpeak.js';
 export {
   RxVoiceError,
   AuthenticationError,

@@ -3,11 +3,9 @@
  * client session and the emulator. Server frames are parsed, never trusted.
  */
 import { z } from 'zod';
-import { LanguageSchema, VoiceIdSchema } from '../core/schemas.js';
+import { LanguageSchema, LiveOutputFormatSchema, VoiceIdSchema } from '../core/schemas.js';
 
-export const LIVE_OUTPUT_FORMATS = ['wav', 'mp3', 'flac', 'aac'] as const;
-export const LiveOutputFormatSchema = z.enum(LIVE_OUTPUT_FORMATS);
-export type LiveOutputFormat = z.infer<typeof LiveOutputFormatSchema>;
+export { LIVE_OUTPUT_FORMATS, LiveOutputFormatSchema, type LiveOutputFormat } from '../core/schemas.js';
 
 /** Largest binary frame the service sends. */
 export const MAX_AUDIO_FRAME_BYTES = 64 * 1024;

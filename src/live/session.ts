@@ -27,6 +27,7 @@ import {
   ValidationError,
   redact,
 } from '../core/errors.js';
+import { backoffDelay } from '../core/backoff.js';
 import { routes } from '../core/routes.js';
 import type { ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
@@ -100,6 +101,12 @@ export interface ReconnectOptions {
   baseDelayMs?: number;
   /** Largest delay, ms. Default 5000. */
   maxDelayMs?: number;
+  /**
+   * Random source in [0, 1) for the jitter (each delay is drawn from the upper half of
+   * the exponential one, so sessions dropped together do not reconnect in lockstep).
+   * Default `Math.random`; tests pass a fixed one.
+   */
+  random?: () => number;
 }
 
 /**
@@ -133,6 +140,7 @@ const ClientOptionsSchema = z.object({
       maxAttempts: z.int().min(0).max(1000),
       baseDelayMs: z.number().nonnegative().default(250),
       maxDelayMs: z.number().nonnegative().default(5000),
+      random: z.custom<() => number>((value) => typeof value === 'function').default(() => Math.random),
     })
     .optional(),
   readyTimeoutMs: z.number().positive().default(10_000),
@@ -144,7 +152,7 @@ export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
 
 interface ResolvedSpeak {
   config: SessionConfig;
-  reconnect: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number } | undefined;
+  reconnect: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number; random: () => number } | undefined;
   readyTimeoutMs: number;
   maxPayload: number;
   scheduler: SchedulerLike;
@@ -411,8 +419,8 @@ function toBytes(data: unknown): Uint8Array | undefined {
  *
  * Reconnect (option `reconnect`, off by default): after an abnormal close (a
  * `ConnectionError` or a ready timeout, never 4400/4401/4402), a new session is opened
- * after an exponential backoff (`baseDelayMs` doubling up to `maxDelayMs`, through
- * `scheduler`); once it is ready a `reconnected` event is emitted (no second `ready`),
+ * after an exponential backoff with jitter (`baseDelayMs` doubling up to `maxDelayMs`,
+ * each delay drawn from its upper half, through `scheduler`); once it is ready a `reconnected` event is emitted (no second `ready`),
  * and exactly the text not yet delivered is sent again, in order, as one `text.chunk`
  * (then `text.done` again if it had been sent); new text then flows as before. Text
  * pushed during the outage is kept and sent with it. `maxAttempts` counts attempts in a
@@ -736,7 +744,7 @@ class LiveSession {
     this.attemptsInRow++;
     this.ledger.abortInProgress();
     this.idOffset = this.maxConsumerId + 1;
-    const delay = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (this.attemptsInRow - 1));
+    const delay = backoffDelay(this.attemptsInRow - 1, policy, policy.random);
     this.reconnectTimer = timer(delay, this.scheduler).subscribe(() => {
       this.reconnectTimer = undefined;
       this.connect();

@@ -7,8 +7,8 @@ import { defer, tap, type Observable, type Observer, type OperatorFunction } fro
 import type { TranslateStreamOptions } from '../client/translation-stream.js';
 import type { TranslationStreamRequest } from '../core/schemas.js';
 import { segmentSentences, type SegmentSentencesOptions } from '../operators/segmentSentences.js';
-import type { LiveSpeechEvent } from './events.js';
-import type { SpeakOptions } from './session.js';
+import type { LiveSpeechEvent } from '../live/events.js';
+import type { SpeakOptions } from '../live/session.js';
 
 /** What the chain needs of a client: `RxVoiceClient` has both methods. */
 export interface TranslateThenSpeakClient {
