@@ -113,26 +113,11 @@ export function translateStreamEvents(
               // Events of other types are not part of the contract: ignored.
             },
           });
-          // `feed`/`end` throw SseError on a line or event over the parser's limits.
-          return bodyBytes(response).subscribe({
-            next(chunk) {
-              try {
-                parser.feed(chunk);
-              } catch (error) {
-                subscriber.error(error);
-              }
-            },
-            error: (error: unknown) => subscriber.error(error),
-            complete() {
-              try {
-                parser.end();
-              } catch (error) {
-                subscriber.error(error);
-                return;
-              }
-              subscriber.complete();
-            },
-          });
+          // `feed`/`end` throw SseError on a line or event over the parser's limits: `tap`
+          // turns that into an error of the stream.
+          return bodyBytes(response)
+            .pipe(tap({ next: (chunk) => parser.feed(chunk), complete: () => parser.end() }))
+            .subscribe({ error: (error: unknown) => subscriber.error(error), complete: () => subscriber.complete() });
         }),
     );
   });
