@@ -10,7 +10,7 @@
  * with `Retry-After` when `retryAfter` is set).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Latency } from './options.js';
+import { drawLatencyMs } from './options.js';
 import type { EmulatorState } from './state.js';
 import {
   FILES_PREFIX,
@@ -30,13 +30,6 @@ import { voiceRoutes } from './http-voices.js';
 
 /** Header carrying the API key. */
 export const API_KEY_HEADER = 'x-api-key';
-
-function latencyMs(latency: Latency | undefined): number {
-  if (latency === undefined) return 0;
-  if (typeof latency === 'number') return latency;
-  const [min, max] = latency;
-  return min + Math.random() * Math.max(0, max - min);
-}
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -62,7 +55,7 @@ export function createRequestHandler(state: EmulatorState): (req: IncomingMessag
 
     // Temporary result addresses are pre-signed: no key needed.
     if (pathname.startsWith(FILES_PREFIX) && (method === 'GET' || method === 'HEAD')) {
-      await state.delay(latencyMs(state.options.faults.httpLatencyMs));
+      await state.delay(drawLatencyMs(state.options.faults.httpLatencyMs));
       await serveFile(res, pathname);
       return;
     }
@@ -70,7 +63,7 @@ export function createRequestHandler(state: EmulatorState): (req: IncomingMessag
     const key = headerValue(req, API_KEY_HEADER);
     const accepted = state.isAcceptedKey(key);
     const faults = accepted ? state.faultsFor(key) : state.options.faults;
-    await state.delay(latencyMs(faults.httpLatencyMs));
+    await state.delay(drawLatencyMs(faults.httpLatencyMs));
     if (!accepted) {
       throw problem(401, key === undefined || key === '' ? 'missing API key (header x-api-key)' : 'invalid API key');
     }

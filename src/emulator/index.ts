@@ -9,6 +9,7 @@
  */
 import { routes } from '../core/routes.js';
 import { EmulatorOptionsSchema, type EmulatorOptions } from './options.js';
+import { startNetworkRelay, type NetworkRelay } from './network.js';
 import { startServer } from './server.js';
 import { createEmulatorState, type EmulatorState, type RequestLogEntry } from './state.js';
 
@@ -50,20 +51,38 @@ export interface Emulator {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const resolved = EmulatorOptionsSchema.parse(options);
   const state = createEmulatorState(resolved);
-  const running = await startServer(state);
   // A wildcard address is reached through loopback.
   const reachable = resolved.host === '0.0.0.0' ? '127.0.0.1' : resolved.host === '::' ? '::1' : resolved.host;
+  const emulated = resolved.latencyMs !== 0 || resolved.bandwidthBytesPerSecond !== undefined;
+  // With an emulated network, the server listens on a free port behind the relay.
+  const running = await startServer(state, emulated ? 0 : resolved.port);
+  let network: NetworkRelay | undefined;
+  try {
+    if (emulated) {
+      network = await startNetworkRelay(
+        { latencyMs: resolved.latencyMs, bandwidthBytesPerSecond: resolved.bandwidthBytesPerSecond },
+        { host: resolved.host, port: resolved.port },
+        { host: reachable, port: running.port },
+      );
+    }
+  } catch (error) {
+    await running.close();
+    throw error;
+  }
+  const port = network?.port ?? running.port;
   const host = reachable.includes(':') ? `[${reachable}]` : reachable;
-  const origin = `${host}:${running.port}`;
+  const origin = `${host}:${port}`;
   const apiKey = resolved.apiKeys[0];
   if (apiKey === undefined) throw new Error('no API key configured');
   return {
     baseUrl: `http://${origin}`,
     wsUrl: `ws://${origin}${routes.liveTts}`,
     apiKey,
-    port: running.port,
+    port,
     context: state,
     requests: state.requests,
-    close: running.close,
+    close: async () => {
+      await Promise.all([running.close(), network?.close()]);
+    },
   };
 }

@@ -40,7 +40,7 @@ import {
   type WordTimestamp,
 } from '../live/protocol.js';
 import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
-import type { Faults, Latency } from './options.js';
+import { drawLatencyMs, type Faults } from './options.js';
 import { resolveLanguage } from './state.js';
 import type { EmulatorContext, LiveConnectionHandler, Synthesizer } from './types.js';
 import type { Voice } from '../core/schemas.js';
@@ -71,13 +71,6 @@ export interface LiveRunData {
   session_id: string;
   config: ResolvedSessionConfig;
   segments: { segment_id: number; text: string; status: 'delivered' | 'skipped' }[];
-}
-
-function drawLatency(latency: Latency | undefined): number {
-  if (latency === undefined) return 0;
-  if (typeof latency === 'number') return latency;
-  const [min, max] = latency;
-  return min + Math.random() * Math.max(0, max - min);
 }
 
 function rawToString(data: RawData): string {
@@ -372,7 +365,7 @@ class LiveSession {
       if (attempt > 0) await this.sleep(this.context.options.retryBaseMs * 2 ** (attempt - 1));
       if (!this.isLive()) return;
       try {
-        const latency = drawLatency(this.faults.synthesisLatencyMs);
+        const latency = drawLatencyMs(this.faults.synthesisLatencyMs);
         if (latency > 0) await this.sleep(latency);
         if (!this.isLive()) return;
         this.injectFailure(segment);

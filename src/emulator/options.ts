@@ -8,12 +8,22 @@ import { RunKindSchema } from '../core/schemas.js';
 /** The development API key the emulator accepts when no `apiKeys` are given. */
 export const DEFAULT_DEV_API_KEY = 'rxv-dev-key-0000';
 
-/** Latency: a fixed number of milliseconds, or a [min, max] range drawn uniformly. */
+/** Latency: a fixed number of milliseconds, or a [min, max] range drawn uniformly (min <= max). */
 export const LatencySchema = z.union([
   z.number().nonnegative(),
-  z.tuple([z.number().nonnegative(), z.number().nonnegative()]),
+  z
+    .tuple([z.number().nonnegative(), z.number().nonnegative()])
+    .refine(([min, max]) => min <= max, { message: 'a [min, max] range needs min <= max' }),
 ]);
 export type Latency = z.infer<typeof LatencySchema>;
+
+/** Draw one latency in ms from a fixed number or a uniform `[min, max]` range. */
+export function drawLatencyMs(latency: Latency | undefined, random: () => number = Math.random): number {
+  if (latency === undefined) return 0;
+  if (typeof latency === 'number') return latency;
+  const [min, max] = latency;
+  return min + random() * Math.max(0, max - min);
+}
 
 /** Faults to inject, per emulator or per API key (`faultsByKey`). */
 export const FaultsSchema = z.object({
@@ -67,8 +77,24 @@ export const EmulatorOptionsSchema = z.object({
   /** Starting credit balance per key (a number for every key, or a map by key). */
   credits: z.union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())]).default(1_000_000),
   prices: PricesSchema.default({ speechSegment: 1, task: 1, translationStream: 1 }),
-  /** How long a task stays PENDING, ms. */
-  taskDurationMs: z.number().nonnegative().default(50),
+  /**
+   * How long a task stays PENDING, ms: a number, or `[min, max]` drawn uniformly per
+   * task (the drawn value is the task's `durationMs`, which a test or bench may set
+   * itself right after creation).
+   */
+  taskDurationMs: LatencySchema.default(50),
+  /**
+   * Emulated network: one-way latency, ms (a number, or `[min, max]` drawn uniformly per
+   * chunk), applied to every byte in both directions (HTTP requests and answers, the
+   * WebSocket upgrade, every live frame), order kept; a new connection pays one extra
+   * round trip (TCP handshake). Default 0: no relay, direct loopback.
+   */
+  latencyMs: LatencySchema.default(0),
+  /**
+   * Emulated network: capacity of each direction of each connection, bytes per second.
+   * Default: unlimited.
+   */
+  bandwidthBytesPerSecond: z.number().positive().optional(),
   /** Lifetime of temporary result addresses, ms. */
   urlTtlMs: z.number().positive().default(10 * 60_000),
   /** Live segments synthesized at once per session. */

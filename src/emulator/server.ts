@@ -27,8 +27,8 @@ function liveKeyOf(req: IncomingMessage, url: URL): string | undefined {
   return fromHeader || url.searchParams.get('api_key') || undefined;
 }
 
-/** Start listening on `state.options.host:port`. */
-export async function startServer(state: EmulatorState): Promise<RunningServer> {
+/** Start listening on `state.options.host` at `listenPort` (default `state.options.port`). */
+export async function startServer(state: EmulatorState, listenPort: number = state.options.port): Promise<RunningServer> {
   const server = createServer(createRequestHandler(state));
   server.keepAliveTimeout = 5_000;
   const wss = new WebSocketServer({ noServer: true, clientTracking: true });
@@ -68,7 +68,7 @@ export async function startServer(state: EmulatorState): Promise<RunningServer> 
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(state.options.port, state.options.host, () => {
+    server.listen(listenPort, state.options.host, () => {
       server.off('error', reject);
       resolve();
     });

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { RunKind, Voice } from '../core/schemas.js';
-import type { Faults, ResolvedEmulatorOptions } from './options.js';
+import { drawLatencyMs, type Faults, type ResolvedEmulatorOptions } from './options.js';
 import { loadSynthesizer } from './synth/index.js';
 import type { CreditLedger, EmulatorContext, RunRecord, Synthesizer } from './types.js';
 
@@ -56,7 +56,13 @@ export interface TaskRecord {
   kind: RunKind;
   apiKey: string;
   createdAt: number;
-  /** How the task ends once `options.taskDurationMs` has passed. */
+  /**
+   * How long this task stays PENDING, ms; set at creation when `options.taskDurationMs`
+   * is a range, else unset (then the option's current value applies). Tests and
+   * benchmarks may set it right after creation.
+   */
+  durationMs?: number;
+  /** How the task ends once its duration has passed. */
   outcome: TaskOutcome;
   message?: string;
   /** Data handed to the run on SUCCESS. */
@@ -228,11 +234,13 @@ export function createEmulatorState(options: ResolvedEmulatorOptions): EmulatorS
       }
       const task: TaskRecord = { task_id: randomId(), kind, apiKey, createdAt: Date.now(), outcome, data };
       if (message !== undefined) task.message = message;
+      if (typeof options.taskDurationMs !== 'number') task.durationMs = drawLatencyMs(options.taskDurationMs);
       tasks.set(task.task_id, task);
       return task;
     },
     taskStatus(task) {
-      if (Date.now() - task.createdAt < options.taskDurationMs) return { status: 'PENDING', run_id: null };
+      const durationMs = task.durationMs ?? (typeof options.taskDurationMs === 'number' ? options.taskDurationMs : 0);
+      if (Date.now() - task.createdAt < durationMs) return { status: 'PENDING', run_id: null };
       if (task.outcome === 'SUCCESS') {
         task.run ??= createRun(task.kind, task.apiKey, task.data);
         return { status: 'SUCCESS', run_id: task.run.run_id };
