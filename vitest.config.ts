@@ -1,5 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
+// One seed per run: fresh unless RXVOICE_SEED is given (to replay a run). Every test file
+// reads it (test/setup/seed.ts makes it fast-check's global seed); the closing line prints it.
+const seed = process.env['RXVOICE_SEED'] || String(Math.floor(Math.random() * 0x7fffffff));
+process.env['RXVOICE_SEED'] = seed;
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -7,8 +12,10 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     reporters: ['default', './test/setup/summary-reporter.ts'],
-    // Fails a test file that prints an API key holding the SECRET-canary marker.
-    setupFiles: ['test/setup/secret-scan.ts'],
+    // secret-scan fails a test file that prints an API key holding the SECRET-canary marker;
+    // seed makes the run's seed fast-check's global seed.
+    setupFiles: ['test/setup/secret-scan.ts', 'test/setup/seed.ts'],
+    env: { RXVOICE_SEED: seed },
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],

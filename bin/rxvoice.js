@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Launcher of the `rxvoice` command: runs the built CLI (dist/cli/main.js) when present,
 // otherwise the TypeScript source through tsx (so `npx rxvoice` works in a fresh checkout).
+// RXVOICE_FROM_SOURCE=1 always runs the source, even when a (possibly stale) build exists:
+// the tests set it, so they test the code they see.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const built = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 let cli;
-if (existsSync(built)) {
+if (process.env.RXVOICE_FROM_SOURCE !== '1' && existsSync(built)) {
   cli = await import(pathToFileURL(built).href);
 } else {
   const { register } = await import('tsx/esm/api');

@@ -4,9 +4,10 @@
  * once: audio paused, no further word highlighted, and the server-side live session's
  * WebSocket closed. The API key never reaches the page.
  *
- * Needs `/usr/bin/chromium` (CI installs Debian's `chromium`); skipped when absent.
+ * Needs Chromium (`chromium` on PATH or CHROMIUM_PATH; CI installs Debian's `chromium`):
+ * fails under CI=true when absent, else skipped with one line.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { concat, NEVER, takeUntil, Subject } from 'rxjs';
@@ -14,10 +15,9 @@ import { WebSocket } from 'ws';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { createClient, type ClientOptions, type RxVoiceClient } from '../src/index.js';
 import { startCaptionsServer, type CaptionsServer } from '../examples/captions-ui/server.js';
+import { requireTool } from './setup/tools.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`captions-ui.test: ${CHROMIUM} not found; skipping the headless Chromium test (CI installs it).`);
+const CHROMIUM = requireTool('chromium', 'captions UI in headless Chromium (test/captions-ui.test.ts)');
 
 const WORD_SECONDS = 0.3;
 const SECRET_KEY = 'rxv-captions-secret-key-7731';
@@ -52,7 +52,7 @@ interface PageState {
   errors: string[];
 }
 
-describe.skipIf(!hasChromium)('captions UI in headless Chromium', { timeout: 60_000 }, () => {
+describe.skipIf(!CHROMIUM)('captions UI in headless Chromium', { timeout: 60_000 }, () => {
   let emulator: Emulator;
   let client: RxVoiceClient;
   let captions: CaptionsServer;
@@ -70,7 +70,7 @@ describe.skipIf(!hasChromium)('captions UI in headless Chromium', { timeout: 60_
       pace: { chars: [3, 5], delayMs: [20, 40] },
     });
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM!,
       timeout: 20_000,
       args: [
         '--no-sandbox',

@@ -551,7 +551,7 @@ describe('the real binary (child process)', { timeout: 60_000 }, () => {
 
     const child = spawn(process.execPath, [join(ROOT, 'bin/rxvoice.js'), 'emulator', '--synth', 'tone'], {
       cwd: dir,
-      env: { PATH: process.env['PATH'] ?? '' },
+      env: { PATH: process.env['PATH'] ?? '', RXVOICE_FROM_SOURCE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -575,7 +575,8 @@ function runChild(argv: string[], env: Record<string, string>): Promise<{ code: 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'bin/rxvoice.js'), ...argv], {
       cwd: dir,
-      env: { PATH: process.env['PATH'] ?? '', ...env },
+      // the source, never a (possibly stale) dist/ build
+      env: { PATH: process.env['PATH'] ?? '', RXVOICE_FROM_SOURCE: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -74,6 +74,10 @@ function playerOnPath(kind: 'recording' | 'broken'): string {
   return bin;
 }
 
+function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line.trim() !== '');
+}
+
 function wavInfo(path: string): { seconds: number; sampleRate: number } {
   const wav = new WaveFile(readFileSync(path));
   const fmt = wav.fmt as { sampleRate: number; numChannels: number; bitsPerSample: number };
@@ -151,10 +155,24 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
     expect(readFileSync(played).subarray(44).equals(readFileSync(out).subarray(44))).toBe(true);
   });
 
-  it.skipIf(!existsSync(join(ROOT, 'examples/translate-then-speak.ts')))('translate-then-speak runs and exits 0', async () => {
+  it('translate-then-speak: each translated sentence spoken in order, the first before the translation ends', async () => {
     const run = await runExample('examples/translate-then-speak.ts', ['--tone']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout.length).toBeGreaterThan(0);
+    const out = lines(run.stdout);
+    expect(out[0]).toMatch(/^source \(en-us\): Good morning everyone\. .* We wish you a pleasant journey\.$/);
+    // One line per segment: ids 0, 1, 2, 3 in order, each a pseudo-German sentence with one
+    // word timestamp per word.
+    const segments = out.map((line) => /^\s*(\d+) ms {2}segment (\d+): (.+?) {2}\[(\d+) word timestamps\]$/.exec(line)).filter((m) => m !== null);
+    expect(segments.map((m) => Number(m[2]))).toEqual([0, 1, 2, 3]);
+    expect(segments.map((m) => Number(m[4]))).toEqual(segments.map((m) => m[3]!.split(/\s+/).length));
+    expect(segments.map((m) => Number(m[4]))).toEqual([4, 10, 5, 6]);
+    expect(segments[0]![3]).toMatch(/^\[de-de\] /);
+    expect(out.some((line) => / segment \d+ skipped: /.test(line))).toBe(false);
+    // The first sentence is heard before the translation stream completes.
+    const complete = out.findIndex((line) => line.endsWith('(translation stream complete)'));
+    expect(complete).toBeGreaterThan(out.indexOf(segments[0]![0]));
+    const done = /done: (\d+) bytes of audio$/.exec(out.at(-1) ?? '');
+    expect(Number(done?.[1])).toBeGreaterThan(0);
   });
 
   it('captions-ui server prints its URL, serves the page (no key in it) and stops on SIGTERM', async () => {

@@ -2,18 +2,18 @@
  * The live session in a real browser: `rxvoice/live` and `rxvoice/operators` bundled for
  * the browser (esbuild, `platform: 'browser'`, which fails on any Node built-in), loaded
  * into headless Chromium, speaking to the emulator through the browser's own WebSocket
- * (the key in `api_key`). Needs `/usr/bin/chromium` (or CHROMIUM_PATH); skipped when absent.
+ * (the key in `api_key`). Needs Chromium (`chromium` on PATH or CHROMIUM_PATH): fails under
+ * CI=true when absent, else skipped with one line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import { requireTool } from './setup/tools.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
+const CHROMIUM = requireTool('chromium', 'the live session in headless Chromium (test/live-browser.test.ts)');
 
-describe.skipIf(!hasChromium)('the live session in headless Chromium', { timeout: 60_000 }, () => {
+describe.skipIf(!CHROMIUM)('the live session in headless Chromium', { timeout: 60_000 }, () => {
   let emulator: Emulator;
   let browser: Browser;
   let bundle: string;
@@ -43,7 +43,7 @@ describe.skipIf(!hasChromium)('the live session in headless Chromium', { timeout
     });
     bundle = result.outputFiles[0]!.text;
     emulator = await startEmulator({ synth: 'tone', toneWordSeconds: 0.02 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, timeout: 20_000, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM!, timeout: 20_000, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
   });
 
   afterAll(async () => {

@@ -1,9 +1,10 @@
 /**
  * Fault soak: a few hundred live sessions against one emulator, each with its own API key
- * and its own randomly drawn faults (seeded), run 20 at a time. Per session the
- * no-text-lost invariant holds: every sentence pushed ends exactly once as delivered audio
- * (segmentStart, audio, segmentDone), as a final skip carrying its text, or in the error's
- * `unspoken`; delivered segments keep input order (a resubmitted skip comes back later);
+ * and its own randomly drawn faults, run 20 at a time. The plans are drawn from the run's
+ * seed (fresh each run, named in the test's title and the closing line; replay a run with
+ * `RXVOICE_SEED=<seed>`). Per session the no-text-lost invariant holds: every sentence
+ * pushed ends exactly once as delivered audio (segmentStart, audio, segmentDone), as a
+ * final skip carrying its text, or in the error's `unspoken`; delivered segments keep input order (a resubmitted skip comes back later);
  * and at the end no socket or timer is left behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +15,8 @@ import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
 import { ConnectionError, CreditsExhaustedError, RxVoiceError } from '../../src/core/errors.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { activeResources, leftovers, mapLimit, randomInt, seededRandom } from './helpers.js';
+import { SEED } from '../setup/seed.js';
 
-const SEED = Number(process.env['RXVOICE_SOAK_SEED'] ?? 20261122);
 const SESSIONS = Number(process.env['RXVOICE_SOAK_SESSIONS'] ?? 300);
 const PARALLEL = 20;
 const SESSION_DEADLINE_MS = 20_000;
@@ -273,7 +274,7 @@ describe('fault soak: live sessions with random faults', () => {
     await emu?.close();
   });
 
-  it(`${SESSIONS} sessions (seed ${SEED}): every sentence exactly once, in order, nothing left behind`, async () => {
+  it(`${SESSIONS} sessions (seed ${SEED}, replay with RXVOICE_SEED=${SEED}): every sentence exactly once, in order, nothing left behind`, async () => {
     // Warm up once (module loading, first-socket costs) before taking the baseline.
     await runSession(emu, { ...plans[0]!, faults: {} });
     await new Promise<void>((resolve) => setTimeout(resolve, 50));
