@@ -61,6 +61,18 @@ export const ClientOptionsSchema = z.object({
   baseUrl: z.string().min(1).optional(),
   /** Timeout of one HTTP attempt, ms (for streams: until the answer's headers). */
   timeoutMs: z.number().positive().default(60_000),
+  /**
+   * Largest byte result read into memory (audio results such as `sound.result()`), in
+   * bytes; a larger answer ends the call with a `LimitExceededError` naming this option.
+   * Default 256 MiB. Results streamed to a sink (`resultStream()`) are not limited.
+   */
+  maxResponseBytes: z.int().positive().default(256 * 1024 * 1024),
+  /**
+   * Longest silence between two chunks of a streamed answer (`ttsStream`,
+   * `translateStream`) once its headers arrived, ms; past it the stream errors with a
+   * `StreamIdleError` (a `TimeoutError`) carrying what was received. Default 30 s.
+   */
+  streamIdleTimeoutMs: z.number().positive().default(30_000),
   /** Retries of a failed attempt (see the retry rules in `request.ts`). */
   maxRetries: z.int().nonnegative().default(2),
   retry: RetryOptionsSchema.default({ baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 }),
@@ -99,6 +111,8 @@ export interface ResolvedConfig {
   /** `ws(s)://host/<base path>/live-tts/ws`, derived from `baseUrl`. */
   readonly wsUrl: string;
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly streamIdleTimeoutMs: number;
   readonly maxRetries: number;
   readonly retry: ResolvedRetryOptions;
   readonly polling: ResolvedPollingOptions;
@@ -172,6 +186,8 @@ export function resolveConfig(options: ClientOptions = {}): { config: ResolvedCo
     baseUrl,
     wsUrl,
     timeoutMs: o.timeoutMs,
+    maxResponseBytes: o.maxResponseBytes,
+    streamIdleTimeoutMs: o.streamIdleTimeoutMs,
     maxRetries: o.maxRetries,
     retry: Object.freeze({ ...o.retry }),
     polling: Object.freeze({ ...o.polling }),

@@ -58,18 +58,23 @@ export function getResult<S extends z.ZodType>(
   });
 }
 
-/** GET a binary result (audio bytes) by run id. */
+/**
+ * GET a binary result (audio bytes) by run id: collected into one array (at most the
+ * client's `maxResponseBytes`), or with `stream: true` emitted chunk by chunk.
+ */
 export function getBytes(
   transport: HttpTransport,
   pathOf: (runId: number) => string,
   name: string,
   runId: number,
   options: CallOptions = {},
+  stream = false,
 ): Observable<Uint8Array> {
   const endpoint = `GET ${name} result`;
   return lazily(() => {
     const id = transport.validate(RunIdSchema, runId, endpoint, ['path', 'run_id']);
-    return transport.bytes({ method: 'GET', path: pathOf(id), kind: 'idempotent', endpoint, accept: '*/*', signal: options.signal });
+    const spec = { method: 'GET', path: pathOf(id), kind: 'idempotent', endpoint, accept: '*/*', signal: options.signal } as const;
+    return stream ? transport.byteStream(spec) : transport.bytes(spec);
   });
 }
 

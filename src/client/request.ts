@@ -10,6 +10,16 @@
  *   reach the service: the connection was refused / the host not found / the connect
  *   timed out, or the service answered 429.
  *
+ * Reading the body of an idempotent call is part of its attempt: a body cut off or
+ * stalled (past `timeoutMs`) before anything was handed out is retried like a connection
+ * failure, so a paid result is not lost to one broken download. Creation calls are never
+ * repeated once sent.
+ *
+ * Redirects are handled here, not by fetch: a redirect is followed (at most
+ * {@link MAX_REDIRECTS} hops) only when it stays on the same origin (scheme, host and
+ * port) as the request; any other (another host, or https to http) ends the call with a
+ * `RedirectError`, so the key never travels to another origin or in clear text.
+ *
  * Unsubscribing aborts the request in flight. Errors never carry request headers, and
  * every message is scrubbed of the key.
  */
@@ -29,8 +39,10 @@ import {
   ApiError,
   AuthenticationError,
   ConnectionError,
+  LimitExceededError,
   ProtocolError,
   RateLimitError,
+  RedirectError,
   RxVoiceError,
   TimeoutError,
   ValidationError,
@@ -76,6 +88,13 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * of growing memory without bound.
  */
 export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
+
+/** Redirect hops followed (same origin only) before the call fails with a `RedirectError`. */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Errors of a body that failed after values were handed out: never retried (they would repeat). */
+const afterValues = new WeakSet<object>();
 
 /** Error codes of connection failures that prove the request never left. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -211,26 +230,22 @@ export class HttpTransport {
    * whose values the Observable emits. Unsubscribing aborts the request (and the body).
    */
   exchange<T>(spec: RequestSpec, read: (response: Response, signal: AbortSignal) => ObservableInput<T>): Observable<T> {
-    const attempts$ = this.#attempt(spec).pipe(
-      retry({
-        count: this.config.maxRetries,
-        delay: (error: unknown, retryCount: number) => {
-          const delayMs = this.#retryDelayFor(spec, error, retryCount - 1);
-          if (delayMs === undefined) return throwError(() => error);
-          return timer(delayMs, this.config.scheduler);
-        },
-      }),
-    );
-    const exchanged$ = attempts$.pipe(
+    const once$ = this.#attempt(spec).pipe(
       switchMap(
         ({ response, controller, clear }) =>
           new Observable<T>((subscriber) => {
             if (spec.stream) clear();
+            let emitted = false;
             const inner = defer(() => read(response, controller.signal)).subscribe({
-              next: (v) => subscriber.next(v),
+              next: (v) => {
+                emitted = true;
+                subscriber.next(v);
+              },
               error: (e: unknown) => {
                 clear();
-                subscriber.error(this.#mapReadError(e, spec, controller));
+                const error = this.#mapReadError(e, spec, controller);
+                if (emitted && error !== null && typeof error === 'object') afterValues.add(error);
+                subscriber.error(error);
               },
               complete: () => {
                 clear();
@@ -245,7 +260,19 @@ export class HttpTransport {
           }),
       ),
     );
-    return withSignal(exchanged$, spec.signal);
+    // The body is part of the attempt: a read that fails before handing anything out is
+    // retried by the same rules as the request (so never for a creation call once sent).
+    const retried$ = once$.pipe(
+      retry({
+        count: this.config.maxRetries,
+        delay: (error: unknown, retryCount: number) => {
+          const delayMs = this.#retryDelayFor(spec, error, retryCount - 1);
+          if (delayMs === undefined) return throwError(() => error);
+          return timer(delayMs, this.config.scheduler);
+        },
+      }),
+    );
+    return withSignal(retried$, spec.signal);
   }
 
   /** GET/POST answering JSON, parsed with `schema`. */
@@ -270,15 +297,66 @@ export class HttpTransport {
     });
   }
 
-  /** GET/POST answering bytes, collected into one `Uint8Array`. */
+  /**
+   * GET/POST answering bytes, collected into one `Uint8Array` of at most
+   * `maxResponseBytes` (past it: `LimitExceededError`). A JSON answer where bytes are
+   * expected is a `ProtocolError` carrying the service's message.
+   */
   bytes(spec: RequestSpec): Observable<Uint8Array> {
-    return this.exchange(spec, async (response) => new Uint8Array(await response.arrayBuffer()));
+    const limit = this.config.maxResponseBytes;
+    return this.exchange(spec, async (response) => {
+      await this.#refuseJson(spec, response);
+      const tooLarge = (): LimitExceededError =>
+        new LimitExceededError(
+          'maxResponseBytes',
+          limit,
+          `${spec.endpoint} answered more than maxResponseBytes (${limit} bytes); raise the client option maxResponseBytes, or stream the result to a sink`,
+        );
+      const declared = Number(response.headers.get('content-length') ?? NaN);
+      if (declared > limit) {
+        await response.body?.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      const { bytes, over } = await readUpTo(response, limit);
+      if (over) throw tooLarge();
+      return bytes;
+    });
+  }
+
+  /**
+   * GET/POST answering bytes, emitted chunk by chunk as they arrive (for a sink such as
+   * `toFile`; nothing is accumulated, so `maxResponseBytes` does not apply). A JSON
+   * answer where bytes are expected is a `ProtocolError`. A failure before the first
+   * chunk is retried by the transport's rules; after it, the Observable errors.
+   */
+  byteStream(spec: RequestSpec): Observable<Uint8Array> {
+    return this.exchange(spec, (response) =>
+      defer(async () => {
+        await this.#refuseJson(spec, response);
+        return response;
+      }).pipe(switchMap((checked) => bodyBytes(checked))),
+    );
+  }
+
+  /** Error with a `ProtocolError` (carrying the service's message) when a byte answer is JSON. */
+  async #refuseJson(spec: RequestSpec, response: Response): Promise<void> {
+    const type = response.headers.get('content-type');
+    if (type === null || !/^\s*application\/([\w.+-]*\+)?json\b/i.test(type)) return;
+    const text = await readLimited(response, MAX_ERROR_BODY_BYTES);
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // keep the text
+    }
+    const message = this.redact(messageOf(body) ?? '');
+    throw new ProtocolError(`${spec.endpoint} answered JSON where audio was expected${message ? `: ${message}` : ''}`);
   }
 
   #retryDelayFor(spec: RequestSpec, error: unknown, attempt: number): number | undefined {
-    // Only errors of the attempt (before the answer was handed over) reach here; `retryable`
-    // is the rule, narrowed for creation calls to what surely did not cost credits.
-    if (!(error instanceof RxVoiceError) || !error.retryable) return undefined;
+    // `retryable` is the rule, narrowed for creation calls to what surely did not cost
+    // credits; a body that failed after handing values out is never repeated.
+    if (!(error instanceof RxVoiceError) || !error.retryable || afterValues.has(error)) return undefined;
     if (spec.kind === 'creation' && !(error instanceof RateLimitError) && !(error instanceof ConnectionError && error.notSent)) return undefined;
     const retryAfter = error instanceof RateLimitError || error instanceof ApiError ? error.retryAfter : undefined;
     return retryDelay(attempt, this.config.retry, this.config.random, retryAfter);
@@ -309,26 +387,12 @@ export class HttpTransport {
         handle = undefined;
       };
       let handedOver = false;
-      const headers: Record<string, string> = {
-        'x-api-key': this.#apiKey,
-        'user-agent': USER_AGENT,
-        accept: spec.accept ?? 'application/json',
-      };
-      let body: string | FormData | undefined;
-      if (spec.form) body = spec.form();
-      else if (spec.json !== undefined) {
-        body = JSON.stringify(spec.json);
-        headers['content-type'] = 'application/json';
-      }
-      const init: Record<string, unknown> = { method: spec.method, headers, body, signal: controller.signal };
-      if (this.#dispatcher) init['dispatcher'] = this.#dispatcher;
-
       const fail = (error: RxVoiceError): void => {
         clear();
         subscriber.error(error);
       };
 
-      this.#fetch(this.#url(spec), init).then(
+      this.#send(spec, controller.signal).then(
         async (response) => {
           if (subscriber.closed) return;
           if (response.ok) {
@@ -352,6 +416,10 @@ export class HttpTransport {
         },
         (error: unknown) => {
           if (subscriber.closed) return;
+          if (error instanceof RxVoiceError) {
+            fail(error);
+            return;
+          }
           if (timedOut) {
             fail(new TimeoutError(`${spec.endpoint} timed out after ${this.config.timeoutMs} ms`));
             return;
@@ -369,6 +437,58 @@ export class HttpTransport {
         }
       };
     });
+  }
+
+  /**
+   * Send `spec`, following redirects only within the origin of the request (the body is
+   * rebuilt for a 307/308; a 303, or a 301/302 after a POST, continues as a GET without
+   * body, as fetch does). A redirect elsewhere rejects with a `RedirectError`.
+   */
+  async #send(spec: RequestSpec, signal: AbortSignal): Promise<Response> {
+    let url = new URL(this.#url(spec));
+    let method: HttpMethod = spec.method;
+    let withBody = true;
+    for (let hop = 0; ; hop += 1) {
+      const headers: Record<string, string> = {
+        'x-api-key': this.#apiKey,
+        'user-agent': USER_AGENT,
+        accept: spec.accept ?? 'application/json',
+      };
+      let body: string | FormData | undefined;
+      if (withBody && spec.form) body = spec.form();
+      else if (withBody && spec.json !== undefined) {
+        body = JSON.stringify(spec.json);
+        headers['content-type'] = 'application/json';
+      }
+      const init: Record<string, unknown> = { method, headers, body, signal, redirect: 'manual' };
+      if (this.#dispatcher) init['dispatcher'] = this.#dispatcher;
+      const response = await this.#fetch(url.href, init);
+      const opaque = response.type === 'opaqueredirect';
+      if (!opaque && !REDIRECT_STATUSES.has(response.status)) return response;
+      await response.body?.cancel().catch(() => undefined);
+      const status = opaque ? 0 : response.status;
+      const location = response.headers.get('location');
+      let target: URL | undefined;
+      try {
+        target = location === null ? undefined : new URL(location, url);
+      } catch {
+        target = undefined;
+      }
+      const shown = target ? this.redact(`${target.origin}${target.pathname}`) : undefined;
+      const rule = `a redirect is followed only within ${url.origin}, so the API key never goes to another origin or over plain http`;
+      if (!target || target.origin !== url.origin) {
+        const where = shown ? `redirecting to ${shown}` : 'a redirect without a usable Location';
+        throw new RedirectError(status, shown, `${spec.endpoint} answered ${status || 'a redirect'} ${where}: not followed (${rule})`);
+      }
+      if (hop >= MAX_REDIRECTS) {
+        throw new RedirectError(status, shown, `${spec.endpoint}: more than ${MAX_REDIRECTS} redirects, last to ${shown}`);
+      }
+      if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+        method = 'GET';
+        withBody = false;
+      }
+      url = target;
+    }
   }
 
   async #statusError(spec: RequestSpec, response: Response): Promise<RxVoiceError> {
@@ -444,22 +564,70 @@ function scrubBody(body: unknown, secret: string): unknown {
   }
 }
 
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+/** The chunks of a response body; unsubscribing cancels the body. */
+export function bodyBytes(response: Response): Observable<Uint8Array> {
+  return new Observable<Uint8Array>((subscriber) => {
+    const body = response.body;
+    if (!body) {
+      subscriber.complete();
+      return undefined;
+    }
+    const reader = body.getReader();
+    let stopped = false;
+    const pump = async (): Promise<void> => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (stopped) return;
+        if (done) break;
+        subscriber.next(value);
+      }
+      subscriber.complete();
+    };
+    pump().catch((error: unknown) => {
+      if (!stopped) subscriber.error(error);
+    });
+    return () => {
+      stopped = true;
+      reader.cancel().catch(() => undefined);
+    };
+  });
+}
+
+/**
+ * Read the body up to `limit` bytes into one array of its exact size; `over` is true
+ * (and reading stopped, the body cancelled) when the body held more.
+ */
+async function readUpTo(response: Response, limit: number): Promise<{ bytes: Uint8Array; over: boolean }> {
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    total += value.byteLength;
-    if (total >= limit) {
-      await reader.cancel().catch(() => undefined);
-      break;
+  let over = false;
+  if (response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.byteLength;
+      if (total > limit) {
+        over = true;
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
     }
   }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+  const bytes = new Uint8Array(Math.min(total, limit));
+  let offset = 0;
+  for (const chunk of chunks) {
+    const piece = chunk.subarray(0, bytes.byteLength - offset);
+    bytes.set(piece, offset);
+    offset += piece.byteLength;
+  }
+  return { bytes, over };
+}
+
+async function readLimited(response: Response, limit: number): Promise<string> {
+  const { bytes } = await readUpTo(response, limit);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /**

@@ -3,9 +3,9 @@
  * warning for numeric language ids, local validation inside a cold Observable, and the
  * reading of streamed answers (number headers, body bytes).
  */
-import { Observable, defer, from, map, mergeMap, reduce, type ObservableInput } from 'rxjs';
-import { ValidationError } from '../core/errors.js';
-import type { CallOptions, HttpTransport } from './request.js';
+import { Observable, defer, from, map, mergeMap, reduce, tap, throwError, timeout, type ObservableInput } from 'rxjs';
+import { StreamIdleError, ValidationError } from '../core/errors.js';
+import { bodyBytes, type CallOptions, type HttpTransport } from './request.js';
 import { BulkResultsSchema, type OutputUrlEntry } from '../core/schemas.js';
 
 /**
@@ -133,31 +133,18 @@ export function headerNumber(response: Response, name: string): number | undefin
   return Number.isFinite(value) ? value : undefined;
 }
 
-/** The bytes of a response body; unsubscribing cancels the body. */
-export function bodyBytes(response: Response): Observable<Uint8Array> {
-  return new Observable<Uint8Array>((subscriber) => {
-    const body = response.body;
-    if (!body) {
-      subscriber.complete();
-      return undefined;
-    }
-    const reader = body.getReader();
-    let stopped = false;
-    const pump = async (): Promise<void> => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (stopped) return;
-        if (done) break;
-        subscriber.next(value);
-      }
-      subscriber.complete();
-    };
-    pump().catch((error: unknown) => {
-      if (!stopped) subscriber.error(error);
-    });
-    return () => {
-      stopped = true;
-      reader.cancel().catch(() => undefined);
-    };
-  });
+/**
+ * The bytes of a streamed answer's body, ending with a {@link StreamIdleError} when
+ * nothing arrives for the client's `streamIdleTimeoutMs` (timed on its scheduler);
+ * `received()` gives the text the caller has decoded so far. Unsubscribing cancels the body.
+ */
+export function streamedBody(transport: HttpTransport, response: Response, endpoint: string, received: () => string): Observable<Uint8Array> {
+  const { streamIdleTimeoutMs: idleMs, scheduler } = transport.config;
+  let bytes = 0;
+  return bodyBytes(response).pipe(
+    tap((chunk) => {
+      bytes += chunk.byteLength;
+    }),
+    timeout({ each: idleMs, scheduler, with: () => throwError(() => new StreamIdleError(endpoint, idleMs, received(), bytes)) }),
+  );
 }

@@ -43,6 +43,24 @@ export class SoundResource {
   }
 
   /**
+   * The audio of one run (GET /text-to-sound-result/{run_id}) as chunks, as they arrive,
+   * for a sink: nothing is held in memory, so the client's `maxResponseBytes` does not
+   * apply. A failure before the first chunk is retried like any idempotent call; after
+   * it the Observable errors (a sink such as `toFile` then removes its partial file).
+   *
+   * ## Example
+   * ```ts
+   * await lastValueFrom(client.sound.resultStream(runId).pipe(toFile('rain.wav', { join: false })));
+   * ```
+   * @param runId The run id of a finished task.
+   * @param options `signal` aborts the download.
+   * @returns An Observable of byte chunks that completes when the download ends.
+   */
+  resultStream(runId: number, options: CallOptions = {}): Observable<Uint8Array> {
+    return getBytes(this.#transport, routes.textToSoundResult, 'text-to-sound', runId, options, true);
+  }
+
+  /**
    * Results of any number of runs, keyed by run id. Duplicates are removed; 1 id is
    * fetched by the single-result path (entry `{ audio }`); 2+ ids go to
    * POST /text-to-sound-results in concurrent batches of 2 to 5 (entries `{ output_url }`).

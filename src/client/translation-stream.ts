@@ -18,7 +18,7 @@ import { ProtocolError, RxVoiceError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
 import { routes } from '../core/routes.js';
 import { TranslationStreamRequestSchema, type TranslationStreamRequest } from '../core/schemas.js';
-import { bodyBytes, headerNumber, lazily, warnNumericLanguage } from './shared.js';
+import { headerNumber, lazily, streamedBody, warnNumericLanguage } from './shared.js';
 
 /**
  * A stream ended by the service with an `error` event (code `stream`). Carries the
@@ -115,7 +115,7 @@ export function translateStreamEvents(
           });
           // `feed`/`end` throw SseError on a line or event over the parser's limits: `tap`
           // turns that into an error of the stream.
-          return bodyBytes(response)
+          return streamedBody(transport, response, ENDPOINT, () => received.join(''))
             .pipe(tap({ next: (chunk) => parser.feed(chunk), complete: () => parser.end() }))
             .subscribe({ error: (error: unknown) => subscriber.error(error), complete: () => subscriber.complete() });
         }),

@@ -10,7 +10,7 @@ import { ProtocolError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
 import { routes } from '../core/routes.js';
 import { TtsStreamRequestSchema, type TtsStreamFormat, type TtsStreamRequest } from '../core/schemas.js';
-import { bodyBytes, headerNumber, lazily, warnNumericLanguage } from './shared.js';
+import { headerNumber, lazily, streamedBody, warnNumericLanguage } from './shared.js';
 
 /** One piece of streamed speech. */
 export interface TtsStreamChunk {
@@ -73,7 +73,7 @@ export function ttsStream(transport: HttpTransport, request: TtsStreamRequest, o
           const creditsRequired = headerNumber(response, 'x-credits-required');
           const aligner = sampleBytes ? createPcmAligner(sampleBytes) : undefined;
           let index = 0;
-          return bodyBytes(response).subscribe({
+          return streamedBody(transport, response, endpoint, () => '').subscribe({
             next(value) {
               const bytes = aligner ? aligner.feed(value) : value;
               if (bytes.byteLength === 0) return;

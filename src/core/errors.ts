@@ -26,7 +26,9 @@ export type RxVoiceErrorCode =
   | 'stream'
   | 'config'
   | 'sink'
-  | 'segmentation';
+  | 'segmentation'
+  | 'redirect'
+  | 'limit';
 
 /** Options common to every error of the tree. */
 export interface RxVoiceErrorOptions {
@@ -143,6 +145,29 @@ export class TimeoutError extends RxVoiceError {
   }
 }
 
+/**
+ * A streamed answer (`ttsStream`, `translateStream`) went silent after its headers for
+ * longer than `streamIdleTimeoutMs`. Carries what arrived before: `received` (the text
+ * of a translation stream, '' for audio) and `receivedBytes` (bytes of the body).
+ */
+export class StreamIdleError extends TimeoutError {
+  override name = 'StreamIdleError';
+  readonly endpoint: string;
+  /** The idle limit that passed, ms. */
+  readonly idleMs: number;
+  /** Text received before the silence (translation stream); '' for audio streams. */
+  readonly received: string;
+  /** Bytes of the answer's body received before the silence. */
+  readonly receivedBytes: number;
+  constructor(endpoint: string, idleMs: number, received: string, receivedBytes: number) {
+    super(`${endpoint}: the stream sent nothing for ${idleMs} ms (streamIdleTimeoutMs) after ${receivedBytes} bytes`);
+    this.endpoint = endpoint;
+    this.idleMs = idleMs;
+    this.received = received;
+    this.receivedBytes = receivedBytes;
+  }
+}
+
 /** The caller aborted the call (its `AbortSignal`). Not retryable. */
 export class AbortError extends RxVoiceError {
   override name = 'AbortError';
@@ -216,6 +241,43 @@ export class ProtocolError extends RxVoiceError {
   override name = 'ProtocolError';
   constructor(message: string, options: RxVoiceErrorOptions = {}) {
     super('protocol', message, options);
+  }
+}
+
+/**
+ * The service answered a redirect that rxvoice does not follow, because it leads to
+ * another origin or to plain http: following it would send the API key there. A
+ * redirect is followed only to the same origin (same scheme, host and port). Not
+ * retryable. `location` is the target's origin and path (never its query).
+ */
+export class RedirectError extends RxVoiceError {
+  override name = 'RedirectError';
+  /** HTTP status of the redirect (301, 302, 303, 307 or 308). */
+  readonly status: number;
+  /** Origin and path of the target (query and fragment left out), or undefined when the answer named none. */
+  readonly location: string | undefined;
+  constructor(status: number, location: string | undefined, message: string, options: RxVoiceErrorOptions = {}) {
+    super('redirect', message, options);
+    this.status = status;
+    this.location = location;
+  }
+}
+
+/**
+ * A size or count limit of rxvoice was passed (`maxResponseBytes` of the client,
+ * `maxSegmentBytes` of `concatSegments()`, ...): the operation stopped instead of
+ * growing memory without bound. `option` names the setting that raises the limit.
+ */
+export class LimitExceededError extends RxVoiceError {
+  override name = 'LimitExceededError';
+  /** Name of the option holding the limit, e.g. `'maxResponseBytes'`. */
+  readonly option: string;
+  /** The limit's value. */
+  readonly limit: number;
+  constructor(option: string, limit: number, message: string, options: RxVoiceErrorOptions = {}) {
+    super('limit', message, options);
+    this.option = option;
+    this.limit = limit;
   }
 }
 

@@ -2,6 +2,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket as WsSocket } from 'ws';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { createClient, type ClientOptions, type RxVoiceClient } from '../../src/index.js';
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same run. */
 export { mulberry32 as seededRandom } from '../../src/emulator/random.js';
@@ -163,4 +165,33 @@ export function frameHeader(opcode: number, length: number): Buffer {
 export function textFrame(text: string): Buffer {
   const payload = Buffer.from(text, 'utf8');
   return Buffer.concat([frameHeader(0x1, payload.length), payload]);
+}
+
+/**
+ * Per-test hygiene of a hostile suite: cleanups run after each test (last first), then
+ * no socket or timer of the test may be left. `clientOn` makes a client with `key`, no
+ * retries unless asked, closed after the test.
+ */
+export function hostileSuite(key: string): {
+  cleanups: (() => Promise<void>)[];
+  clientOn(baseUrl: string, options?: ClientOptions): RxVoiceClient;
+} {
+  const cleanups: (() => Promise<void>)[] = [];
+  let baseline: Record<string, number>;
+  beforeEach(() => {
+    baseline = activeResources();
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    // Every socket and timer of the test is gone once its servers are closed.
+    expect(await leftovers(baseline)).toEqual({});
+  });
+  return {
+    cleanups,
+    clientOn(baseUrl, options = {}) {
+      const client = createClient({ apiKey: key, baseUrl, maxRetries: 0, warn: () => undefined, ...options });
+      cleanups.push(() => client.close());
+      return client;
+    },
+  };
 }

@@ -4,10 +4,10 @@
  * clear typed error within bounded time and memory: never a crash, never a hang, and
  * nothing left open afterwards.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lastValueFrom, of, toArray, NEVER, type Observable } from 'rxjs';
 import type { WebSocket as WsSocket } from 'ws';
-import { createClient, type ClientOptions, type RxVoiceClient } from '../../src/index.js';
+import type { RxVoiceClient } from '../../src/index.js';
 import {
   AbortError,
   ProtocolError,
@@ -21,6 +21,7 @@ import { DEFAULT_LIVE_MAX_PAYLOAD } from '../../src/live/session.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import {
   activeResources,
+  hostileSuite,
   frameHeader,
   httpServer,
   leftovers,
@@ -31,23 +32,7 @@ import {
 } from './helpers.js';
 
 const KEY = 'sk-rxv-hostile-0123456789';
-const cleanups: (() => Promise<void>)[] = [];
-let baseline: Record<string, number>;
-
-beforeEach(() => {
-  baseline = activeResources();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  // Every socket and timer of the test is gone once its servers are closed.
-  expect(await leftovers(baseline)).toEqual({});
-});
-
-function clientOn(baseUrl: string, options: ClientOptions = {}): RxVoiceClient {
-  const client = createClient({ apiKey: KEY, baseUrl, maxRetries: 0, warn: () => undefined, ...options });
-  cleanups.push(() => client.close());
-  return client;
-}
+const { cleanups, clientOn } = hostileSuite(KEY);
 
 /** Subscribe and return the error with the time it took (fails the test on completion). */
 async function timedError<T>(source$: Observable<T>): Promise<{ error: unknown; ms: number; values: T[] }> {

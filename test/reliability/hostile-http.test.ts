@@ -1,0 +1,300 @@
+/**
+ * Hostile HTTP services, second round: redirects that would carry the key away, bodies
+ * that break or stall mid-read, results too large for memory or JSON where audio is
+ * expected, and streams that go silent after their headers. Each peer is a loopback
+ * server on port 0, bounded in time and bytes.
+ */
+import { describe, expect, it } from 'vitest';
+import type { IncomingMessage } from 'node:http';
+import { lastValueFrom, reduce, toArray, type Observable } from 'rxjs';
+import type { RxVoiceClient } from '../../src/index.js';
+import {
+  ConnectionError,
+  LimitExceededError,
+  ProtocolError,
+  RedirectError,
+  StreamIdleError,
+} from '../../src/core/errors.js';
+import { hostileSuite, httpServer, rejectionOf } from './helpers.js';
+
+const KEY = 'sk-rxv-hostile-http-0123456789';
+const { cleanups, clientOn } = hostileSuite(KEY);
+
+async function serve(handler: Parameters<typeof httpServer>[0]): Promise<Awaited<ReturnType<typeof httpServer>>> {
+  const server = await httpServer(handler);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+/** A server that records every request it receives (method, path, key header, body). */
+async function recorder(): Promise<{ baseUrl: string; seen: { method: string; url: string; key: string | undefined; body: string }[] }> {
+  const seen: { method: string; url: string; key: string | undefined; body: string }[] = [];
+  const server = await serve((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const key = req.headers['x-api-key'];
+      seen.push({ method: req.method ?? '', url: req.url ?? '', key: typeof key === 'string' ? key : undefined, body: Buffer.concat(chunks).toString() });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+  });
+  return { baseUrl: server.baseUrl, seen };
+}
+
+const WAV = Buffer.alloc(20_000, 3);
+
+describe('redirects never carry the key to another origin', () => {
+  const calls: { name: string; call: (c: RxVoiceClient) => Observable<unknown>; endpoint: string }[] = [
+    { name: 'creation (POST /text-to-sound)', call: (c) => c.sound.create({ prompt: 'rain on a roof' }), endpoint: 'POST /text-to-sound' },
+    { name: 'status', call: (c) => c.sound.status('t1'), endpoint: 'GET text-to-sound status' },
+    { name: 'result', call: (c) => c.sound.result(7), endpoint: 'GET text-to-sound result' },
+    { name: '/list-voices', call: (c) => c.voices.list(), endpoint: 'GET /list-voices' },
+  ];
+  for (const status of [301, 302, 307, 308]) {
+    for (const { name, call, endpoint } of calls) {
+      it(`${status} to another origin on ${name}: RedirectError naming it, nothing reaches the other origin`, async () => {
+        const foreign = await recorder();
+        const server = await serve((req, res) => {
+          req.resume();
+          res.writeHead(status, { location: `${foreign.baseUrl}/steal?x=1` }).end('moved');
+        });
+        const error = await rejectionOf(lastValueFrom(call(clientOn(server.baseUrl))));
+        expect(error).toBeInstanceOf(RedirectError);
+        expect(error).toMatchObject({ code: 'redirect', status, location: `${foreign.baseUrl}/steal`, retryable: false });
+        expect((error as Error).message).toContain(endpoint);
+        expect((error as Error).message).toContain(`redirecting to ${foreign.baseUrl}/steal`);
+        // Control: the recorder sees a request sent to it directly, with its key.
+        await lastValueFrom(clientOn(foreign.baseUrl).voices.list());
+        expect(foreign.seen).toEqual([{ method: 'GET', url: '/list-voices', key: KEY, body: '' }]);
+      });
+    }
+  }
+
+  it('a redirect to the same port under another host name (another origin): not followed', async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      const port = new URL(server.baseUrl).port;
+      res.writeHead(302, { location: `http://localhost:${port}/list-voices` }).end();
+    });
+    const error = await rejectionOf(lastValueFrom(clientOn(server.baseUrl).voices.list()));
+    expect(error).toBeInstanceOf(RedirectError);
+  });
+
+  it('same-origin redirects are followed: a 307 re-sends the body, a 303 continues as GET, a loop ends after 5 hops', async () => {
+    const seen: { method: string; url: string; key: unknown; body: string }[] = [];
+    const server = await serve((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', key: req.headers['x-api-key'], body: Buffer.concat(chunks).toString() });
+        if (req.url === '/text-to-sound') res.writeHead(307, { location: '/v2/text-to-sound' }).end();
+        else if (req.url === '/v2/text-to-sound') res.writeHead(200, { 'content-type': 'application/json' }).end('{"task_id":"t9"}');
+        else if (req.url === '/list-voices') res.writeHead(303, { location: '/voices-page' }).end();
+        else if (req.url === '/voices-page') res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+        else res.writeHead(302, { location: req.url + 'x' }).end();
+      });
+    });
+    const client = clientOn(server.baseUrl);
+    expect(await lastValueFrom(client.sound.create({ prompt: 'rain on a roof' }))).toEqual({ task_id: 't9' });
+    expect(seen.map((r) => [r.method, r.url, r.key])).toEqual([
+      ['POST', '/text-to-sound', KEY],
+      ['POST', '/v2/text-to-sound', KEY],
+    ]);
+    expect(JSON.parse(seen[1]!.body)).toMatchObject({ prompt: 'rain on a roof' });
+    seen.length = 0;
+    expect(await lastValueFrom(client.voices.list())).toEqual([]);
+    expect(seen.map((r) => [r.method, r.url])).toEqual([['GET', '/list-voices'], ['GET', '/voices-page']]);
+    seen.length = 0;
+    const loop = await rejectionOf(lastValueFrom(client.sound.status('t1')));
+    expect(loop).toBeInstanceOf(RedirectError);
+    expect((loop as Error).message).toContain('more than 5 redirects');
+    expect(seen).toHaveLength(6);
+  });
+});
+
+describe('failures while reading a body', () => {
+  it('a status body that stalls is retried (timeoutMs), and the task result arrives', async () => {
+    let statusCalls = 0;
+    const server = await serve((req, res) => {
+      req.resume();
+      if (req.url?.startsWith('/text-to-sound/')) {
+        statusCalls += 1;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (statusCalls === 1) res.write('{"status":"SUC'); // then silence
+        else res.end('{"status":"SUCCESS","run_id":7}');
+      } else if (req.url === '/text-to-sound-result/7') {
+        res.writeHead(200, { 'content-type': 'audio/wav' }).end(WAV);
+      } else res.writeHead(404).end();
+    });
+    const client = clientOn(server.baseUrl, { timeoutMs: 300, maxRetries: 2, retry: { baseDelayMs: 1, maxDelayMs: 1 } });
+    const status = await lastValueFrom(client.sound.status('t1'));
+    expect(status).toMatchObject({ status: 'SUCCESS', run_id: 7 });
+    expect(statusCalls).toBe(2);
+  });
+
+  it('a result download cut after 5 kB is retried and completes; without retries it is a retryable ConnectionError', async () => {
+    let resultCalls = 0;
+    const server = await serve((req, res) => {
+      req.resume();
+      resultCalls += 1;
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(WAV.length) });
+      if (resultCalls % 2 === 1) {
+        res.write(WAV.subarray(0, 5000), () => res.socket?.destroy());
+      } else res.end(WAV);
+    });
+    const bytes = await lastValueFrom(clientOn(server.baseUrl, { maxRetries: 2, retry: { baseDelayMs: 1, maxDelayMs: 1 } }).sound.result(7));
+    expect(Buffer.from(bytes).equals(WAV)).toBe(true);
+    expect(resultCalls).toBe(2);
+    // Control: with no retries the cut is seen, as a retryable ConnectionError.
+    const error = await rejectionOf(lastValueFrom(clientOn(server.baseUrl).sound.result(7)));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ retryable: true });
+    expect(resultCalls).toBe(3);
+  });
+
+  it('a creation answer cut mid-body is not repeated (the task may exist and cost credits)', async () => {
+    let creations = 0;
+    const server = await serve((req, res) => {
+      req.resume();
+      creations += 1;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '40' });
+      res.write('{"task_id":', () => res.socket?.destroy());
+    });
+    const error = await rejectionOf(
+      lastValueFrom(clientOn(server.baseUrl, { maxRetries: 3, retry: { baseDelayMs: 1, maxDelayMs: 1 } }).sound.create({ prompt: 'rain on a roof' })),
+    );
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(creations).toBe(1);
+  });
+});
+
+describe('result size and type', () => {
+  /** A result server pumping `total` bytes (chunked unless `declare`), stopping when the client goes. */
+  async function bigResult(total: number, declare: boolean): Promise<{ baseUrl: string; written: () => number; gone: () => boolean }> {
+    let written = 0;
+    let gone = false;
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    const server = await serve((req, res) => {
+      req.resume();
+      res.on('close', () => {
+        gone = true;
+      });
+      res.writeHead(200, { 'content-type': 'audio/wav', ...(declare ? { 'content-length': String(total) } : {}) });
+      const pump = (): void => {
+        while (!gone && written < total) {
+          const piece = chunk.subarray(0, Math.min(chunk.length, total - written));
+          written += piece.length;
+          if (!res.write(piece)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+        if (written >= total) res.end();
+      };
+      pump();
+    });
+    return { baseUrl: server.baseUrl, written: () => written, gone: () => gone };
+  }
+
+  for (const declare of [false, true]) {
+    it(`a result past maxResponseBytes (${declare ? 'declared by content-length' : 'chunked'}): LimitExceededError naming it, reading stops`, async () => {
+      const big = await bigResult(64 * 1024 * 1024, declare);
+      const client = clientOn(big.baseUrl, { maxResponseBytes: 1024 * 1024 });
+      const error = await rejectionOf(lastValueFrom(client.sound.result(7)));
+      expect(error).toBeInstanceOf(LimitExceededError);
+      expect(error).toMatchObject({ code: 'limit', option: 'maxResponseBytes', limit: 1024 * 1024 });
+      expect((error as Error).message).toContain('maxResponseBytes');
+      for (let waited = 0; !big.gone() && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      expect(big.gone()).toBe(true);
+      expect(big.written()).toBeLessThan(32 * 1024 * 1024);
+    });
+  }
+
+  it('resultStream hands the result out in chunks (no limit, nothing collected); the same size in memory is refused', async () => {
+    const big = await bigResult(3 * 1024 * 1024, false);
+    const client = clientOn(big.baseUrl, { maxResponseBytes: 1024 * 1024 });
+    const stats = await lastValueFrom(
+      client.sound.resultStream(7).pipe(reduce((acc, c) => ({ chunks: acc.chunks + 1, bytes: acc.bytes + c.byteLength, largest: Math.max(acc.largest, c.byteLength) }), { chunks: 0, bytes: 0, largest: 0 })),
+    );
+    expect(stats.bytes).toBe(3 * 1024 * 1024);
+    expect(stats.chunks).toBeGreaterThan(1);
+    expect(stats.largest).toBeLessThan(1024 * 1024);
+    const refused = await bigResult(3 * 1024 * 1024, false);
+    expect(await rejectionOf(lastValueFrom(clientOn(refused.baseUrl, { maxResponseBytes: 1024 * 1024 }).sound.result(7)))).toBeInstanceOf(LimitExceededError);
+  });
+
+  it('a 200 application/json body where audio is expected: ProtocolError with the service message, in both result shapes', async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(`{"error":"quota exceeded for ${KEY}"}`);
+    });
+    const client = clientOn(server.baseUrl);
+    for (const call$ of [client.sound.result(7), client.sound.resultStream(7).pipe(toArray())] as Observable<unknown>[]) {
+      const error = await rejectionOf(lastValueFrom(call$));
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as Error).message).toContain('JSON where audio was expected: quota exceeded');
+      expect((error as Error).message).not.toContain(KEY);
+    }
+  });
+});
+
+describe('streams that stall after their headers', () => {
+  it('ttsStream: StreamIdleError after streamIdleTimeoutMs of silence, with the bytes received', async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'audio/mpeg', 'x-credits-required': '1' });
+      res.write(Buffer.alloc(1000, 9)); // then silence
+    });
+    const client = clientOn(server.baseUrl, { streamIdleTimeoutMs: 200 });
+    const chunks: number[] = [];
+    const error = await new Promise<unknown>((resolve) =>
+      client
+        .ttsStream({ text: 'Hello there.', voice_id: 1, language: 'en-us', output_configuration: { format: 'mp3' } })
+        .subscribe({ next: (c) => chunks.push(c.bytes.byteLength), error: resolve, complete: () => resolve(undefined) }),
+    );
+    expect(chunks).toEqual([1000]);
+    expect(error).toBeInstanceOf(StreamIdleError);
+    expect(error).toMatchObject({ code: 'timeout', retryable: true, idleMs: 200, receivedBytes: 1000, received: '', endpoint: 'POST /tts-stream' });
+    expect((error as Error).message).toContain('streamIdleTimeoutMs');
+  });
+
+  it('translateStream: StreamIdleError carrying the text received so far', async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: Hallo\n\ndata:  Welt\n\n'); // then silence
+    });
+    const client = clientOn(server.baseUrl, { streamIdleTimeoutMs: 200 });
+    const pieces: string[] = [];
+    const error = await new Promise<unknown>((resolve) =>
+      client
+        .translateStream({ text: 'Hello world', source_language: 'en-us', target_language: 'de-de' })
+        .subscribe({ next: (p) => pieces.push(p), error: resolve, complete: () => resolve(undefined) }),
+    );
+    expect(pieces).toEqual(['Hallo', ' Welt']);
+    expect(error).toBeInstanceOf(StreamIdleError);
+    expect(error).toMatchObject({ received: 'Hallo Welt', endpoint: 'POST /translation/stream' });
+  });
+
+  it('translateStream: chunks arriving more often than the idle limit keep the stream alive to its end', async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let n = 0;
+      const tick = setInterval(() => {
+        n += 1;
+        res.write(`data: ${n}\n\n`);
+        if (n === 6) {
+          clearInterval(tick);
+          res.end();
+        }
+      }, 20);
+      res.on('close', () => clearInterval(tick));
+    });
+    const client = clientOn(server.baseUrl, { streamIdleTimeoutMs: 2_000 });
+    const pieces = await lastValueFrom(
+      client.translateStream({ text: 'Hello world', source_language: 'en-us', target_language: 'de-de' }).pipe(toArray()),
+    );
+    expect(pieces).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+});
