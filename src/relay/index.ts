@@ -1,0 +1,23 @@
+/**
+ * rxvoice/relay: the server side of live speech in a browser. A page cannot hold the API
+ * key, and the service issues no browser tokens, so the page speaks the live protocol to
+ * this relay (no key) and the relay opens the service session with the server's key.
+ *
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { attachLiveRelay } from 'rxvoice/relay';
+ *
+ * const server = createServer();
+ * const relay = attachLiveRelay(server, { path: '/speech' }); // key from RXVOICE_API_KEY
+ * server.listen(8080);
+ * // in the page: speak({ wsUrl: 'ws://localhost:8080/speech', WebSocket }, { voice_id: 1 })
+ * ```
+ */
+export {
+  attachLiveRelay,
+  DEFAULT_RELAY_LIMITS,
+  type LiveRelay,
+  type LiveRelayLimits,
+  type LiveRelayOptions,
+  type LiveRelayStats,
+} from './relay.js';
