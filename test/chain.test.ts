@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, tap, toArray } from 'rxjs';
-import { StreamError, ValidationError, type RxVoiceClient } from '../src/index.js';
+import { LiveSessionError, StreamError, ValidationError, type RxVoiceClient } from '../src/index.js';
 import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
 import { translateThenSpeak } from '../src/chains/translateThenSpeak.js';
 import type { LiveSpeechEvent } from '../src/live/events.js';
@@ -69,19 +69,26 @@ describe('translateThenSpeak on the emulator', () => {
     expect(log.slice(firstAudio).some((e) => e.what === 'piece')).toBe(true);
   });
 
-  it('validation of the translation request fails before anything is sent', async () => {
+  it('a bad translation request throws a ValidationError at once, before anything is sent', async () => {
     const before = emu.requests.length;
-    const error = await lastValueFrom(
+    expect(() =>
       translateThenSpeak(client, {
         translation: { text: '', source_language: 'en-us', target_language: 'de-de' },
         speech: { voice_id: 1 },
       }),
-    ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(emu.requests.length).toBe(before);
+    ).toThrow(ValidationError);
+    // control: a valid request does reach the emulator
+    await lastValueFrom(
+      translateThenSpeak(client, {
+        translation: { text: 'Good morning.', source_language: 'en-us', target_language: 'de-de' },
+        speech: { voice_id: 1 },
+      }),
+    );
+    // one translation and one live session: the valid call's only (nothing from the bad one)
+    expect(emu.requests.slice(before).map((r) => r.method).sort()).toEqual(['POST', 'UPGRADE']);
   });
 
-  it('a failed translation ends the chain with StreamError carrying the unspoken text', async () => {
+  it('a failed translation ends the chain: the StreamError is the cause, the unspoken text on the session error', async () => {
     const error = await lastValueFrom(
       translateThenSpeak(client, {
         translation: {
@@ -92,13 +99,16 @@ describe('translateThenSpeak on the emulator', () => {
         speech: { voice_id: 1 },
       }),
     ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StreamError);
-    const streamError = error as StreamError;
+    // the translation's StreamError, unchanged, is the cause of the session's error
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'text_source' });
+    const sessionError = error as LiveSessionError;
+    expect(sessionError.cause).toBeInstanceOf(StreamError);
+    const streamError = sessionError.cause as StreamError;
     expect(streamError.received.length).toBeGreaterThan(0);
     // the text after the last delivered segment: at least the unfinished last sentence,
     // which segmentSentences pushed into the session just before the error
     const squash = (text: string) => text.replace(/\s+/g, '');
-    expect(squash(streamError.unspoken ?? '').length).toBeGreaterThan(0);
-    expect(squash(streamError.received).endsWith(squash(streamError.unspoken ?? ''))).toBe(true);
+    expect(squash(sessionError.unspoken).length).toBeGreaterThan(0);
+    expect(squash(streamError.received).endsWith(squash(sessionError.unspoken))).toBe(true);
   });
 });

@@ -13,14 +13,11 @@ import { concatSegments } from '../src/operators/concatSegments.js';
 import { resubmitSkipped } from '../src/operators/resubmitSkipped.js';
 import { wordTimeline } from '../src/operators/wordTimeline.js';
 import {
-  AuthenticationError,
-  ConnectionError,
   CreditsExhaustedError,
-  ProtocolError,
-  RxVoiceError,
+  LiveSessionError,
   SessionRejectedError,
-  TimeoutError,
   ValidationError,
+  type LiveSessionErrorCode,
 } from '../src/core/errors.js';
 
 // ---------------------------------------------------------------------------
@@ -74,14 +71,23 @@ const squash = (text: string) => text.replace(/\s+/g, '');
 const segmentsOf = (events: LiveSpeechEvent[]) =>
   events.filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart');
 
-async function failure(promise: Promise<unknown>): Promise<RxVoiceError> {
+async function failure(promise: Promise<unknown>): Promise<LiveSessionError> {
   try {
     await promise;
   } catch (error) {
-    return error as RxVoiceError;
+    return error as LiveSessionError;
   }
   throw new Error('expected an error');
 }
+
+/** The error of a live session, with this code. */
+function expectLiveError(error: unknown, code: LiveSessionErrorCode): void {
+  expect(error).toBeInstanceOf(LiveSessionError);
+  expect((error as LiveSessionError).code).toBe(code);
+}
+
+/** Matches a live session's error of this code (inside marble expectations). */
+const liveError = (code: LiveSessionErrorCode): unknown => expect.objectContaining({ name: 'LiveSessionError', code });
 
 const TEXT =
   'The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs! ' +
@@ -183,10 +189,10 @@ describe('speak: validation and connection', () => {
     for (const options of bad) {
       const error = await failure(lastValueFrom(of('Hello.').pipe(speak(emu, options))));
       expect(error).toBeInstanceOf(ValidationError);
-      expect((error as ValidationError).source).toBe('local');
+      expect((error as unknown as ValidationError).source).toBe('local');
       expect(error.message).not.toContain(emu.apiKey);
     }
-    const error = (await failure(lastValueFrom(of('x').pipe(speak({ ...emu, wsUrl: 'not a url' }, { voice_id: 1 }))))) as ValidationError;
+    const error = (await failure(lastValueFrom(of('x').pipe(speak({ ...emu, wsUrl: 'not a url' }, { voice_id: 1 }))))) as unknown as ValidationError;
     expect(error.issues[0]?.loc).toEqual(['connection', 'wsUrl']);
     await new Promise((r) => setTimeout(r, 30));
     expect(upgrades(emu)).toBe(0);
@@ -194,7 +200,7 @@ describe('speak: validation and connection', () => {
 
   it('reports the field of a bad option in the service shape', async () => {
     const emu = await emulator();
-    const error = (await failure(lastValueFrom(EMPTY.pipe(speak(emu, { voice_id: 1, speaking_rate: 9 }))))) as ValidationError;
+    const error = (await failure(lastValueFrom(EMPTY.pipe(speak(emu, { voice_id: 1, speaking_rate: 9 }))))) as unknown as ValidationError;
     expect(error.issues).toEqual([expect.objectContaining({ loc: ['session.start', 'speaking_rate'] })]);
   });
 
@@ -215,7 +221,7 @@ describe('speak: validation and connection', () => {
     const server = await scriptedServer((socket) => socket.close(4401));
     const Ctor = BrowserStyle as unknown as WebSocketConstructorLike;
     const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k&y=1 /' , WebSocket: Ctor }, { voice_id: 1 }))));
-    expect(error).toBeInstanceOf(AuthenticationError);
+    expectLiveError(error, 'authentication');
     expect(error.message).not.toContain('k&y');
     const request = server.connections[0]!;
     expect(request.headers['x-api-key']).toBeUndefined();
@@ -301,7 +307,7 @@ describe('speak: validation and connection', () => {
   it('times out without session.ready (TimeoutError, socket closed)', async () => {
     const server = await scriptedServer(() => undefined);
     const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1, readyTimeoutMs: 50 }))));
-    expect(error).toBeInstanceOf(TimeoutError);
+    expectLiveError(error, 'timeout');
     expect(error.unspoken).toBe('Hi.');
     await new Promise((r) => setTimeout(r, 30));
     expect(server.closes).toEqual([1000]);
@@ -312,7 +318,7 @@ describe('speak: validation and connection', () => {
     const url = server.wsUrl;
     await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()));
     const error = await failure(lastValueFrom(of('Hi there.').pipe(speak({ wsUrl: url, apiKey: 'k' }, { voice_id: 1 }))));
-    expect(error).toBeInstanceOf(ConnectionError);
+    expectLiveError(error, 'connection');
     expect(error.retryable).toBe(true);
     expect(error.closeCode).toBe(1006);
     expect(error.unspoken).toBe('Hi there.');
@@ -541,7 +547,7 @@ describe('speak: close codes as typed errors', () => {
   it('4401 bad key: AuthenticationError with everything unspoken', async () => {
     const emu = await emulator();
     const error = await failure(lastValueFrom(of('Hello there. ', 'Bye.').pipe(speak({ ...emu, apiKey: 'wrong-key' }, { voice_id: 1 }))));
-    expect(error).toBeInstanceOf(AuthenticationError);
+    expectLiveError(error, 'authentication');
     expect(error.closeCode).toBe(4401);
     expect(error.unspoken).toBe('Hello there. Bye.');
     expect(error.message).not.toContain('wrong-key');
@@ -563,7 +569,7 @@ describe('speak: close codes as typed errors', () => {
     expect(error).toBeInstanceOf(CreditsExhaustedError);
     expect(error.closeCode).toBe(4402);
     expect(segmentsOf(events).map((s) => s.text.trim())).toEqual(SENTENCES.slice(0, 2));
-    expect(squash(error.unspoken!)).toBe(squash(SENTENCES.slice(2).join(' ')));
+    expect(squash(error.unspoken)).toBe(squash(SENTENCES.slice(2).join(' ')));
   });
 });
 
@@ -616,7 +622,7 @@ describe('speak: protocol errors from a hostile server', () => {
     it(`${name}: ProtocolError, socket closed`, async () => {
       const server = await hostile(script);
       const error = await failure(lastValueFrom(of('Hi. More text.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));
-      expect(error).toBeInstanceOf(ProtocolError);
+      expectLiveError(error, 'protocol');
       expect(error.message).toMatch(message);
       expect(error.unspoken).toBe(unspoken);
       await new Promise((r) => setTimeout(r, 30));
@@ -627,7 +633,7 @@ describe('speak: protocol errors from a hostile server', () => {
   it('a clean close before session.done is a ConnectionError with the text', async () => {
     const server = await hostile((s) => s.close(1000));
     const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));
-    expect(error).toBeInstanceOf(ConnectionError);
+    expectLiveError(error, 'connection');
     expect(error.closeCode).toBe(1000);
     expect(error.unspoken).toBe('Hi.');
   });
@@ -696,7 +702,7 @@ describe('speak: teardown', () => {
     expect(sockets[0]!.readyState).toBe(NodeWebSocket.CLOSED);
   });
 
-  it('the text source erroring closes the session and passes its error on, with unspoken', async () => {
+  it('the text source erroring closes the session: its error, unchanged, is the cause of a text_source error with unspoken', async () => {
     const server = await scriptedServer((socket) =>
       socket.once('message', () => socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 1 }))),
     );
@@ -706,8 +712,11 @@ describe('speak: teardown', () => {
       throwError(() => llmError),
     );
     const error = await failure(lastValueFrom(text$.pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));
-    expect(error).toBe(llmError);
-    expect((error as { unspoken?: string }).unspoken).toBe('Half a sen');
+    expectLiveError(error, 'text_source');
+    // the source's own error is the cause, not changed
+    expect(error.cause).toBe(llmError);
+    expect(Object.keys(llmError)).toEqual([]);
+    expect(error.unspoken).toBe('Half a sen');
     await new Promise((r) => setTimeout(r, 30));
     expect(server.closes).toEqual([1000]);
   });
@@ -717,11 +726,11 @@ describe('speak: reconnect without loss', () => {
   it('without reconnect, a drop is a ConnectionError (1006) with the undelivered text', async () => {
     const emu = await emulator({ faults: { dropAfterFrames: 2 } });
     const error = await failure(lastValueFrom(of(TEXT).pipe(speak(emu, { voice_id: 1 }))));
-    expect(error).toBeInstanceOf(ConnectionError);
+    expectLiveError(error, 'connection');
     expect(error.closeCode).toBe(1006);
     expect(error.retryable).toBe(true);
     // segment 0 delivered; segment 1 was mid-audio when the connection dropped
-    expect(squash(error.unspoken!)).toBe(squash(SENTENCES.slice(1).join(' ')));
+    expect(squash(error.unspoken)).toBe(squash(SENTENCES.slice(1).join(' ')));
   });
 
   it('reconnects after injected drops: every sentence spoken exactly once, in order, ids increasing', async () => {
@@ -767,7 +776,7 @@ describe('speak: reconnect without loss', () => {
         ),
       ),
     );
-    expect(error).toBeInstanceOf(ConnectionError);
+    expectLiveError(error, 'connection');
     expect(error.unspoken).toBe('Hello there.');
     // the emulator drops each new session before session.ready: no `reconnected` event
     expect(events.filter((e) => e.type === 'reconnected')).toHaveLength(0);
@@ -779,7 +788,7 @@ describe('speak: reconnect without loss', () => {
     const error = await failure(
       lastValueFrom(of('Hi.').pipe(speak({ ...emu, apiKey: 'nope' }, { voice_id: 1, reconnect: { maxAttempts: 3, baseDelayMs: 1 } }))),
     );
-    expect(error).toBeInstanceOf(AuthenticationError);
+    expectLiveError(error, 'authentication');
     expect(upgrades(emu)).toBe(1);
   });
 });
@@ -797,7 +806,7 @@ describe('client.speak', () => {
       expect(segments[0]!.format).toBe('wav');
       const bad = createClient({ apiKey: 'not-the-key', baseUrl: emu.baseUrl });
       const error = await failure(lastValueFrom(of('Hi.').pipe(bad.speak({ voice_id: 1 }))));
-      expect(error).toBeInstanceOf(AuthenticationError);
+      expectLiveError(error, 'authentication');
       await bad.close();
     } finally {
       await client.close();
@@ -830,7 +839,7 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
           { voice_id: 1, scheduler, reconnect: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 25, random: () => 1 } },
         ),
       );
-      expectObservable(result$).toBe('59ms #', undefined, expect.any(ConnectionError));
+      expectObservable(result$).toBe('59ms #', undefined, liveError('connection'));
       scheduler.flush();
       // closes at +1 after each open; delays 10, 20, 25 (capped)
       expect(opened).toEqual([0, 11, 32, 58]);
@@ -849,7 +858,7 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
           { voice_id: 1, scheduler, reconnect: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 60, random: () => draws.shift()! } },
         ),
       );
-      expectObservable(result$).toBe('74ms #', undefined, expect.any(ConnectionError));
+      expectObservable(result$).toBe('74ms #', undefined, liveError('connection'));
       scheduler.flush();
       // full delays 20, 40, 60; jittered 10 (draw 0), 30 (draw 0.5), 30 (draw 0)
       expect(opened).toEqual([0, 11, 42, 73]);
@@ -891,7 +900,7 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
           { voice_id: 1, scheduler, readyTimeoutMs: 100, reconnect: { maxAttempts: 1, baseDelayMs: 5, random: () => 1 } },
         ),
       );
-      expectObservable(result$).toBe('205ms #', undefined, expect.any(TimeoutError));
+      expectObservable(result$).toBe('205ms #', undefined, liveError('timeout'));
       scheduler.flush();
       expect(opened).toEqual([0, 105]);
     });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Observable, timer, type OperatorFunction, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { resubmitSkipped } from '../src/operators/resubmitSkipped.js';
+import { LiveSessionError } from '../src/core/errors.js';
 import type { LiveSpeechEvent } from '../src/live/events.js';
 import { createSentenceSegmenter } from '../src/text/sentences.js';
 
@@ -231,14 +232,14 @@ describe('resubmitSkipped', () => {
         if (++sessions === 1) return input$.pipe(fakeSpeak({ 'Two.': 1 }));
         return new Observable<LiveSpeechEvent>((subscriber) =>
           input$.subscribe({
-            complete: () => subscriber.error(Object.assign(new Error('dropped'), { unspoken: 'Two.' })),
+            complete: () => subscriber.error(new LiveSessionError('connection', 'dropped', { unspoken: 'Two.' })),
           }),
         );
       };
       expectObservable(source.pipe(resubmitSkipped(failing))).toBe(
         '(sdk#)',
         { s: start(0, 'One.'), d: done(0), k: skipped(1, ' Two. ', false, 0) },
-        Object.assign(new Error('dropped'), { unspoken: 'Two.' }),
+        new LiveSessionError('connection', 'dropped', { unspoken: 'Two.' }),
       );
     });
   });

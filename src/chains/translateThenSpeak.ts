@@ -3,9 +3,12 @@
  * language's rules, spoken in the target language by a live session, sentence by
  * sentence as the translation arrives.
  */
-import { defer, tap, type Observable, type Observer, type OperatorFunction } from 'rxjs';
+import { tap, type Observable, type Observer, type OperatorFunction } from 'rxjs';
 import type { TranslateStreamOptions } from '../client/translation-stream.js';
-import type { TranslationStreamRequest } from '../core/schemas.js';
+import { ValidationError } from '../core/errors.js';
+import { routes } from '../core/routes.js';
+import { TranslationStreamRequestSchema, type TranslationStreamRequest } from '../core/schemas.js';
+import { toValidationIssues } from '../core/validation.js';
 import { segmentSentences, type SegmentSentencesOptions } from '../operators/segmentSentences.js';
 import type { LiveSpeechEvent } from '../live/events.js';
 import type { SpeakOptions } from '../live/session.js';
@@ -62,12 +65,15 @@ export interface TranslateThenSpeakOptions {
  * speech:      -------------------------ready-segmentStart-audio-…-segmentDone-…-done|
  * ```
  *
- * Completes when the live session is done (every sentence spoken or reported skipped).
- * Errors with the translation's errors (`ValidationError` before anything is sent,
- * `StreamError` when the service fails the translation, which ends the live session at
- * once: the error's `unspoken` holds the translated text not yet spoken, its `received`
- * the whole translated text so far) or the live session's errors. Unsubscribing aborts
- * the translation request and closes the session.
+ * Throws a `ValidationError` at once, before anything is sent, for a bad translation
+ * request or bad speech or segmentation options. Completes when the live session is done
+ * (every sentence spoken or reported skipped). Errors with the live session's
+ * `LiveSessionError`s; when the translation fails (an HTTP error, or a `StreamError`
+ * when the service fails the stream, whose `received` holds the whole translated text
+ * so far), the live session ends at once with a `LiveSessionError` of code
+ * `'text_source'`: the translation's error is its `cause`, its `unspoken` the translated
+ * text not yet spoken. Unsubscribing aborts the translation request and closes the
+ * session.
  *
  * The translation endpoint is deprecated by the service; for finished texts
  * `client.translate()` (polled) then `client.speak()` gives the same speech, only later.
@@ -87,21 +93,20 @@ export interface TranslateThenSpeakOptions {
  * @return An Observable of the live session's events.
  */
 export function translateThenSpeak(client: TranslateThenSpeakClient, options: TranslateThenSpeakOptions): Observable<LiveSpeechEvent> {
-  return defer(() => {
-    const target = options.translation.target_language;
-    const locale = options.segmentation?.locale ?? (typeof target === 'string' ? target : undefined);
-    const streamOptions: TranslateStreamOptions = {};
-    if (options.signal) streamOptions.signal = options.signal;
-    if (options.onCredits) streamOptions.onCredits = options.onCredits;
-    const speech: SpeakOptions = {
-      word_timestamps: true,
-      ...options.speech,
-      language: options.speech.language ?? target,
-    };
-    return client.translateStream(options.translation, streamOptions).pipe(
-      tap(options.observeTranslation ?? {}),
-      segmentSentences({ ...options.segmentation, ...(locale === undefined ? {} : { locale }) }),
-      client.speak(speech),
-    );
-  });
+  const checked = TranslationStreamRequestSchema.safeParse(options.translation);
+  if (!checked.success) {
+    throw new ValidationError(toValidationIssues(checked.error, options.translation), {
+      source: 'local',
+      endpoint: `POST ${routes.translationStream}`,
+    });
+  }
+  const target = options.translation.target_language;
+  const locale = options.segmentation?.locale ?? (typeof target === 'string' ? target : undefined);
+  const streamOptions: TranslateStreamOptions = {};
+  if (options.signal) streamOptions.signal = options.signal;
+  if (options.onCredits) streamOptions.onCredits = options.onCredits;
+  // Built now, so that bad options throw here rather than on subscribe.
+  const segment = segmentSentences({ ...options.segmentation, ...(locale === undefined ? {} : { locale }) });
+  const speech = client.speak({ word_timestamps: true, ...options.speech, language: options.speech.language ?? target });
+  return client.translateStream(options.translation, streamOptions).pipe(tap(options.observeTranslation ?? {}), segment, speech);
 }

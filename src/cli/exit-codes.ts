@@ -7,6 +7,7 @@ import {
   AuthenticationError,
   ConnectionError,
   CreditsExhaustedError,
+  LiveSessionError,
   PaymentRequiredError,
   RateLimitError,
   RxVoiceError,
@@ -62,6 +63,8 @@ export class UsageError extends Error {
 /** Exit code for an error thrown by a command. */
 export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof UsageError) return ExitCode.usage;
+  // a live session ended by its text source (stdin, a translation): the source's error decides
+  if (error instanceof LiveSessionError && error.code === 'text_source') return exitCodeOf(error.cause);
   if (error instanceof AuthenticationError) return ExitCode.auth;
   if (error instanceof ValidationError || error instanceof SessionRejectedError) return ExitCode.validation;
   if (error instanceof PaymentRequiredError || error instanceof CreditsExhaustedError) return ExitCode.payment;
@@ -108,7 +111,7 @@ export function errorLine(error: unknown, secrets: ReadonlyArray<string | undefi
   } else if (error instanceof Error) {
     const kind = error instanceof RxVoiceError ? `${error.name}: ` : '';
     message = `${kind}${error.message}`;
-    const unspoken = error instanceof RxVoiceError ? error.unspoken : undefined;
+    const unspoken = error instanceof LiveSessionError ? error.unspoken : undefined;
     if (unspoken) message += ` [unspoken: ${JSON.stringify(truncate(unspoken, 80))}]`;
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof Error && cause.message && !message.includes(cause.message) && !(error instanceof RxVoiceError && error.code === 'validation')) {

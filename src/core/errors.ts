@@ -21,6 +21,8 @@ export type RxVoiceErrorCode =
   | 'payment_required'
   | 'session_rejected'
   | 'credits_exhausted'
+  | 'text_source'
+  | 'segments_skipped'
   | 'protocol'
   | 'sse'
   | 'stream'
@@ -34,30 +36,22 @@ export type RxVoiceErrorCode =
 export interface RxVoiceErrorOptions {
   cause?: unknown;
   retryable?: boolean;
-  /** Close code of the live session, when the error ended one. */
-  closeCode?: number;
-  /** Text pushed into a live session but never delivered as audio. */
-  unspoken?: string;
 }
 
 /**
- * Base of every error rxvoice raises: `code` (stable, see {@link RxVoiceErrorCode}) and
- * `retryable` (whether the same call may succeed later). Never carries the API key.
+ * Base of every error rxvoice raises: `code` (stable, see {@link RxVoiceErrorCode}),
+ * `retryable` (whether the same call may succeed later: the one retry rule, used by the
+ * HTTP retries and the live reconnects) and `cause`. Never carries the API key.
  */
 export class RxVoiceError extends Error {
   override name = 'RxVoiceError';
   readonly code: RxVoiceErrorCode;
   readonly retryable: boolean;
-  readonly closeCode: number | undefined;
-  /** Text pushed into a live session but never delivered as audio ('' when none). */
-  unspoken: string | undefined;
 
   constructor(code: RxVoiceErrorCode, message: string, options: RxVoiceErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.retryable = options.retryable ?? false;
-    this.closeCode = options.closeCode;
-    this.unspoken = options.unspoken;
   }
 }
 
@@ -220,20 +214,94 @@ export class PaymentRequiredError extends TaskError {
   }
 }
 
-/** Live session closed with 4400 after `session.error`. */
-export class SessionRejectedError extends RxVoiceError {
+/** What ended a live session badly: the `code` of a {@link LiveSessionError}. */
+export type LiveSessionErrorCode =
+  /** Close 4401: the key was refused. */
+  | 'authentication'
+  /** Close 4400 after `session.error`: bad `session.start`, forbidden voice, unsupported language. */
+  | 'session_rejected'
+  /** Close 4402: credits ran out mid-session. */
+  | 'credits_exhausted'
+  /** Any other unclean close, or a clean close before `session.done` with text unspoken. Retryable. */
+  | 'connection'
+  /** No `session.ready` within `readyTimeoutMs`. Retryable. */
+  | 'timeout'
+  /** The server broke the protocol (bad frame, frames out of order, audio too large). */
+  | 'protocol'
+  /** The text source (the caller's Observable) errored; its error is the `cause`. */
+  | 'text_source'
+  /** Segments the service skipped were not spoken (e.g. resubmissions ran out). */
+  | 'segments_skipped';
+
+/** Options of a {@link LiveSessionError}. */
+export interface LiveSessionErrorOptions extends RxVoiceErrorOptions {
+  /** The text pushed into the session and not delivered as audio ('' when none). */
+  unspoken: string;
+  /** Close code of the WebSocket, when a close ended the session. */
+  closeCode?: number | undefined;
+  /** Reason given with the close frame, if any. */
+  reason?: string | undefined;
+}
+
+/**
+ * A live speech session (`speak`) ended badly. `code` says how (see
+ * {@link LiveSessionErrorCode}); `unspoken` holds the text pushed but not delivered as
+ * audio, in order, so nothing is lost; `closeCode` the WebSocket close code when a close
+ * ended the session. An error of the caller's own text source is never changed: it is
+ * the `cause` of a `LiveSessionError` with code `'text_source'`.
+ *
+ * ## Example
+ * ```ts
+ * text$.pipe(speak(connection, { voice_id: 1 })).subscribe({
+ *   error: (error: unknown) => {
+ *     if (error instanceof LiveSessionError && error.retryable) console.log('say again:', error.unspoken);
+ *   },
+ * });
+ * ```
+ */
+export class LiveSessionError extends RxVoiceError {
+  override name = 'LiveSessionError';
+  declare readonly code: LiveSessionErrorCode;
+  /** Text pushed into the session and never delivered as audio ('' when none). */
+  readonly unspoken: string;
+  /** Close code of the WebSocket, when a close ended the session. */
+  readonly closeCode: number | undefined;
+  /** Reason given with the close frame, if any (scrubbed of the key). */
+  readonly reason: string | undefined;
+
+  constructor(code: LiveSessionErrorCode, message: string, options: LiveSessionErrorOptions) {
+    super(code, message, { retryable: code === 'connection' || code === 'timeout', ...options });
+    this.unspoken = options.unspoken;
+    this.closeCode = options.closeCode;
+    this.reason = options.reason;
+  }
+}
+
+/** Live session closed with 4400 after `session.error`: a {@link LiveSessionError} with code `'session_rejected'`. */
+export class SessionRejectedError extends LiveSessionError {
   override name = 'SessionRejectedError';
-  constructor(message: string, options: RxVoiceErrorOptions = {}) {
+  constructor(message: string, options: LiveSessionErrorOptions) {
     super('session_rejected', message, { closeCode: 4400, ...options });
   }
 }
 
-/** Live session closed with 4402: credits ran out mid-session. */
-export class CreditsExhaustedError extends RxVoiceError {
+/** Live session closed with 4402, credits ran out: a {@link LiveSessionError} with code `'credits_exhausted'`. */
+export class CreditsExhaustedError extends LiveSessionError {
   override name = 'CreditsExhaustedError';
-  constructor(message: string, options: RxVoiceErrorOptions = {}) {
+  constructor(message: string, options: LiveSessionErrorOptions) {
     super('credits_exhausted', message, { closeCode: 4402, ...options });
   }
+}
+
+/**
+ * A {@link LiveSessionError} of the class its code has (`SessionRejectedError`,
+ * `CreditsExhaustedError`, else `LiveSessionError` itself): to rebuild one with more
+ * `unspoken` text (the original as `cause`) without changing the original.
+ */
+export function liveSessionError(code: LiveSessionErrorCode, message: string, options: LiveSessionErrorOptions): LiveSessionError {
+  if (code === 'session_rejected') return new SessionRejectedError(message, options);
+  if (code === 'credits_exhausted') return new CreditsExhaustedError(message, options);
+  return new LiveSessionError(code, message, options);
 }
 
 /** The peer broke the protocol: a frame that does not parse, frames out of order, too large. */

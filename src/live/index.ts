@@ -37,11 +37,9 @@ export {
 } from './protocol.js';
 export {
   RxVoiceError,
-  AuthenticationError,
-  ConnectionError,
+  LiveSessionError,
   CreditsExhaustedError,
-  ProtocolError,
   SessionRejectedError,
-  TimeoutError,
   ValidationError,
+  type LiveSessionErrorCode,
 } from '../core/errors.js';

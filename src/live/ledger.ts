@@ -15,9 +15,6 @@
  */
 
 /** Whether the character with this code point is whitespace (no string made for ASCII). */
-/** Any character `String.prototype.trimStart` keeps (`\s` is the same set). */
-const NON_WHITESPACE = /\S/g;
-
 const isWhitespaceCode = (code: number): boolean =>
   code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/.test(String.fromCodePoint(code));
 
@@ -106,24 +103,6 @@ export class SpeechLedger {
   /** The segment started but not yet done, if any. */
   get segmentInProgress(): { segment_id: number; text: string } | undefined {
     return this.inProgress ? { segment_id: this.inProgress.segment_id, text: this.inProgress.text } : undefined;
-  }
-
-  /**
-   * Whether {@link unspoken} is not empty (some non-whitespace text pushed and not yet
-   * delivered), without building it.
-   */
-  hasUnspoken(): boolean {
-    const { chunk, offset } = this.completed;
-    for (let i = chunk; i < this.chunks.length; i++) {
-      NON_WHITESPACE.lastIndex = i === chunk ? offset : 0;
-      if (NON_WHITESPACE.test(this.chunks[i] as string)) return true;
-    }
-    return false;
-  }
-
-  /** Segments whose text did not match the pushed text (see {@link stats}). */
-  get mismatchCount(): number {
-    return this.mismatches;
   }
 
   /**

@@ -1,33 +1,20 @@
 /**
  * The live speech session as an RxJS operator: text in, `LiveSpeechEvent`s out.
  *
- * One subscription is one WebSocket session (or, with `reconnect`, a chain of sessions
- * that together speak the text exactly once). See {@link speak}.
+ * One subscription is one {@link LiveSession}: one WebSocket session (or, with
+ * `reconnect`, a chain of sessions that together speak the text exactly once). Where
+ * things happen in it:
+ * - the socket is opened in `open()` and closed in `closeSocket()`;
+ * - text from the source goes out in `sendText()` (buffered until `session.ready`);
+ * - server frames are parsed with the zod schemas of `protocol.ts` in `onTextFrame()`
+ *   and handled, by type, in `onServerFrame()`; audio in `onAudioFrame()`;
+ * - the session's state is one `phase`.
  */
-import {
-  Observable,
-  asyncScheduler,
-  timer,
-  type OperatorFunction,
-  type SchedulerLike,
-  type Subscriber,
-  type Subscription,
-  type Unsubscribable,
-} from 'rxjs';
+import { Observable, asyncScheduler, timer, type OperatorFunction, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { z } from 'zod';
-import {
-  AuthenticationError,
-  ConnectionError,
-  CreditsExhaustedError,
-  ProtocolError,
-  RxVoiceError,
-  SessionRejectedError,
-  TimeoutError,
-  ValidationError,
-  redact,
-} from '../core/errors.js';
 import { backoffDelay } from '../core/backoff.js';
+import { ValidationError, liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode } from '../core/errors.js';
 import { routes } from '../core/routes.js';
 import type { ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
@@ -71,8 +58,6 @@ export type WebSocketConstructorLike = new (
 ) => WebSocketLike;
 
 const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
-/** `ws`'s class, for its own event API; undefined in a browser bundle (`ws` stubbed out). */
-const IsNodeWebSocket: typeof NodeWebSocket | undefined = typeof NodeWebSocket === 'function' ? NodeWebSocket : undefined;
 
 /** Where and how to connect. */
 export interface LiveConnection {
@@ -125,7 +110,7 @@ export type SpeakOptions = SessionConfigInput & {
   /**
    * Largest WebSocket message accepted from the server, bytes (`ws`'s `maxPayload`; a
    * browser-style constructor cannot be told). A larger one ends the session with a
-   * `ProtocolError` as soon as its header arrives, before it is buffered. Default 1 MiB
+   * `'protocol'` error as soon as its header arrives, before it is buffered. Default 1 MiB
    * ({@link DEFAULT_LIVE_MAX_PAYLOAD}); audio frames are at most 64 KiB.
    */
   maxPayload?: number | undefined;
@@ -134,6 +119,10 @@ export type SpeakOptions = SessionConfigInput & {
 /** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
 export const DEFAULT_LIVE_MAX_PAYLOAD = 1024 * 1024;
 
+/** rxvoice's default output format for live sessions (the service's own default is mp3). */
+export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
+
+/** The client options of {@link SpeakOptions} (everything but the `session.start` configuration and `scheduler`). */
 const ClientOptionsSchema = z.object({
   reconnect: z
     .object({
@@ -147,14 +136,9 @@ const ClientOptionsSchema = z.object({
   maxPayload: z.int().positive().default(DEFAULT_LIVE_MAX_PAYLOAD),
 });
 
-/** rxvoice's default output format for live sessions (the service's own default is mp3). */
-export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
-
-interface ResolvedSpeak {
+/** Options checked and completed with their defaults, and where to connect. */
+interface ResolvedSpeak extends z.output<typeof ClientOptionsSchema> {
   config: SessionConfig;
-  reconnect: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number; random: () => number } | undefined;
-  readyTimeoutMs: number;
-  maxPayload: number;
   scheduler: SchedulerLike;
   url: string;
   headers: Record<string, string> | undefined;
@@ -162,104 +146,44 @@ interface ResolvedSpeak {
   apiKey: string;
 }
 
-/** Parsed configurations by {@link configKey} (successes only; frozen, shared). */
-const configCache = new Map<string, SessionConfig>();
-const CONFIG_CACHE_SIZE = 32;
-
-/**
- * A key that tells configurations apart exactly when they hold only primitives (keys in
- * order, each value's type and value, `-0` apart from `0`); undefined otherwise.
- */
-function configKey(input: Record<string, unknown>): string | undefined {
-  let key = '';
-  for (const name in input) {
-    if (!Object.hasOwn(input, name)) return undefined;
-    const value = input[name];
-    const type = typeof value;
-    if (value !== null && type !== 'string' && type !== 'number' && type !== 'boolean' && type !== 'undefined') return undefined;
-    key += `${JSON.stringify(name)}:${type === 'number' && Object.is(value, -0) ? '-0' : type === 'string' ? JSON.stringify(value) : String(value)}|${type};`;
-  }
-  return key;
-}
-
-/**
- * `SessionConfigSchema.safeParse`, remembered for configurations of primitives: a client
- * speaks with the same few configurations again and again, and the zod parse cost about
- * 15 µs a `speak()` (see bench/live-overhead.ts). The schema is pure (constant defaults),
- * so the same input always gives the same output; the result is frozen and only read.
- */
-function parseConfig(input: Record<string, unknown>): { success: true; data: SessionConfig } | ReturnType<typeof SessionConfigSchema.safeParse> {
-  const key = configKey(input);
-  if (key !== undefined) {
-    const cached = configCache.get(key);
-    if (cached !== undefined) return { success: true, data: cached };
-  }
-  const result = SessionConfigSchema.safeParse(input);
-  if (result.success && key !== undefined) {
-    if (configCache.size >= CONFIG_CACHE_SIZE) configCache.clear();
-    configCache.set(key, Object.freeze(result.data));
-  }
-  return result;
-}
-
-let lastUrl: { wsUrl: string; queryKey: string | undefined; url: string | undefined } | undefined;
-
 /**
  * The live session address for a base (or full) WebSocket address, with `api_key` in the
- * query when given; undefined when it is not a ws(s):// (or http(s)://) address. The
- * last answer without a key is kept (a client speaks to one address).
+ * query when given; undefined when it is not a ws(s):// (or http(s)://) address.
  */
 function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undefined {
-  if (lastUrl !== undefined && lastUrl.wsUrl === wsUrl && lastUrl.queryKey === queryKey) return lastUrl.url;
-  let url: URL | undefined;
+  let url: URL;
   try {
     url = new URL(wsUrl);
-    if (url.protocol === 'http:') url.protocol = 'ws:';
-    if (url.protocol === 'https:') url.protocol = 'wss:';
-    if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error('not a WebSocket address');
   } catch {
-    url = undefined;
+    return undefined;
   }
-  if (url !== undefined) {
-    if (!url.pathname.endsWith(routes.liveTts)) url.pathname = url.pathname.replace(/\/+$/, '') + routes.liveTts;
-    if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
-  }
-  const result = url?.toString();
-  // never kept with a key in it
-  lastUrl = queryKey === undefined ? { wsUrl, queryKey, url: result } : undefined;
-  return result;
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return undefined;
+  if (!url.pathname.endsWith(routes.liveTts)) url.pathname = url.pathname.replace(/\/+$/, '') + routes.liveTts;
+  if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
+  return url.toString();
 }
 
+/** Check the options with their schemas: the resolved session, or every issue found. */
 function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak | ValidationError {
   const { reconnect, scheduler, readyTimeoutMs, maxPayload, ...configInput } = options;
   const issues: ValidationIssue[] = [];
-  const configResult = parseConfig({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
-  if (!configResult.success) issues.push(...toValidationIssues(configResult.error, configInput, ['session.start']));
+  const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
+  if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
   const clientInput = { reconnect, readyTimeoutMs, maxPayload };
-  // The usual case checked by hand with the schema's rules (no reconnect; a finite
-  // positive timeout; a positive safe-integer maxPayload); anything else goes to zod.
-  const clientResult: { success: true; data: z.output<typeof ClientOptionsSchema> } | z.ZodSafeParseResult<z.output<typeof ClientOptionsSchema>> =
-    reconnect === undefined &&
-    (readyTimeoutMs === undefined || (typeof readyTimeoutMs === 'number' && Number.isFinite(readyTimeoutMs) && readyTimeoutMs > 0)) &&
-    (maxPayload === undefined || (typeof maxPayload === 'number' && Number.isSafeInteger(maxPayload) && maxPayload > 0))
-      ? {
-          success: true,
-          data: { reconnect: undefined, readyTimeoutMs: readyTimeoutMs ?? 10_000, maxPayload: maxPayload ?? DEFAULT_LIVE_MAX_PAYLOAD },
-        }
-      : ClientOptionsSchema.safeParse(clientInput);
-  if (!clientResult.success) issues.push(...toValidationIssues(clientResult.error, clientInput, ['options']));
+  const client = ClientOptionsSchema.safeParse(clientInput);
+  if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
   const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
   const url = sessionUrl(connection.wsUrl, headersSupported ? undefined : connection.apiKey);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
-  if (issues.length > 0 || !configResult.success || !clientResult.success || url === undefined) {
+  if (!config.success || !client.success || url === undefined) {
     return new ValidationError(issues, { source: 'local', endpoint: routes.liveTts });
   }
   return {
-    config: configResult.data,
-    reconnect: clientResult.data.reconnect,
-    readyTimeoutMs: clientResult.data.readyTimeoutMs,
-    maxPayload: clientResult.data.maxPayload,
+    ...client.data,
+    config: config.data,
     scheduler: scheduler ?? asyncScheduler,
     url,
     headers: headersSupported ? { 'x-api-key': connection.apiKey } : undefined,
@@ -271,109 +195,6 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
 // ---------------------------------------------------------------------------
 // The operator
 // ---------------------------------------------------------------------------
-
-const OPEN = 1;
-
-interface Attempt {
-  socket: WebSocketLike;
-  ready: boolean;
-  disposed: boolean;
-  /** Last segment id seen from the server in this session (-1 before any). */
-  lastServerId: number;
-  /** Server id of the segment started and not yet done. */
-  inProgress: number | undefined;
-  sessionError: string | undefined;
-  sessionDone: boolean;
-  textDoneSent: boolean;
-  transportError: string | undefined;
-  readyTimer: Subscription | undefined;
-}
-
-interface MessageEventLike {
-  data: unknown;
-}
-interface CloseEventLike {
-  code?: number;
-  reason?: string;
-}
-interface ErrorEventLike {
-  message?: string;
-  error?: unknown;
-}
-
-/**
- * The frames of a session checked by hand with the rules of their zod schemas
- * (`SessionReadyFrameSchema`, `SegmentStartFrameSchema` without word timestamps,
- * `SegmentDoneFrameSchema`, `SegmentSkippedFrameSchema`, `SessionErrorFrameSchema`,
- * `SessionDoneFrameSchema`: `segment_id` a safe non-negative integer, `run_id` a safe
- * integer, strings strings) and rebuilt with only their fields, as zod would. Anything
- * unusual (word timestamps, a `config` that is not a plain record or has an own
- * `__proto__` key, any other frame) returns undefined and goes through `ServerFrameSchema`.
- * A hot path: a zod parse costs about 2 µs a segment frame (two frames a sentence) and
- * about 25 µs for `session.ready` with its `config` record (see bench/live-overhead.ts).
- * Exported for the equivalence test only (test/live-frames.test.ts).
- *
- * @internal
- */
-export function fastServerFrame(json: unknown): ServerFrame | undefined {
-  if (json === null || typeof json !== 'object') return undefined;
-  const frame = json as {
-    type?: unknown;
-    segment_id?: unknown;
-    text?: unknown;
-    word_timestamps?: unknown;
-    session_id?: unknown;
-    run_id?: unknown;
-    config?: unknown;
-    error?: unknown;
-  };
-  const type = frame.type;
-  if (type === 'segment.start' || type === 'segment.done' || type === 'segment.skipped') {
-    const id = frame.segment_id;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return undefined;
-    if (type === 'segment.done') return { type, segment_id: id };
-    if (typeof frame.text !== 'string') return undefined;
-    if (type === 'segment.skipped') return { type, segment_id: id, text: frame.text };
-    if (frame.word_timestamps === undefined) return { type, segment_id: id, text: frame.text };
-    return undefined;
-  }
-  if (type === 'session.ready') {
-    const { session_id, run_id, config } = frame;
-    if (typeof session_id !== 'string' || typeof run_id !== 'number' || !Number.isSafeInteger(run_id)) return undefined;
-    if (config === undefined) return 'config' in frame ? undefined : { type, session_id, run_id };
-    if (!isPlainRecord(config)) return undefined;
-    return { type, session_id, run_id, config };
-  }
-  if (type === 'session.done') return { type };
-  if (type === 'session.error') return typeof frame.error === 'string' ? { type, error: frame.error } : undefined;
-  return undefined;
-}
-
-/**
- * A plain object (`Object.prototype` or null prototype) whose own keys are all
- * enumerable strings, none `__proto__`: what `z.record(z.string(), z.unknown())` copies
- * key for key (JSON.parse only builds such objects, but may add an own `__proto__`).
- */
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  if (Object.hasOwn(value, '__proto__')) return false;
-  const keys = Reflect.ownKeys(value);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string | symbol;
-    if (typeof key !== 'string' || !Object.prototype.propertyIsEnumerable.call(value, key)) return false;
-  }
-  return true;
-}
-
-function toBytes(data: unknown): Uint8Array | undefined {
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  // ws hands a fresh Buffer per message: a plain Uint8Array view on it, no copy (a view,
-  // not the Buffer itself, so that `.slice()` copies as it does on any Uint8Array).
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return undefined;
-}
 
 /**
  * Speaks a stream of text over one live session and emits what the service sends back.
@@ -395,32 +216,34 @@ function toBytes(data: unknown): Uint8Array | undefined {
  * ```
  * (r = ready, s = segmentStart, a = audio, d = segmentDone, D = done)
  *
- * Errors (all {@link RxVoiceError}s carry `unspoken`, the text pushed but not yet
- * delivered as audio, in order, leading whitespace trimmed, and `closeCode` when a close
- * caused them; text of skipped segments is not in `unspoken`, it was reported on its
- * `segmentSkipped` event):
- * - close 4401: `AuthenticationError`; 4400: `SessionRejectedError` (message of the
- *   `session.error`); 4402: `CreditsExhaustedError`;
+ * Errors: every error of a session is a {@link LiveSessionError} carrying `unspoken`
+ * (the text pushed but not yet delivered as audio, in order, leading whitespace
+ * trimmed; text of skipped segments is not in it, it was reported on its
+ * `segmentSkipped` event) and `closeCode` when a close caused it; its `code` says what
+ * happened:
+ * - close 4401: `'authentication'`; 4400: `'session_rejected'` (a `SessionRejectedError`,
+ *   message of the `session.error`); 4402: `'credits_exhausted'` (a `CreditsExhaustedError`);
  * - any other unclean close (1006, ...), or a clean close before `session.done` with
- *   text still unspoken: `ConnectionError` with `closeCode` and `reason` (retryable). A
+ *   text still unspoken: `'connection'`, with `closeCode` and `reason` (retryable). A
  *   connection lost after the text source completed and every text was delivered
  *   completes normally instead (nothing is missing; no `done` event then);
  * - a frame that breaks the protocol (bad JSON, unknown frame, audio outside a segment,
  *   an audio frame over 64 KiB, out-of-order segment ids, a message over `maxPayload`,
  *   a WebSocket-level violation, `session.done` while text is still unspoken):
- *   `ProtocolError`, and the socket is closed (1002) and cut off;
- * - no `session.ready` within `readyTimeoutMs`: `TimeoutError`;
- * - the text source errors: the socket is closed and its error is passed on, with
- *   `unspoken` set on it when it is an object.
+ *   `'protocol'`, and the socket is closed (1002) and cut off;
+ * - no `session.ready` within `readyTimeoutMs`: `'timeout'` (retryable);
+ * - the text source errors: the socket is closed and the output errors with
+ *   `'text_source'`, the source's own error (unchanged) as `cause`.
  *
  * Unsubscribing (e.g. `takeUntil(userStartedTalking$)` for barge-in) closes the socket
  * at once with 1000, unsubscribes the text source and clears every timer; nothing more
  * is emitted.
  *
- * Reconnect (option `reconnect`, off by default): after an abnormal close (a
- * `ConnectionError` or a ready timeout, never 4400/4401/4402), a new session is opened
+ * Reconnect (option `reconnect`, off by default): after an abnormal close (code
+ * `'connection'` or a ready timeout, never 4400/4401/4402), a new session is opened
  * after an exponential backoff with jitter (`baseDelayMs` doubling up to `maxDelayMs`,
- * each delay drawn from its upper half, through `scheduler`); once it is ready a `reconnected` event is emitted (no second `ready`),
+ * each delay drawn from its upper half, through `scheduler`); once it is ready a
+ * `reconnected` event is emitted (no second `ready`),
  * and exactly the text not yet delivered is sent again, in order, as one `text.chunk`
  * (then `text.done` again if it had been sent); new text then flows as before. Text
  * pushed during the outage is kept and sent with it. `maxAttempts` counts attempts in a
@@ -458,222 +281,200 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
         subscriber.error(resolved);
         return undefined;
       }
-      return new LiveSession(resolved, subscriber).start(text$);
+      const session = new LiveSession(resolved, subscriber);
+      session.start(text$);
+      return () => session.stop();
     });
 }
 
-/** State of the ready timeout: the session and the attempt it guards. */
-interface ReadyTimeoutState {
-  session: LiveSession;
-  attempt: Attempt;
-}
-
-function readyTimeout(state: ReadyTimeoutState | undefined): void {
-  if (state) state.session.onReadyTimeout(state.attempt);
-}
-
-/** The text source's observer of one subscription (methods, not closures). */
-class TextObserver {
-  constructor(private readonly session: LiveSession) {}
-  next(text: string): void {
-    this.session.onText(text);
-  }
-  error(error: unknown): void {
-    this.session.onTextError(error);
-  }
-  complete(): void {
-    this.session.onTextComplete();
-  }
-}
-
 /**
- * One subscription of {@link speak}: a class rather than a closure per handler (a
- * subscription creates one object, not two dozen functions).
+ * Where a subscription of {@link speak} is:
+ * - `connecting`: a socket is opening, `session.start` sent, waiting for `session.ready`;
+ * - `ready`: the session is ready, text flows;
+ * - `done`: `session.done` arrived, waiting for the close;
+ * - `backoff`: a connection was lost, waiting to reconnect;
+ * - `finished`: the output completed or errored, or the subscriber unsubscribed.
  */
+type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'finished';
+
+/** One WebSocket of a session, and what the server said on it. */
+interface Connection {
+  socket: WebSocketLike;
+  /** Last segment id seen from the server on this socket (-1 before any). */
+  lastServerId: number;
+  /** Server id of the segment started and not yet done. */
+  inProgress: number | undefined;
+  /** The message of a `session.error` (scrubbed). */
+  sessionError: string | undefined;
+  /** The message of the socket's last error event (scrubbed). */
+  transportError: string | undefined;
+  readyTimer: Subscription | undefined;
+}
+
+const OPEN = 1;
+
+/** One subscription of {@link speak}. */
 class LiveSession {
-  private readonly config: SessionConfig;
-  private readonly scheduler: SchedulerLike;
+  private phase: Phase = 'connecting';
+  /** The socket in use; undefined once closed (events of closed sockets are ignored). */
+  private connection: Connection | undefined;
   private readonly ledger = new SpeechLedger();
-  /** Text pushed while no session was ready, to send (in order) once one is. */
+  /** Text pushed before the first `session.ready`, to send (in order) once it comes. */
   private outbox: string[] = [];
   private textComplete = false;
-  private finished = false;
-  private everReady = false;
+  private textSubscription: Subscription | undefined;
+  /** Sessions that became ready (the first emits `ready`, the others `reconnected`). */
+  private readyCount = 0;
   /** Reconnect attempts since the last delivered segment. */
   private attemptsInRow = 0;
+  private reconnectTimer: Subscription | undefined;
+  /** Added to the server's segment ids, so that ids keep increasing across reconnects. */
   private idOffset = 0;
   private maxConsumerId = -1;
-  private current: Attempt | undefined;
-  private textSubscription: Subscription | undefined;
-  private reconnectTimer: Subscription | undefined;
 
   constructor(
-    private readonly resolved: ResolvedSpeak,
+    private readonly options: ResolvedSpeak,
     private readonly subscriber: Subscriber<LiveSpeechEvent>,
-  ) {
-    this.config = resolved.config;
-    this.scheduler = resolved.scheduler;
+  ) {}
+
+  /** Open the socket, then subscribe to the text (so that it is produced while the socket connects). */
+  start(text$: Observable<string>): void {
+    this.open();
+    if (this.phase === 'finished') return;
+    this.textSubscription = text$.subscribe({
+      next: (text) => this.sendText(text),
+      error: (error: unknown) =>
+        this.finish(this.error('text_source', `The text source failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
+      complete: () => {
+        this.textComplete = true;
+        if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
+      },
+    });
   }
 
-  start(text$: Observable<string>): Unsubscribable | undefined {
-    this.connect();
-    if (this.finished) return undefined;
-    this.textSubscription = text$.subscribe(new TextObserver(this));
-    return this;
+  /** Teardown: unsubscribing closes the socket at once (1000) and clears every timer. */
+  stop(): void {
+    if (this.phase === 'finished') return;
+    this.phase = 'finished';
+    this.textSubscription?.unsubscribe();
+    this.reconnectTimer?.unsubscribe();
+    if (this.connection) this.closeSocket(this.connection, CloseCodes.normal);
   }
 
-  /** Teardown: unsubscribing closes the socket at once and clears every timer. */
-  unsubscribe(): void {
-    if (!this.finished) {
-      this.finished = true;
-      this.textSubscription?.unsubscribe();
-      this.reconnectTimer?.unsubscribe();
-      if (this.current && !this.current.disposed) this.closeSocket(this.current, CloseCodes.normal);
-    }
-  }
+  // --- the socket ----------------------------------------------------------
 
-  onText(text: string): void {
-    if (this.finished || typeof text !== 'string' || text.length === 0) return;
-    this.ledger.push(text);
-    const attempt = this.current;
-    if (attempt && attempt.ready && !attempt.disposed) this.send(attempt, { type: 'text.chunk', text });
-    else this.outbox.push(text);
-  }
-
-  onTextError(error: unknown): void {
-    if (error instanceof RxVoiceError) error.unspoken = this.ledger.unspoken();
-    else if (error !== null && typeof error === 'object' && Object.isExtensible(error)) {
-      (error as { unspoken?: string }).unspoken = this.ledger.unspoken();
-    }
-    this.finish(error);
-  }
-
-  onTextComplete(): void {
-    this.textComplete = true;
-    const attempt = this.current;
-    if (attempt && attempt.ready && !attempt.disposed) this.sendTextDone(attempt);
-  }
-
-  private scrub(text: string): string {
-    const apiKey = this.resolved.apiKey;
-    return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
-  }
-
-  private emit(event: LiveSpeechEvent): boolean {
-    if (this.finished) return false;
-    this.subscriber.next(event);
-    return !this.finished;
-  }
-
-  private send(attempt: Attempt, frame: ClientFrame): void {
-    if (attempt.disposed || attempt.socket.readyState !== OPEN) return;
-    attempt.socket.send(JSON.stringify(frame));
-  }
-
-  private closeSocket(attempt: Attempt, code: number, reason?: string): void {
-    attempt.disposed = true;
-    attempt.readyTimer?.unsubscribe();
+  /** Open a socket; `session.start` goes out when it opens. */
+  private open(): void {
+    if (this.phase === 'finished') return;
+    this.phase = 'connecting';
+    const options = this.options;
+    let socket: WebSocketLike;
     try {
-      attempt.socket.close(code, reason);
+      socket = options.headers
+        ? new options.WebSocket(options.url, undefined, { headers: options.headers, maxPayload: options.maxPayload })
+        : new options.WebSocket(options.url);
+    } catch (cause) {
+      // no `cause`: its message may hold the address (and a query key)
+      const message = this.scrub(cause instanceof Error ? cause.message : String(cause));
+      this.retryOrFail(this.error('connection', `Could not open the live session: ${message}`));
+      return;
+    }
+    if (socket.binaryType !== 'nodebuffer') socket.binaryType = 'arraybuffer';
+    const connection: Connection = {
+      socket,
+      lastServerId: -1,
+      inProgress: undefined,
+      sessionError: undefined,
+      transportError: undefined,
+      readyTimer: undefined,
+    };
+    this.connection = connection;
+    // Listeners are never removed: once the socket is not the current one they do
+    // nothing (ws emits 'error' on a socket closed while connecting, which must stay handled).
+    socket.addEventListener('open', () => this.send(connection, { type: 'session.start', ...options.config }));
+    socket.addEventListener('message', (event) => {
+      if (this.connection !== connection) return;
+      const data = (event as { data: unknown }).data;
+      if (typeof data === 'string') this.onTextFrame(connection, data);
+      else this.onAudioFrame(connection, data);
+    });
+    socket.addEventListener('close', (event) => {
+      const { code, reason } = event as { code?: number; reason?: string };
+      this.onClose(connection, code ?? 1006, reason ?? '');
+    });
+    socket.addEventListener('error', (event) => this.onSocketError(connection, event as { message?: string; error?: unknown }));
+    connection.readyTimer = timer(options.readyTimeoutMs, options.scheduler).subscribe(() => this.onReadyTimeout(connection));
+  }
+
+  private closeSocket(connection: Connection, code: number, reason?: string): void {
+    if (this.connection === connection) this.connection = undefined;
+    connection.readyTimer?.unsubscribe();
+    try {
+      connection.socket.close(code, reason);
     } catch {
       // Browsers only allow 1000 and 3000-4999.
       try {
-        attempt.socket.close(CloseCodes.normal);
+        connection.socket.close(CloseCodes.normal);
       } catch {
         // already closed
       }
     }
   }
 
-  private finish(error?: unknown): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.textSubscription?.unsubscribe();
-    this.reconnectTimer?.unsubscribe();
-    if (this.current && !this.current.disposed) this.closeSocket(this.current, CloseCodes.normal);
-    if (error === undefined) this.subscriber.complete();
-    else this.subscriber.error(error);
+  private send(connection: Connection, frame: ClientFrame): void {
+    if (this.connection !== connection || connection.socket.readyState !== OPEN) return;
+    connection.socket.send(JSON.stringify(frame));
   }
 
-  private withUnspoken<E extends RxVoiceError>(error: E): E {
-    error.unspoken = this.ledger.unspoken();
-    return error;
+  // --- text out --------------------------------------------------------------
+
+  /** A piece of text from the source: recorded in the ledger, sent when ready, else kept. */
+  private sendText(text: string): void {
+    if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
+    this.ledger.push(text);
+    if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.chunk', text });
+    else this.outbox.push(text);
   }
 
-  private protocolError(attempt: Attempt, message: string): void {
-    if (attempt.disposed) return;
-    this.closeSocket(attempt, 1002, 'protocol error');
-    // A peer that broke the protocol is not trusted to answer the close frame (`ws`
-    // would keep the socket, and read what it still sends, for 30 s): cut it off.
-    (attempt.socket as { terminate?: () => void }).terminate?.();
-    this.finish(this.withUnspoken(new ProtocolError(message)));
-  }
+  // --- frames in -------------------------------------------------------------
 
-  private sendTextDone(attempt: Attempt): void {
-    this.send(attempt, { type: 'text.done' });
-    attempt.textDoneSent = true;
-  }
-
-  private onReady(attempt: Attempt, session_id: string, run_id: number, echoed: Record<string, unknown> | undefined): void {
-    attempt.ready = true;
-    if (!this.everReady) {
-      this.everReady = true;
-      const pending = this.outbox;
-      this.outbox = [];
-      for (const text of pending) this.send(attempt, { type: 'text.chunk', text });
-      if (this.textComplete) this.sendTextDone(attempt);
-      // after the text went out (the timer can only fire later, and checks `ready`)
-      attempt.readyTimer?.unsubscribe();
-      this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.config } });
-      return;
-    }
-    attempt.readyTimer?.unsubscribe();
-    // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
-    this.outbox = [];
-    const resent = this.ledger.unspoken();
-    if (resent.length > 0) this.send(attempt, { type: 'text.chunk', text: resent });
-    if (this.textComplete) this.sendTextDone(attempt);
-    this.emit({ type: 'reconnected', attempt: this.attemptsInRow, session_id, run_id, resent });
-  }
-
-  private onTextFrame(attempt: Attempt, data: string): void {
+  private onTextFrame(connection: Connection, data: string): void {
     let json: unknown;
     try {
       json = JSON.parse(data);
     } catch {
-      this.protocolError(attempt, 'The server sent a text frame that is not JSON');
+      this.protocolError(connection, 'The server sent a text frame that is not JSON');
       return;
     }
-    let frame = fastServerFrame(json);
-    if (frame === undefined) {
-      const parsed = ServerFrameSchema.safeParse(json);
-      if (!parsed.success) {
-        const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
-        this.protocolError(attempt, `The server sent an invalid frame${typeof type === 'string' ? ` (${this.scrub(type).slice(0, 64)})` : ''}`);
-        return;
-      }
-      frame = parsed.data;
+    const parsed = ServerFrameSchema.safeParse(json);
+    if (!parsed.success) {
+      const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
+      this.protocolError(connection, `The server sent an invalid frame${typeof type === 'string' ? ` (${this.scrub(type).slice(0, 64)})` : ''}`);
+      return;
     }
-    if (frame.type !== 'session.ready' && frame.type !== 'session.error' && !attempt.ready) {
-      this.protocolError(attempt, `The server sent ${frame.type} before session.ready`);
+    this.onServerFrame(connection, parsed.data);
+  }
+
+  private onServerFrame(connection: Connection, frame: ServerFrame): void {
+    if (this.phase === 'connecting' && frame.type !== 'session.ready' && frame.type !== 'session.error') {
+      this.protocolError(connection, `The server sent ${frame.type} before session.ready`);
       return;
     }
     const ledger = this.ledger;
     switch (frame.type) {
       case 'session.ready':
-        if (attempt.ready) return this.protocolError(attempt, 'The server sent session.ready twice');
-        this.onReady(attempt, frame.session_id, frame.run_id, frame.config);
+        if (this.phase !== 'connecting') return this.protocolError(connection, 'The server sent session.ready twice');
+        this.onReady(connection, frame.session_id, frame.run_id, frame.config);
         return;
       case 'segment.start': {
-        if (attempt.inProgress !== undefined)
-          return this.protocolError(attempt, `segment.start ${frame.segment_id} before segment.done ${attempt.inProgress}`);
-        if (frame.segment_id <= attempt.lastServerId)
-          return this.protocolError(attempt, `Segment id ${frame.segment_id} does not follow ${attempt.lastServerId}`);
-        attempt.lastServerId = frame.segment_id;
-        attempt.inProgress = frame.segment_id;
+        if (connection.inProgress !== undefined)
+          return this.protocolError(connection, `segment.start ${frame.segment_id} before segment.done ${connection.inProgress}`);
+        if (frame.segment_id <= connection.lastServerId)
+          return this.protocolError(connection, `Segment id ${frame.segment_id} does not follow ${connection.lastServerId}`);
+        connection.lastServerId = frame.segment_id;
+        connection.inProgress = frame.segment_id;
         ledger.segmentStarted(frame.segment_id, frame.text);
-        const segment_id = this.idOffset + frame.segment_id;
-        this.maxConsumerId = Math.max(this.maxConsumerId, segment_id);
+        const segment_id = this.consumerId(frame.segment_id);
         this.emit(
           frame.word_timestamps
             ? { type: 'segmentStart', segment_id, text: frame.text, word_timestamps: frame.word_timestamps }
@@ -682,203 +483,180 @@ class LiveSession {
         return;
       }
       case 'segment.done':
-        if (attempt.inProgress !== frame.segment_id)
-          return this.protocolError(attempt, `segment.done ${frame.segment_id} for a segment not started`);
-        attempt.inProgress = undefined;
+        if (connection.inProgress !== frame.segment_id)
+          return this.protocolError(connection, `segment.done ${frame.segment_id} for a segment not started`);
+        connection.inProgress = undefined;
         ledger.segmentDelivered(frame.segment_id);
         this.attemptsInRow = 0;
         this.emit({ type: 'segmentDone', segment_id: this.idOffset + frame.segment_id });
         return;
-      case 'segment.skipped': {
-        if (attempt.inProgress !== undefined && attempt.inProgress !== frame.segment_id)
-          return this.protocolError(attempt, `segment.skipped ${frame.segment_id} while segment ${attempt.inProgress} is in progress`);
-        if (attempt.inProgress === undefined && frame.segment_id <= attempt.lastServerId)
-          return this.protocolError(attempt, `Segment id ${frame.segment_id} does not follow ${attempt.lastServerId}`);
-        attempt.lastServerId = frame.segment_id;
-        attempt.inProgress = undefined;
+      case 'segment.skipped':
+        if (connection.inProgress !== undefined && connection.inProgress !== frame.segment_id)
+          return this.protocolError(connection, `segment.skipped ${frame.segment_id} while segment ${connection.inProgress} is in progress`);
+        if (connection.inProgress === undefined && frame.segment_id <= connection.lastServerId)
+          return this.protocolError(connection, `Segment id ${frame.segment_id} does not follow ${connection.lastServerId}`);
+        connection.lastServerId = frame.segment_id;
+        connection.inProgress = undefined;
         ledger.segmentSkipped(frame.segment_id, frame.text);
-        const segment_id = this.idOffset + frame.segment_id;
-        this.maxConsumerId = Math.max(this.maxConsumerId, segment_id);
-        this.emit({ type: 'segmentSkipped', segment_id, text: frame.text });
+        this.emit({ type: 'segmentSkipped', segment_id: this.consumerId(frame.segment_id), text: frame.text });
         return;
-      }
       case 'session.error':
-        attempt.sessionError = this.scrub(frame.error);
+        connection.sessionError = this.scrub(frame.error);
         return;
       case 'session.done':
         // "All work is finished" while text the server echoed faithfully is still
         // unspoken (or a segment is open): completing would lose that text silently.
-        if (attempt.inProgress !== undefined || (ledger.hasUnspoken() && ledger.mismatchCount === 0)) {
-          return this.protocolError(attempt, 'The server sent session.done before all text was spoken');
+        if (connection.inProgress !== undefined || (ledger.unspoken() !== '' && ledger.stats().mismatches === 0)) {
+          return this.protocolError(connection, 'The server sent session.done before all text was spoken');
         }
-        attempt.sessionDone = true;
+        this.phase = 'done';
         this.emit({ type: 'done' });
         return;
     }
   }
 
-  private onBinaryFrame(attempt: Attempt, data: unknown): void {
-    if (attempt.inProgress === undefined) {
-      this.protocolError(attempt, 'The server sent audio outside of a segment');
+  private onReady(connection: Connection, session_id: string, run_id: number, echoed: Record<string, unknown> | undefined): void {
+    connection.readyTimer?.unsubscribe();
+    this.phase = 'ready';
+    this.readyCount++;
+    if (this.readyCount === 1) {
+      const pending = this.outbox;
+      this.outbox = [];
+      for (const text of pending) this.send(connection, { type: 'text.chunk', text });
+      if (this.textComplete) this.send(connection, { type: 'text.done' });
+      this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.options.config } });
       return;
     }
+    // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
+    this.outbox = [];
+    const resent = this.ledger.unspoken();
+    if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
+    if (this.textComplete) this.send(connection, { type: 'text.done' });
+    this.emit({ type: 'reconnected', attempt: this.attemptsInRow, session_id, run_id, resent });
+  }
+
+  private onAudioFrame(connection: Connection, data: unknown): void {
+    if (connection.inProgress === undefined) return this.protocolError(connection, 'The server sent audio outside of a segment');
     const bytes = toBytes(data);
-    if (!bytes) {
-      this.protocolError(attempt, 'The server sent a binary frame of an unsupported type');
-      return;
-    }
+    if (!bytes) return this.protocolError(connection, 'The server sent a binary frame of an unsupported type');
     if (bytes.byteLength > MAX_AUDIO_FRAME_BYTES) {
-      this.protocolError(attempt, `The server sent an audio frame of ${bytes.byteLength} bytes (at most ${MAX_AUDIO_FRAME_BYTES})`);
-      return;
+      return this.protocolError(connection, `The server sent an audio frame of ${bytes.byteLength} bytes (at most ${MAX_AUDIO_FRAME_BYTES})`);
     }
-    this.emit({ type: 'audio', segment_id: this.idOffset + attempt.inProgress, bytes });
+    this.emit({ type: 'audio', segment_id: this.idOffset + connection.inProgress, bytes });
   }
 
-  private retryOrFail(error: RxVoiceError): void {
-    const policy = this.resolved.reconnect;
-    if (this.finished) return;
-    if (!policy || !error.retryable || this.attemptsInRow >= policy.maxAttempts) {
-      this.finish(this.withUnspoken(error));
-      return;
-    }
-    this.attemptsInRow++;
-    this.ledger.abortInProgress();
-    this.idOffset = this.maxConsumerId + 1;
-    const delay = backoffDelay(this.attemptsInRow - 1, policy, policy.random);
-    this.reconnectTimer = timer(delay, this.scheduler).subscribe(() => {
-      this.reconnectTimer = undefined;
-      this.connect();
-    });
+  /** The id the consumer sees for a server segment id (increasing across reconnects). */
+  private consumerId(serverId: number): number {
+    const id = this.idOffset + serverId;
+    this.maxConsumerId = Math.max(this.maxConsumerId, id);
+    return id;
   }
 
-  onReadyTimeout(attempt: Attempt): void {
-    if (attempt.disposed || attempt.ready) return;
-    this.closeSocket(attempt, CloseCodes.normal);
-    this.retryOrFail(new TimeoutError(`No session.ready within ${this.resolved.readyTimeoutMs} ms`));
-  }
+  // --- endings ---------------------------------------------------------------
 
-  private onClose(attempt: Attempt, code: number, reason: string): void {
-    if (attempt.disposed) return;
-    attempt.disposed = true;
-    attempt.readyTimer?.unsubscribe();
-    const ledger = this.ledger;
-    const allDelivered = this.textComplete && !ledger.hasUnspoken() && attempt.inProgress === undefined;
-    const cleanEnd = code === CloseCodes.normal && (attempt.sessionDone || allDelivered);
+  private onClose(connection: Connection, code: number, reason: string): void {
+    if (this.connection !== connection) return;
+    this.connection = undefined;
+    connection.readyTimer?.unsubscribe();
+    const allDelivered = this.textComplete && this.ledger.unspoken() === '' && connection.inProgress === undefined;
+    const cleanEnd = code === CloseCodes.normal && (this.phase === 'done' || allDelivered);
     // A connection lost after every text was delivered: nothing is missing, complete.
-    const lostAfterAll =
-      this.everReady &&
-      allDelivered &&
-      code !== CloseCodes.invalidKey &&
-      code !== CloseCodes.rejected &&
-      code !== CloseCodes.creditsExhausted;
-    if (cleanEnd || lostAfterAll) {
-      this.finish();
-      return;
-    }
+    const refused = code === CloseCodes.invalidKey || code === CloseCodes.rejected || code === CloseCodes.creditsExhausted;
+    const lostAfterAll = this.readyCount > 0 && allDelivered && !refused;
+    if (cleanEnd || lostAfterAll) return this.finish();
     const why = this.scrub(reason);
-    const options = { closeCode: code, unspoken: ledger.unspoken() };
+    const close = { closeCode: code, reason: why || undefined };
     switch (code) {
       case CloseCodes.invalidKey:
-        this.finish(new AuthenticationError('The live session rejected the API key (close 4401)', options));
-        return;
+        return this.finish(this.error('authentication', 'The live session rejected the API key (close 4401)', close));
       case CloseCodes.rejected:
-        this.finish(new SessionRejectedError(`The live session was rejected: ${attempt.sessionError ?? (why || 'no reason given')}`, options));
-        return;
-      case CloseCodes.creditsExhausted:
-        this.finish(new CreditsExhaustedError(`Credits ran out during the live session${attempt.sessionError ? `: ${attempt.sessionError}` : ''}`, options));
-        return;
+        return this.finish(this.error('session_rejected', `The live session was rejected: ${connection.sessionError ?? (why || 'no reason given')}`, close));
+      case CloseCodes.creditsExhausted: {
+        const detail = connection.sessionError ? `: ${connection.sessionError}` : '';
+        return this.finish(this.error('credits_exhausted', `Credits ran out during the live session${detail}`, close));
+      }
       default: {
-        const detail = why || attempt.transportError;
-        this.retryOrFail(
-          new ConnectionError(
-            `The live session closed ${code === CloseCodes.normal ? 'before session.done' : 'abnormally'} (code ${code}${detail ? `: ${detail}` : ''})`,
-            { ...options, reason: why || undefined },
-          ),
-        );
+        const detail = why || connection.transportError;
+        const how = code === CloseCodes.normal ? 'before session.done' : 'abnormally';
+        return this.retryOrFail(this.error('connection', `The live session closed ${how} (code ${code}${detail ? `: ${detail}` : ''})`, close));
       }
     }
   }
 
-  private onSocketError(attempt: Attempt, event: ErrorEventLike): void {
+  private onSocketError(connection: Connection, event: { message?: string; error?: unknown }): void {
     const message = event.message ?? (event.error instanceof Error ? event.error.message : undefined);
-    if (message) attempt.transportError = this.scrub(message);
+    if (message) connection.transportError = this.scrub(message);
     // `ws` reports a peer breaking the WebSocket protocol (a message over
     // maxPayload, a bad opcode, invalid UTF-8...) with a WS_ERR_* code.
     const code = (event.error as { code?: unknown } | undefined)?.code;
-    if (typeof code === 'string' && code.startsWith('WS_ERR_') && !attempt.disposed && !this.finished) {
+    if (typeof code === 'string' && code.startsWith('WS_ERR_') && this.connection === connection) {
       this.protocolError(
-        attempt,
+        connection,
         code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
-          ? `The server sent a message larger than maxPayload (${this.resolved.maxPayload} bytes)`
+          ? `The server sent a message larger than maxPayload (${this.options.maxPayload} bytes)`
           : `The server broke the WebSocket protocol (${code})`,
       );
     }
   }
 
-  private connect(): void {
-    if (this.finished) return;
-    const resolved = this.resolved;
-    let socket: WebSocketLike;
-    try {
-      socket = resolved.headers
-        ? new resolved.WebSocket(resolved.url, undefined, { headers: resolved.headers, maxPayload: resolved.maxPayload })
-        : new resolved.WebSocket(resolved.url);
-    } catch (cause) {
-      this.retryOrFail(
-        // no `cause`: the original message may hold the address (and a query key)
-        new ConnectionError(`Could not open the live session: ${this.scrub(cause instanceof Error ? cause.message : String(cause))}`),
-      );
-      return;
-    }
-    if (socket.binaryType !== 'nodebuffer') socket.binaryType = 'arraybuffer';
-    const attempt: Attempt = {
-      socket,
-      ready: false,
-      disposed: false,
-      lastServerId: -1,
-      inProgress: undefined,
-      sessionError: undefined,
-      sessionDone: false,
-      textDoneSent: false,
-      transportError: undefined,
-      readyTimer: undefined,
-    };
-    this.current = attempt;
-    // Listeners are never removed: after disposal they do nothing (ws emits 'error'
-    // on a socket closed while connecting, which must stay handled).
-    const onOpen = (): void => {
-      if (attempt.disposed) return;
-      this.send(attempt, { type: 'session.start', ...this.config });
-    };
-    if (IsNodeWebSocket !== undefined && socket instanceof IsNodeWebSocket) {
-      // `ws` itself: its own events, without the per-message MessageEvent (and the
-      // wrapper) that its WHATWG addEventListener builds (a hot path: every frame).
-      // Same data: text frames as strings, binary ones as Buffers.
-      socket.on('open', onOpen);
-      socket.on('message', (data: Buffer, isBinary: boolean) => {
-        if (attempt.disposed || this.finished) return;
-        if (isBinary) this.onBinaryFrame(attempt, data);
-        else this.onTextFrame(attempt, data.toString());
-      });
-      socket.on('close', (code: number, reason: Buffer) => {
-        this.onClose(attempt, code, reason.toString());
-      });
-    } else {
-      socket.addEventListener('open', onOpen);
-      socket.addEventListener('message', ((event: MessageEventLike) => {
-        if (attempt.disposed || this.finished) return;
-        if (typeof event.data === 'string') this.onTextFrame(attempt, event.data);
-        else this.onBinaryFrame(attempt, event.data);
-      }) as (event: unknown) => void);
-      socket.addEventListener('close', ((event: CloseEventLike) => {
-        this.onClose(attempt, event.code ?? 1006, event.reason ?? '');
-      }) as (event: unknown) => void);
-    }
-    socket.addEventListener('error', ((event: ErrorEventLike) => {
-      this.onSocketError(attempt, event);
-    }) as (event: unknown) => void);
-    // Through the scheduler directly (what `timer()` does underneath, without its
-    // Observable and subscriber).
-    attempt.readyTimer = this.scheduler.schedule<ReadyTimeoutState>(readyTimeout, resolved.readyTimeoutMs, { session: this, attempt });
+  private onReadyTimeout(connection: Connection): void {
+    if (this.connection !== connection || this.phase !== 'connecting') return;
+    this.closeSocket(connection, CloseCodes.normal);
+    this.retryOrFail(this.error('timeout', `No session.ready within ${this.options.readyTimeoutMs} ms`));
   }
+
+  private protocolError(connection: Connection, message: string): void {
+    if (this.connection !== connection) return;
+    this.closeSocket(connection, 1002, 'protocol error');
+    // A peer that broke the protocol is not trusted to answer the close frame (`ws`
+    // would keep the socket, and read what it still sends, for 30 s): cut it off.
+    (connection.socket as { terminate?: () => void }).terminate?.();
+    this.finish(this.error('protocol', message));
+  }
+
+  /** Reconnect after a retryable error when the policy allows another attempt; else end with it. */
+  private retryOrFail(error: LiveSessionError): void {
+    if (this.phase === 'finished') return;
+    const policy = this.options.reconnect;
+    if (!policy || !error.retryable || this.attemptsInRow >= policy.maxAttempts) return this.finish(error);
+    this.attemptsInRow++;
+    this.ledger.abortInProgress();
+    this.idOffset = this.maxConsumerId + 1;
+    this.phase = 'backoff';
+    const delay = backoffDelay(this.attemptsInRow - 1, policy, policy.random);
+    this.reconnectTimer = timer(delay, this.options.scheduler).subscribe(() => this.open());
+  }
+
+  private finish(error?: LiveSessionError): void {
+    if (this.phase === 'finished') return;
+    this.stop();
+    if (error === undefined) this.subscriber.complete();
+    else this.subscriber.error(error);
+  }
+
+  private emit(event: LiveSpeechEvent): void {
+    if (this.phase !== 'finished') this.subscriber.next(event);
+  }
+
+  /** An error of this session, carrying the text not yet spoken. */
+  private error(
+    code: LiveSessionErrorCode,
+    message: string,
+    options: { closeCode?: number; reason?: string | undefined; cause?: unknown } = {},
+  ): LiveSessionError {
+    return liveSessionError(code, message, { ...options, unspoken: this.ledger.unspoken() });
+  }
+
+  private scrub(text: string): string {
+    const apiKey = this.options.apiKey;
+    return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
+  }
+}
+
+function toBytes(data: unknown): Uint8Array | undefined {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  // ws hands a fresh Buffer per message: a plain Uint8Array view on it, no copy (a view,
+  // not the Buffer itself, so that `.slice()` copies as it does on any Uint8Array).
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return undefined;
 }

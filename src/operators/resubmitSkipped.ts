@@ -1,4 +1,5 @@
 import { defer, from, Observable, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
+import { LiveSessionError, liveSessionError } from '../core/errors.js';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { SpeechLedger } from '../live/ledger.js';
 import { createSentenceSegmenter } from '../text/sentences.js';
@@ -51,8 +52,9 @@ const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim();
  * events:   r-s-d-k(ST)-(uv)-(D|)     k = segmentSkipped for "b" (final: false), ST = "b" again
  * ```
  *
- * Errors of the text source or of the session are passed through; skipped text still
- * held for resubmission is appended to the error's `unspoken`.
+ * Errors of the text source or of the session are passed through; when skipped text is
+ * still held for resubmission, the session's `LiveSessionError` becomes the `cause` of
+ * one of the same code whose `unspoken` ends with that text.
  *
  * ## Example
  * ```ts
@@ -197,12 +199,22 @@ export function resubmitSkipped(
             },
             error: (error: unknown) => {
               // Skipped text held for resubmission (reported with `final: false`) was never
-              // pushed: it is unspoken too, after the session's own unspoken text.
-              if (held.length > 0 && error !== null && typeof error === 'object' && Object.isExtensible(error)) {
-                const carrier = error as { unspoken?: unknown };
-                const before = typeof carrier.unspoken === 'string' ? carrier.unspoken.trim() : '';
-                carrier.unspoken = [before, ...held.map((text) => text.trim())].filter((text) => text !== '').join(' ');
+              // pushed: it is unspoken too, after the session's own unspoken text. The
+              // session's error is not changed: an error of the same code carries it, and
+              // the whole unspoken text.
+              if (held.length > 0 && error instanceof LiveSessionError) {
+                const unspoken = [error.unspoken.trim(), ...held.map((text) => text.trim())].filter((text) => text !== '').join(' ');
                 held = [];
+                subscriber.error(
+                  liveSessionError(error.code, error.message, {
+                    unspoken,
+                    closeCode: error.closeCode,
+                    reason: error.reason,
+                    retryable: error.retryable,
+                    cause: error,
+                  }),
+                );
+                return;
               }
               subscriber.error(error);
             },

@@ -11,7 +11,7 @@ import type { WebSocket as WsSocket } from 'ws';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
-import { RxVoiceError } from '../../src/core/errors.js';
+import { LiveSessionError, RxVoiceError } from '../../src/core/errors.js';
 import { SseError, createSseParser, type SseEvent } from '../../src/text/sse.js';
 import { parseSse } from '../../src/operators/parseSse.js';
 import { createSentenceSegmenter } from '../../src/text/sentences.js';
@@ -269,16 +269,16 @@ describe('fuzz: live frame handling against a hostile server', () => {
         }
         expect(Date.now() - started).toBeLessThan(5_000);
         if (error !== undefined) {
-          expect(error).toBeInstanceOf(RxVoiceError);
-          expect(typeof (error as RxVoiceError).unspoken).toBe('string');
+          expect(error).toBeInstanceOf(LiveSessionError);
+          expect(typeof (error as LiveSessionError).unspoken).toBe('string');
         }
-        const name = error === undefined ? 'completed' : (error as Error).name;
+        const name = error === undefined ? 'completed' : `${(error as LiveSessionError).name}:${(error as LiveSessionError).code}`;
         outcomes.set(name, (outcomes.get(name) ?? 0) + 1);
       }),
       { numRuns: runs.live },
     );
     console.info(`[fuzz] live outcomes ${JSON.stringify(Object.fromEntries(outcomes))}`);
-    expect(outcomes.get('ProtocolError') ?? 0).toBeGreaterThan(10);
+    expect(outcomes.get('LiveSessionError:protocol') ?? 0).toBeGreaterThan(10);
   });
 });
 
@@ -320,8 +320,8 @@ describe('fuzz: arbitrary unicode text through a real live session', () => {
                 complete: () => resolve(undefined),
               });
           });
-          if (failure !== undefined) expect(failure).toBeInstanceOf(RxVoiceError);
-          const unspoken = failure instanceof RxVoiceError ? (failure.unspoken ?? '') : '';
+          if (failure !== undefined) expect(failure).toBeInstanceOf(LiveSessionError);
+          const unspoken = failure instanceof LiveSessionError ? failure.unspoken : '';
           expect(squash(delivered.join('') + unspoken)).toBe(squash(chunks.join('')));
         }),
         { numRuns: runs.text },

@@ -10,6 +10,7 @@ import type { WebSocket as WsSocket } from 'ws';
 import type { RxVoiceClient } from '../../src/index.js';
 import {
   AbortError,
+  LiveSessionError,
   ProtocolError,
   RxVoiceError,
   TimeoutError,
@@ -280,9 +281,9 @@ describe('hostile live servers', () => {
     cleanups.push(() => server.close());
     const heapBefore = heapMiB();
     const { error, ms } = await speakOn(server.baseUrl);
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).message).toContain(`maxPayload (${DEFAULT_LIVE_MAX_PAYLOAD} bytes)`);
-    expect((error as ProtocolError).unspoken).toBe('Hello there. How are you?');
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'protocol' });
+    expect((error as LiveSessionError).message).toContain(`maxPayload (${DEFAULT_LIVE_MAX_PAYLOAD} bytes)`);
+    expect((error as LiveSessionError).unspoken).toBe('Hello there. How are you?');
     expect(ms).toBeLessThan(5_000);
     await new Promise<void>((resolve) => setTimeout(resolve, 50));
     expect(peerClosed).toBe(true);
@@ -305,12 +306,12 @@ describe('hostile live servers', () => {
     const a = await make();
     cleanups.push(() => a.close());
     const refused = await speakOn(a.baseUrl);
-    expect(refused.error).toBeInstanceOf(ProtocolError);
+    expect(refused.error).toMatchObject({ name: 'LiveSessionError', code: 'protocol' });
     expect((refused.error as Error).message).toContain('maxPayload');
     const b = await make();
     cleanups.push(() => b.close());
     const read = await speakOn(b.baseUrl, { maxPayload: 4 * 1024 * 1024 });
-    expect(read.error).toBeInstanceOf(ProtocolError);
+    expect(read.error).toMatchObject({ name: 'LiveSessionError', code: 'protocol' });
     expect((read.error as Error).message).toContain('invalid frame');
     expect(read.values.map((e) => e.type)).toEqual(['ready', 'segmentStart', 'audio']);
     const invalid = await rejectionOf(lastValueFrom(of('x').pipe(clientOn(b.baseUrl).speak({ voice_id: 1, maxPayload: 0 }))));
@@ -327,7 +328,7 @@ describe('hostile live servers', () => {
     });
     cleanups.push(() => server.close());
     const { error, ms } = await speakOn(server.baseUrl);
-    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'protocol' });
     expect(ms).toBeLessThan(5_000);
   });
 
@@ -371,9 +372,9 @@ describe('hostile live servers', () => {
       });
       cleanups.push(() => server.close());
       const { error, ms, values } = await speakOn(server.wsUrl.replace('ws:', 'http:'));
-      expect(error).toBeInstanceOf(ProtocolError);
-      expect((error as ProtocolError).message).toMatch(script.message);
-      expect(typeof (error as ProtocolError).unspoken).toBe('string');
+      expect(error).toMatchObject({ name: 'LiveSessionError', code: 'protocol' });
+      expect((error as LiveSessionError).message).toMatch(script.message);
+      expect(typeof (error as LiveSessionError).unspoken).toBe('string');
       expect(ms).toBeLessThan(5_000);
       if (script.events) expect(values.map((e) => e.type)).toEqual(script.events);
       await new Promise<void>((resolve) => setTimeout(resolve, 30));
@@ -391,8 +392,8 @@ describe('hostile live servers', () => {
     });
     cleanups.push(() => server.close());
     const { error } = await speakOn(server.wsUrl.replace('ws:', 'http:'));
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).message).toMatch(/before segment\.done/);
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'protocol' });
+    expect((error as LiveSessionError).message).toMatch(/before segment\.done/);
   });
 
   it('a premature session.done and a clean close with text unspoken: an error carrying the text, not a silent loss', async () => {
@@ -409,15 +410,15 @@ describe('hostile live servers', () => {
     cleanups.push(() => server.close());
     const { error, values } = await speakOn(server.wsUrl.replace('ws:', 'http:'));
     expect(values.map((e) => e.type)).toContain('segmentDone');
-    expect(error).toBeInstanceOf(RxVoiceError);
-    expect((error as RxVoiceError).unspoken).toBe('How are you?');
+    expect(error).toBeInstanceOf(LiveSessionError);
+    expect((error as LiveSessionError).unspoken).toBe('How are you?');
   });
 
   it('a WebSocket server that never sends session.ready: TimeoutError after readyTimeoutMs', async () => {
     const server = await wsServer(() => undefined);
     cleanups.push(() => server.close());
     const { error, ms } = await speakOn(server.wsUrl.replace('ws:', 'http:'), { readyTimeoutMs: 200 }, NEVER);
-    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'timeout' });
     expect(ms).toBeGreaterThanOrEqual(150);
     expect(ms).toBeLessThan(5_000);
   });
@@ -426,8 +427,8 @@ describe('hostile live servers', () => {
     const server = await rawWsServer(() => undefined, { handshake: false });
     cleanups.push(() => server.close());
     const { error, ms } = await speakOn(server.baseUrl, { readyTimeoutMs: 200 });
-    expect(error).toBeInstanceOf(TimeoutError);
-    expect((error as TimeoutError).unspoken).toBe('Hello there. How are you?');
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'timeout' });
+    expect((error as LiveSessionError).unspoken).toBe('Hello there. How are you?');
     expect(ms).toBeLessThan(5_000);
   });
 
@@ -441,7 +442,7 @@ describe('hostile live servers', () => {
       readyTimeoutMs: 100,
       reconnect: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
     });
-    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'timeout' });
     expect(connections).toBe(3);
   });
 
@@ -453,7 +454,7 @@ describe('hostile live servers', () => {
     });
     cleanups.push(() => server.close());
     const { error } = await speakOn(server.wsUrl.replace('ws:', 'http:'), { reconnect: { maxAttempts: 3, baseDelayMs: 1 } });
-    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'protocol' });
     expect(connections).toBe(1);
   });
 });

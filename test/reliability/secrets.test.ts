@@ -232,9 +232,9 @@ describe('the API key never leaks', () => {
       await observe('drop with reconnect', speakWith(KEYS.dropping, { reconnect: { maxAttempts: 2, baseDelayMs: 1 } }));
       await observe('ok', speakWith(KEYS.main, { word_timestamps: true }));
     }
-    const names = new Set(errorsSeen.map((e) => e.name));
-    for (const name of ['AuthenticationError', 'SessionRejectedError', 'CreditsExhaustedError', 'ConnectionError']) {
-      expect(names, name).toContain(name);
+    const kinds = new Set(errorsSeen.map((e) => `${e.name}:${e.code}`));
+    for (const kind of ['LiveSessionError:authentication', 'SessionRejectedError:session_rejected', 'CreditsExhaustedError:credits_exhausted', 'LiveSessionError:connection']) {
+      expect(kinds, kind).toContain(kind);
     }
   });
 

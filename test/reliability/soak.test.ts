@@ -12,7 +12,7 @@ import { Subject, concatMap, delay, from, lastValueFrom, of, tap, toArray } from
 import { createClient } from '../../src/index.js';
 import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
 import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
-import { ConnectionError, CreditsExhaustedError, RxVoiceError } from '../../src/core/errors.js';
+import { CreditsExhaustedError, LiveSessionError } from '../../src/core/errors.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { activeResources, leftovers, mapLimit, randomInt, seededRandom } from './helpers.js';
 import { SEED } from '../setup/seed.js';
@@ -240,13 +240,13 @@ function violations(outcome: Outcome): string[] {
   if (outcome.bargedIn) return problems;
   let unspoken = '';
   if (error !== undefined) {
-    if (!(error instanceof RxVoiceError)) return [`untyped error: ${String(error)}`];
+    if (!(error instanceof LiveSessionError)) return [`untyped error: ${String(error)}`];
     const allowed =
       (error instanceof CreditsExhaustedError && plan.faults.creditsAfterSegments !== undefined) ||
-      (error instanceof ConnectionError && plan.faults.dropAfterFrames !== undefined);
+      (error.code === 'connection' && plan.faults.dropAfterFrames !== undefined);
     if (!allowed) problems.push(`unexpected ${error.name}: ${error.message}`);
     if (typeof error.unspoken !== 'string') problems.push(`${error.name} without unspoken`);
-    unspoken = error.unspoken ?? '';
+    unspoken = error.unspoken;
   } else if (outcome.pushed !== plan.sentences.join(' ')) {
     problems.push('completed without pushing the whole text');
   }
@@ -293,7 +293,7 @@ describe('fault soak: live sessions with random faults', () => {
       completed: outcomes.filter((o) => o.error === undefined && !o.bargedIn).length,
       bargedIn: outcomes.filter((o) => o.bargedIn).length,
       creditsExhausted: outcomes.filter((o) => o.error instanceof CreditsExhaustedError).length,
-      connectionErrors: outcomes.filter((o) => o.error instanceof ConnectionError).length,
+      connectionErrors: outcomes.filter((o) => o.error instanceof LiveSessionError && o.error.code === 'connection').length,
       reconnects: outcomes.reduce((n, o) => n + o.events.filter((e) => e.type === 'reconnected').length, 0),
       skips: outcomes.reduce((n, o) => n + o.events.filter((e) => e.type === 'segmentSkipped').length, 0),
       delivered: outcomes.reduce((n, o) => n + o.events.filter((e) => e.type === 'segmentDone').length, 0),
@@ -337,7 +337,7 @@ describe('soak regressions', () => {
       const error = await done;
       expect(error).toBeInstanceOf(CreditsExhaustedError);
       expect(events.filter((e) => e.type === 'segmentSkipped')).toMatchObject([{ text: 'First one here!', final: false }]);
-      const unspoken = (error as CreditsExhaustedError).unspoken ?? '';
+      const unspoken = (error as CreditsExhaustedError).unspoken;
       expect(squash(unspoken).length).toBe(squash('First one here! Second one').length);
       expect(unspoken).toContain('Second one');
       expect(unspoken).toContain('First one here!');

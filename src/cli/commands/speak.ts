@@ -9,7 +9,7 @@ import type { LiveSpeechEvent, SpokenSegment } from '../../live/events.js';
 import { concatSegments, resubmitSkipped } from '../../operators/index.js';
 import { SinkError, toAudioDevice, toWavFile, toWritable } from '../../sinks/index.js';
 import { fromTokens } from '../../sources/index.js';
-import { RxVoiceError } from '../../core/errors.js';
+import { LiveSessionError } from '../../core/errors.js';
 import { onePositional, parseCommand, readNumber } from '../args.js';
 import { audioSeconds } from '../audio-info.js';
 import { withConnection, type CommandContext } from '../context.js';
@@ -131,7 +131,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
       if (values.json) writeJson(io.stdout, summary);
       if (playbackError) throw playbackError;
       if (lost.length > 0) {
-        throw new RxVoiceError('stream', `${lost.length} segment(s) could not be synthesized and were not spoken`, { unspoken: lost.join(' ') });
+        throw new LiveSessionError('segments_skipped', `${lost.length} segment(s) could not be synthesized and were not spoken`, { unspoken: lost.join(' ') });
       }
       progress.succeed(`spoke ${segments} segment(s), ${audioTotal.toFixed(2)} s of audio${path ? ` to ${path}` : ''}`);
       return ExitCode.ok;
