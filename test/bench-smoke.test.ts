@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { createClient } from '../src/index.js';
 import { renderTable } from '../bench/index.js';
-import { simulateOurs, simulatePeer } from '../bench/polling.js';
+import { realisticMix, simulateOurs, simulatePeer, SERVICE_MS, type MixTask } from '../bench/polling.js';
 import { median, oursSession, peerSession, percentile, seeded, sentences, verifyOrder } from '../bench/util.js';
 
 describe('bench modules', () => {
@@ -35,12 +35,22 @@ describe('bench modules', () => {
     expect([a(), a()]).toEqual([b(), b()]);
   });
 
-  it('polling simulation follows the policy (0.5 s, x1.5) and the fixed loop', () => {
-    const noJitter = (): number => 0.5; // 2 * 0.5 - 1 = 0: no jitter
-    // polls at 500 and 500 + 5 + 750 = 1255 ms: the second sees a 1 s task done
-    expect(simulateOurs(1000, noJitter, 5)).toEqual({ calls: 2, delayMs: 1255 + 10 - 1000 });
-    expect(simulatePeer(1000, 5)).toEqual({ calls: 1, delayMs: 10 });
-    expect(simulatePeer(2500, 0)).toEqual({ calls: 3, delayMs: 500 });
+  it('polling simulation: the fixed loop, the mix, and the client learning as it goes', () => {
+    const task = (durationMs: number): MixTask => ({ family: 'translation', size: 100, durationMs });
+    // Status at 1000 ms reads the service at 1000 + 1.5 ms: a 1 s task is done.
+    expect(simulatePeer(task(1000), 0)).toEqual({ calls: 1, latenessMs: 2 * SERVICE_MS });
+    // At 50 ms one way the second call (sent at 2103 ms) reads the service at 2154.5 ms.
+    expect(simulatePeer(task(2150), 50)).toEqual({ calls: 2, latenessMs: 2103 + 2 * 103 - 2100 });
+    const mix = realisticMix(500, seeded(1));
+    expect(Math.min(...mix.map((t) => t.durationMs))).toBeGreaterThanOrEqual(500);
+    expect(Math.max(...mix.map((t) => t.durationMs))).toBeLessThanOrEqual(60_000);
+    expect(mix.filter((t) => Number.isInteger(t.durationMs / 1000)).length).toBeLessThan(mix.length / 10);
+    // The same task over and over: after 3, the client polls about once, near the end.
+    const same = Array.from({ length: 10 }, () => task(7300));
+    const ours = simulateOurs(same, 0, seeded(2));
+    expect(ours[0]!.calls).toBeGreaterThan(3);
+    expect(ours.at(-1)!.calls).toBeLessThanOrEqual(2);
+    expect(ours.at(-1)!.latenessMs).toBeLessThan(ours[0]!.latenessMs);
   });
 
   it('renders one table with a header', () => {

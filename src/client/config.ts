@@ -23,7 +23,11 @@ export type WebSocketConstructor = WebSocketConstructorLike;
 /** Hook called with deprecation warnings (once per deprecated method or feature). */
 export type WarnHook = (message: string, code: string) => void;
 
-/** Polling of task status: delays grow from `initialDelayMs` by `multiplier` up to `maxDelayMs`. */
+/**
+ * Polling of task status: until the client has seen 3 tasks of a family,
+ * delays grow from `initialDelayMs` by `multiplier` up to `maxDelayMs`; then (with
+ * `adaptive`) status calls go where completion is likely.
+ */
 export const PollingOptionsSchema = z.object({
   /** Delay before the first status call, ms. */
   initialDelayMs: z.number().nonnegative().default(500),
@@ -35,6 +39,20 @@ export const PollingOptionsSchema = z.object({
   jitter: z.number().min(0).max(1).default(0.2),
   /** Overall deadline of the polling, ms; past it the task Observable errors with a TimeoutError. */
   deadlineMs: z.number().positive().default(10 * 60_000),
+  /**
+   * Learn from the tasks this client has seen (per family, against request size) and
+   * poll where completion is likely (see `src/client/polling.ts`); false: always back off.
+   */
+  adaptive: z.boolean().default(true),
+  /**
+   * Learned polling: the expected lateness (time a result sits done but unseen) one
+   * status call is worth, ms. Lower: more calls, results sooner.
+   */
+  latenessPerPollMs: z.number().positive().default(130),
+  /** Learned polling: shortest time between two status calls, ms. */
+  minIntervalMs: z.number().nonnegative().default(100),
+  /** Learned polling: longest wait before a status call, ms. */
+  maxLearnedDelayMs: z.number().positive().default(60_000),
 });
 /** Polling of task status (all fields optional; see {@link PollingOptionsSchema} for defaults). */
 export type PollingOptions = z.input<typeof PollingOptionsSchema>;
@@ -82,6 +100,10 @@ export const ClientOptionsSchema = z.object({
     maxDelayMs: 5000,
     jitter: 0.2,
     deadlineMs: 10 * 60_000,
+    adaptive: true,
+    latenessPerPollMs: 130,
+    minIntervalMs: 100,
+    maxLearnedDelayMs: 60_000,
   }),
   /** Scheduler of polling and retry timers (default `asyncScheduler`); tests pass a virtual one. */
   scheduler: z.custom<SchedulerLike>((v) => v !== null && typeof v === 'object' && isFunction((v as SchedulerLike).schedule)).optional(),

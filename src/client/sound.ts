@@ -72,6 +72,8 @@ export class SoundResource {
 
   /** The whole task: create, poll, fetch the audio bytes. The last event is the result. */
   task(request: TextToSoundRequest, options: CallOptions = {}): Observable<TaskEvent<Uint8Array>> {
-    return runTask(this.#transport, this.family, this.create(request, options), options);
+    // Seconds of audio asked for (music clips have a fixed length: no size).
+    const size = request?.audio_type === 'music' ? undefined : typeof request?.duration === 'number' ? request.duration : 8;
+    return runTask(this.#transport, this.family, this.create(request, options), options, size);
   }
 }

@@ -69,7 +69,8 @@ export class SpeechResource {
   task(request: TtsRequest, options: CallOptions = {}): Observable<TaskEvent<Uint8Array>> {
     return defer(() => {
       this.#deprecated('task');
-      return runTask(this.#transport, this.family, createJson(this.#transport, routes.tts, TtsRequestSchema, request, options), options);
+      const size = typeof request?.text === 'string' ? request.text.length : undefined;
+      return runTask(this.#transport, this.family, createJson(this.#transport, routes.tts, TtsRequestSchema, request, options), options, size);
     });
   }
 }

@@ -10,8 +10,11 @@
  * so `lastValueFrom(client.textToSound({ prompt }))` is the one-line way to the result
  * event, and `.pipe(taskResult())` maps the stream to the result value alone.
  *
- * Polling backs off (by default 0.5 s, ×1.5, capped at 5 s, ±20 % jitter) under an
- * overall deadline (a `TaskDeadlineError`, a `TimeoutError` carrying the task id). Timers
+ * Polling backs off (by default 0.5 s, ×1.5, capped at 5 s, ±20 % jitter) until the
+ * client has seen 3 tasks of the family; then it polls where the durations it has seen
+ * (against request size) say completion is likely (`polling.ts`; jitter then only
+ * shortens a wait). Always under an overall deadline (a `TaskDeadlineError`, a
+ * `TimeoutError` carrying the task id). Timers
  * run on the client's scheduler, so tests drive them in virtual time. Unsubscribing
  * stops polling at once and aborts the request in flight. Terminal statuses become
  * `TaskFailedError` (ERROR), `TaskTimeoutError` (TIMEOUT) and `PaymentRequiredError`
@@ -21,6 +24,7 @@ import { Observable, concat, defer, filter, map, of, switchMap, throwError, time
 import { z } from 'zod';
 import { PaymentRequiredError, ProtocolError, TaskFailedError, TaskTimeoutError, TimeoutError } from '../core/errors.js';
 import type { ResolvedPollingOptions } from './config.js';
+import { createTaskDurationModel, nextPollDelay, type TaskDurationModel } from './polling.js';
 import { withSignal, type CallOptions, type HttpTransport } from './request.js';
 import { TaskStatusSchema, TaskStatusValueSchema, type TaskCreated, type TaskStatus } from '../core/schemas.js';
 
@@ -86,12 +90,7 @@ export function taskResult<R>(): OperatorFunction<TaskEvent<R>, R> {
     );
 }
 
-/** Delay before status call number `poll` (0-based), with jitter from `random`. */
-export function pollDelay(poll: number, polling: ResolvedPollingOptions, random: () => number = Math.random): number {
-  const base = Math.min(polling.maxDelayMs, polling.initialDelayMs * polling.multiplier ** poll);
-  const jitter = polling.jitter * (2 * random() - 1);
-  return Math.max(0, Math.round(base * (1 + jitter)));
-}
+export { pollDelay } from './polling.js';
 
 /** Status answers: the object of the contract, or a bare status string; `FAILED` read as ERROR. */
 export const TaskStatusAnswerSchema = z.union([
@@ -108,33 +107,57 @@ export interface TaskFamilyDefinition<R> {
   result: (runId: number, options?: CallOptions) => Observable<R>;
 }
 
-/** Poll an existing task until it ends; emits pending events then the result event. */
+const durationModels = new WeakMap<HttpTransport, TaskDurationModel>();
+
+/** The task durations one client (its transport) has seen. */
+function durationModelOf(transport: HttpTransport): TaskDurationModel {
+  let model = durationModels.get(transport);
+  if (!model) {
+    model = createTaskDurationModel();
+    durationModels.set(transport, model);
+  }
+  return model;
+}
+
+/**
+ * Poll an existing task until it ends; emits pending events then the result event.
+ * `size` (e.g. characters of text, seconds of audio asked for) lets the learned policy
+ * tell small requests from large ones.
+ */
 export function pollTask<R>(
   transport: HttpTransport,
   family: TaskFamilyDefinition<R>,
   taskId: string,
   options: CallOptions = {},
+  size?: number,
 ): Observable<TaskPendingEvent | TaskResultEvent<R>> {
   const { scheduler, polling, random } = transport.config;
+  const model = durationModelOf(transport);
   const polled$ = defer(() => {
     const started = scheduler.now();
+    const prediction = polling.adaptive ? model.predict(family.name, size) : undefined;
     const statusOnce = (): Observable<TaskStatus> =>
       transport.json(
         { method: 'GET', path: family.statusPath(taskId), kind: 'idempotent', endpoint: `GET ${family.name} status`, signal: options.signal },
         TaskStatusAnswerSchema,
       );
-    const poll = (n: number): Observable<TaskPendingEvent | TaskResultEvent<R>> => {
+    const poll = (n: number, lastSentMs: number): Observable<TaskPendingEvent | TaskResultEvent<R>> => {
       const elapsedBefore = scheduler.now() - started;
       const remaining = polling.deadlineMs - elapsedBefore;
       if (remaining <= 0) return throwError(() => new TaskDeadlineError(taskId, polling.deadlineMs));
-      const delay = Math.min(pollDelay(n, polling, random), remaining);
+      const delay = Math.min(nextPollDelay(prediction, n, lastSentMs, elapsedBefore, polling, random), remaining);
+      let sentMs = 0;
       return timer(delay, scheduler).pipe(
-        switchMap(() => statusOnce()),
+        switchMap(() => {
+          sentMs = scheduler.now() - started;
+          return statusOnce();
+        }),
         switchMap((status) => {
+          if (status.status === 'SUCCESS') model.record(family.name, size, lastSentMs, sentMs);
           switch (status.status) {
             case 'PENDING': {
               const pending: TaskPendingEvent = { type: 'pending', task_id: taskId, polls: n + 1, elapsedMs: scheduler.now() - started };
-              return concat(of(pending), poll(n + 1));
+              return concat(of(pending), poll(n + 1, sentMs));
             }
             case 'SUCCESS': {
               const runId = status.run_id;
@@ -156,22 +179,23 @@ export function pollTask<R>(
         }),
       );
     };
-    return poll(0);
+    return poll(0, 0);
   });
   // The signal also ends the wait between two status calls, not only a request in flight.
   return withSignal(polled$, options.signal);
 }
 
-/** Create a task with `create$`, then poll it: the full event sequence. */
+/** Create a task with `create$`, then poll it: the full event sequence (`size`: see {@link pollTask}). */
 export function runTask<R>(
   transport: HttpTransport,
   family: TaskFamilyDefinition<R>,
   create$: Observable<TaskCreated>,
   options: CallOptions = {},
+  size?: number,
 ): Observable<TaskEvent<R>> {
   return withSignal(
     create$.pipe(
-      switchMap(({ task_id }) => concat(of<TaskEvent<R>>({ type: 'created', task_id }), pollTask(transport, family, task_id, options))),
+      switchMap(({ task_id }) => concat(of<TaskEvent<R>>({ type: 'created', task_id }), pollTask(transport, family, task_id, options, size))),
     ),
     options.signal,
   );

@@ -41,6 +41,8 @@ export class TranslationResource {
 
   /** The whole translation task as events. */
   task(request: TranslationRequest, options: CallOptions = {}): Observable<TaskEvent<TranslationResult>> {
-    return runTask(this.#transport, this.family, this.create(request, options), options);
+    // Characters to translate (an invalid request fails validation in create()).
+    const size = Array.isArray(request?.texts) ? request.texts.reduce((sum, text) => sum + String(text).length, 0) : undefined;
+    return runTask(this.#transport, this.family, this.create(request, options), options, size);
   }
 }
