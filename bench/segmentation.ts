@@ -135,11 +135,51 @@ export function accuracy(): { ours: number; peer: number; cases: number; missesO
   };
 }
 
+/**
+ * Hostile input: `chunks` tokens of `"word, "` (no boundary at all), fed one by one to the
+ * core, as the live emulator does, against `Intl.Segmenter` re-run over the whole buffer
+ * per token (what a stream without an incremental core has to do). Best of `rounds`, ms.
+ */
+function hostile(chunks: number, rounds: number): BenchRow {
+  const token = 'word, ';
+  let ours = Infinity;
+  let peer = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    let t0 = performance.now();
+    const s = createSentenceSegmenter();
+    let pieces = 0;
+    for (let i = 0; i < chunks; i++) pieces += s.feed(token).length + (s.atBoundary() ? 1 : 0);
+    pieces += s.end().length;
+    ours = Math.min(ours, performance.now() - t0);
+    t0 = performance.now();
+    const seg = new Intl.Segmenter('en', { granularity: 'sentence' });
+    let buffer = '';
+    const peerChunks = Math.min(chunks, 2000); // quadratic: capped, scaled below
+    for (let i = 0; i < peerChunks; i++) {
+      buffer += token;
+      for (const _ of seg.segment(buffer)) pieces++;
+    }
+    peer = Math.min(peer, ((performance.now() - t0) * chunks * chunks) / (peerChunks * peerChunks));
+    if (pieces < 0) throw new Error('unreachable');
+  }
+  return {
+    name: `hostile input: ${chunks} tokens of "word, " (no boundary), core vs re-segmenting the buffer per token`,
+    ours: Math.round(ours * 10) / 10,
+    peer: Math.round(peer),
+    unit: 'ms',
+    ratio: Math.round((ours / peer) * 1000) / 1000,
+    better: 'lower',
+    note: `linear: feed + atBoundary() per token; the peer (Intl.Segmenter over the buffer) is quadratic, measured on 2000 tokens and scaled by n^2`,
+  };
+}
+
 export async function run(options: { chars?: number; rounds?: number } = {}): Promise<BenchRow[]> {
   const chars = options.chars ?? 2_000_000;
   const rounds = options.rounds ?? 5;
   const acc = accuracy();
   return [
+    hostile(8000, rounds),
+    hostile(64000, Math.min(rounds, 2)),
     throughput('segmentSentences vs windowed Intl.Segmenter: English prose', corpus(chars, (l) => l.startsWith('en')), 'en-us', rounds),
     throughput('segmentSentences vs windowed Intl.Segmenter: 12-language table text', corpus(chars), 'en-us', rounds),
     throughput('segmentSentences vs windowed Intl.Segmenter: Chinese and Japanese', corpus(chars / 2, (l) => l.startsWith('zh') || l.startsWith('ja')), 'zh-cn', rounds),

@@ -18,6 +18,7 @@ describe('bench modules', () => {
       'long-stream': () => import('../bench/long-stream.js'),
       polling: () => import('../bench/polling.js'),
       segmentation: () => import('../bench/segmentation.js'),
+      'golden-rules': () => import('../bench/golden-rules.js'),
       sse: () => import('../bench/sse.js'),
     };
     for (const [name, load] of Object.entries(modules)) {

@@ -414,24 +414,25 @@ describe('live session: segmentation and timing', () => {
     expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['A whole sentence.', ' And the']);
   });
 
-  it('flushes the last complete sentence of a chunk at once; abbreviations and ordinals wait', async () => {
+  it('flushes a sentence as soon as the next chunk makes its end certain; abbreviations and ordinals wait', async () => {
     const e = await emulator();
     const c = connect(liveUrl(e));
     // idle_timeout 30 s: every segment below that arrives within waitFor's 5 s came from a boundary.
     c.send(start({ idle_timeout: 30 }));
     c.send({ type: 'text.chunk', text: 'Hello there.' });
-    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 0)).toMatchObject({ text: 'Hello there.' });
+    // the stop at the chunk's end is undecided ("Hello there. and more" would go on): the next chunk decides
     c.send({ type: 'text.chunk', text: ' Why?' });
-    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 1)).toMatchObject({ text: ' Why?' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 0)).toMatchObject({ text: 'Hello there.' });
     // "Dr." alone is no sentence end: it waits and joins what follows.
     c.send({ type: 'text.chunk', text: ' Ask Dr.' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 1)).toMatchObject({ text: ' Why?' });
     c.send({ type: 'text.chunk', text: ' Smith now. ' });
-    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 2)).toMatchObject({ text: ' Ask Dr. Smith now.' });
     c.send({ type: 'text.chunk', text: 'See J.' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 2)).toMatchObject({ text: ' Ask Dr. Smith now.' });
     c.send({ type: 'text.chunk', text: ' R. R. Tolkien!' });
-    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 3)).toMatchObject({ text: ' See J. R. R. Tolkien!' });
     // A number before the stop may be a decimal split across chunks ("3." then "5"): it waits.
     c.send({ type: 'text.chunk', text: ' It costs 3.' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 3)).toMatchObject({ text: ' See J. R. R. Tolkien!' });
     c.send({ type: 'text.chunk', text: '5 euros.' });
     c.send({ type: 'text.chunk', text: ' Done!' });
     expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 4)).toMatchObject({ text: ' It costs 3.5 euros.' });
@@ -453,14 +454,17 @@ describe('live session: segmentation and timing', () => {
     de.send(start({ idle_timeout: 30, language: 'de-de' }));
     de.send({ type: 'text.chunk', text: 'Er kommt am 3.' });
     de.send({ type: 'text.chunk', text: ' Oktober.' });
+    de.send({ type: 'text.chunk', text: ' Gut' });
     expect(await de.waitFor((f) => f.type === 'segment.start')).toMatchObject({ segment_id: 0, text: 'Er kommt am 3. Oktober.' });
     de.send({ type: 'text.done' });
     expect((await de.closed).code).toBe(1000);
-    expect(segmentsOf(de.received).delivered.map((s) => s.text)).toEqual(['Er kommt am 3. Oktober.']);
+    expect(segmentsOf(de.received).delivered.map((s) => s.text)).toEqual(['Er kommt am 3. Oktober.', ' Gut']);
 
     const ja = connect(liveUrl(e));
     ja.send(start({ idle_timeout: 30, language: 'ja-jp' }));
+    // "。" is certain with the next character, whatever it is
     ja.send({ type: 'text.chunk', text: 'こんにちは。' });
+    ja.send({ type: 'text.chunk', text: '元' });
     expect(await ja.waitFor((f) => f.type === 'segment.start')).toMatchObject({ segment_id: 0, text: 'こんにちは。' });
     ja.ws.close();
   });

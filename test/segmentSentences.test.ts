@@ -53,18 +53,18 @@ describe('segmentSentences', () => {
     });
   });
 
-  it('"Hello world." waits for the next word; "Why?" goes at the next character', () => {
+  it('"Hello world." and "Why?" wait for the next non-space character', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       const dot = cold('a-b-c-|', { a: 'Hello world.', b: ' ', c: 'This' });
       expectObservable(dot.pipe(segmentSentences())).toBe('----x-(y|)', { x: 'Hello world.', y: ' This' });
       const question = cold('a-b-c-|', { a: 'Why?', b: ' ', c: 'Because' });
-      expectObservable(question.pipe(segmentSentences())).toBe('--x---(y|)', { x: 'Why?', y: ' Because' });
+      expectObservable(question.pipe(segmentSentences())).toBe('----x-(y|)', { x: 'Why?', y: ' Because' });
     });
   });
 
   it('"?" ends at the first character after the stop run, so "Why?" + "!" stays one sentence', () => {
     newScheduler().run(({ cold, expectObservable }) => {
-      // frame 0: "Why?" may still grow; frame 2: "!" grows it; frame 4: the space ends it
+      // frame 0: "Why?" may still grow; frame 2: "!" grows it; frame 4: " Be" ends it
       const grown = cold('a-b-c-d|', { a: 'Why?', b: '!', c: ' Be', d: 'cause.' });
       expectObservable(grown.pipe(segmentSentences())).toBe('----x--(y|)', { x: 'Why?!', y: ' Because.' });
       // "?" followed by a character in the same token: emitted in that token's frame

@@ -58,11 +58,20 @@ describe('timing', () => {
     expect(s.pending()).toBe(' T');
   });
 
-  it('returns a "?" sentence as soon as the next character (even a space) is seen', () => {
+  it('returns a "?" sentence when the next non-space character is seen ("Yahoo! in" goes on)', () => {
     const s = createSentenceSegmenter();
     expect(s.feed('Why?')).toEqual([]);
-    expect(s.feed(' ')).toEqual(['Why?']);
-    expect(s.pending()).toBe(' ');
+    expect(s.feed(' ')).toEqual([]);
+    expect(s.feed('N')).toEqual(['Why?']);
+    expect(s.pending()).toBe(' N');
+    expect(segmentAll('She works at Yahoo! in sales.')).toEqual(['She works at Yahoo! in sales.']);
+  });
+
+  it('waits for the word after "U.S." only when a capital follows', () => {
+    const s = createSentenceSegmenter();
+    expect(s.feed('I work for the U.S. Gov')).toEqual([]);
+    expect(s.feed('ernment in Virginia. The')).toEqual(['I work for the U.S. Government in Virginia.']);
+    expect(segmentAll('She moved to the U.S. Then she worked.')).toEqual(['She moved to the U.S.', ' Then she worked.']);
   });
 
   it('keeps a closing quote or a second mark that arrives later with its sentence', () => {
@@ -109,6 +118,42 @@ describe('timing', () => {
   });
 });
 
+describe('atBoundary and undecidedFrom', () => {
+  it('knows, without probing, whether the buffered text ends a sentence', () => {
+    const s = createSentenceSegmenter();
+    expect(s.atBoundary()).toBe(true); // nothing buffered
+    s.feed('Hello there.');
+    expect(s.atBoundary()).toBe(true); // a new sentence after it would end it
+    expect(s.undecidedFrom()).toBe(11); // but the stop is not decided yet
+    expect(s.feed(' See Dr.')).toEqual(['Hello there.']);
+    expect(s.pending()).toBe(' See Dr.');
+    expect(s.atBoundary()).toBe(false);
+    const t = createSentenceSegmenter();
+    t.feed('See Dr.');
+    expect(t.atBoundary()).toBe(false); // a title: what follows belongs to it
+    expect(t.undecidedFrom()).toBe(6);
+    const u = createSentenceSegmenter();
+    u.feed('no stop here');
+    expect(u.atBoundary()).toBe(false);
+    expect(u.undecidedFrom()).toBe(-1);
+    const v = createSentenceSegmenter();
+    v.feed('It costs 3.');
+    expect(v.atBoundary()).toBe(true); // "3. A..." would end it; "3.5" would not: undecided
+    expect(v.undecidedFrom()).toBe(10);
+  });
+
+  it('costs the same whatever the buffer holds (no re-segmenting)', () => {
+    const s = createSentenceSegmenter();
+    const out: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      out.push(...s.feed('word, '));
+      expect(s.atBoundary()).toBe(false);
+    }
+    out.push(...s.end());
+    expect(out.join('')).toBe('word, '.repeat(20_000));
+  });
+});
+
 describe('flushWords', () => {
   it('cuts at the last word boundary and keeps the partial word', () => {
     const s = createSentenceSegmenter();
@@ -140,6 +185,13 @@ describe('flushWords', () => {
 });
 
 describe('maxBufferSize', () => {
+  it('throws a RangeError at creation for a bad bound (no silent clamp)', () => {
+    for (const bad of [0, 15, 16.5, Number.NaN, -1]) {
+      expect(() => createSentenceSegmenter({ maxBufferSize: bad })).toThrow(RangeError);
+    }
+    expect(() => createSentenceSegmenter({ maxBufferSize: 16 })).not.toThrow();
+  });
+
   it('force-cuts long unbroken text at the last whitespace, losslessly', () => {
     const text = 'word '.repeat(100);
     const out = segmentAll(text, 'en', [], 64);
@@ -179,13 +231,17 @@ const fragments = [
   'e.g.', ' and', 'It', 'U.S.', '...', '\u2026', '\u3002', '\u4f60\u597d', '\u0964', '\u061f', ';', '\u00bf',
   '\u00a1', 'https://a.b/?c=d', '1. ', '- ', '\u00bb', '\u00ab', '\u300d', '\ud83d\ude00', 'Z', 'z', '\t', '\r\n',
   ' Then', 'p.m.', 'www.x.org', '\u037e', ')', '(',
+  // phenomena of the Golden Rules: inline lists, spaced ellipses, names with "!", quotes, scripts
+  '1) ', ' 2) ', 'a. ', ' b. ', '\u2022 ', '9.', ' . . .', '. . . .', '[...]', 'Yahoo!', ' in', 'I.', ' med.',
+  '\u00ab', '\u201e', '\u201c', '\u300a', '\u300b', ':', '\u0589', '\u1367', '\u104b', 'XII.', ' \u2014 ', 'N\u00b0.',
+  'Jane.Doe@x.com', '.I ', ' Hvad', '\uff0e',
 ];
 const textArb = fc.oneof(
   fc.array(fc.constantFrom(...fragments), { maxLength: 40 }).map((a) => a.join('')),
   fc.string({ unit: 'grapheme', maxLength: 80 }),
   fc.string({ unit: 'binary', maxLength: 80 }),
 );
-const localeArb = fc.constantFrom('en-us', 'de-de', 'fr-fr', 'es-es', 'el-gr', 'zh-cn', 'ja-jp', 'hi-in', 'ar-sa', undefined);
+const localeArb = fc.constantFrom('en-us', 'de-de', 'fr-fr', 'es-es', 'el-gr', 'zh-cn', 'ja-jp', 'hi-in', 'ar-sa', 'hy-am', 'ru-ru', 'da-dk', 'it-it', 'sk-sk', undefined);
 
 describe('properties', () => {
   it('is lossless, never yields an empty piece and never throws', () => {

@@ -10,7 +10,7 @@
  * 2. `session.ready { session_id, run_id, config }`; `config` is the parsed
  *    configuration with `output_format` and `sample_rate` resolved.
  * 3. `text.chunk` feeds a sentence segmenter: each complete sentence becomes a segment
- *    at once (including the last sentence of a chunk: see `flushCompleteSentence`);
+ *    as soon as its end is certain (a stop at a chunk's end may wait for the next chunk);
  *    text without a boundary becomes one after `idle_timeout` seconds with no
  *    new text. Whitespace-only text is never a segment: it stays buffered and leads
  *    the next segment (or is dropped at the very end).
@@ -251,8 +251,10 @@ class LiveSession {
 
   private pushText(text: string): void {
     if (text.length === 0) return;
+    // Contract rule 1: a sentence whose end is certain leaves at once. A stop at the chunk's
+    // end whose sentence end depends on what follows (`Dr.`, `3.`, `U.S.`) waits for the next
+    // chunk or idle_timeout, whatever the client's token split.
     for (const sentence of this.segmenter.feed(text)) this.addSegment(sentence);
-    this.flushCompleteSentence();
     this.clearTimer(this.idleTimer);
     this.idleTimer = undefined;
     if (this.segmenter.pending().trim().length > 0) {
@@ -260,35 +262,6 @@ class LiveSession {
         this.idleTimer = undefined;
         this.flushPending();
       }, this.config.idle_timeout * 1000);
-    }
-  }
-
-  /**
-   * Contract rule: a complete sentence is flushed at once and never waits for
-   * idle_timeout. The segmenter only knows a `.`/`?` ends a sentence once the NEXT
-   * character arrives, so the last sentence of a chunk (`"Hello there."`) would sit in
-   * `pending()`. Probe: would the buffered text be exactly one sentence if a new
-   * sentence started right after it (`" X"`, or `"X"` glued, for CJK stops)? Then emit
-   * it now. Abbreviations (`Dr.`), initials and ordinals (`am 3.`) stay buffered,
-   * because the core does not end a sentence there.
-   */
-  private flushCompleteSentence(): void {
-    const pending = this.segmenter.pending();
-    // Cheap guard (keeps long unpunctuated token streams linear): only text ending in
-    // punctuation, maybe followed by whitespace, can be a complete sentence here.
-    if (pending.trim().length === 0 || !/[\p{P}\p{S}]\s*$/u.test(pending)) return;
-    // A number directly before the stop ("costs 3." then "5 dollars") may still be a
-    // decimal, an amount or a version split across chunks: wait for the next chunk.
-    if (/\p{Nd}[.,]$/u.test(pending)) return;
-    for (const next of [' X', 'X']) {
-      const pieces = createSentenceSegmenter({ locale: this.language }).feed(pending + next);
-      const done = pieces.join('');
-      // Complete: the probe ends the buffered text (trailing whitespace aside) exactly.
-      if (pieces.length === 0 || !pending.startsWith(done) || pending.slice(done.length).trim().length > 0) continue;
-      this.segmenter = createSentenceSegmenter({ locale: this.language });
-      this.segmenter.feed(pending.slice(done.length)); // whitespace: leads the next segment
-      for (const piece of pieces) this.addSegment(piece);
-      return;
     }
   }
 

@@ -101,19 +101,11 @@ export function resubmitSkipped(
             segmenter.feed(text);
             lastChar = text[text.length - 1] ?? lastChar;
           };
-          // At a sentence boundary when the buffered text would end as a sentence if another
-          // sentence followed (the segmenter waits for the next character to decide).
-          const atBoundary = (): boolean => {
-            const pending = segmenter.pending();
-            if (pending.trim() === '') return true;
-            const pieces = newSegmenter().feed(`${pending} A`);
-            return pieces.join('').trimEnd().length >= pending.trimEnd().length;
-          };
           /** Push held texts into this session, if it still takes text and it is safe now. */
           const flushHeld = (): void => {
             if (!input || sourceDone || held.length === 0) return;
             const allAccounted = ledger.unspoken() === '';
-            if (!allAccounted && !atBoundary()) return;
+            if (!allAccounted && !segmenter.atBoundary()) return;
             // Everything pushed was spoken or skipped: the service's buffer is empty, so is ours.
             if (allAccounted) segmenter = newSegmenter();
             const texts = held;

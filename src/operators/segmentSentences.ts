@@ -1,11 +1,11 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import { createSentenceSegmenter } from '../text/sentences.js';
+import { createSentenceSegmenter, sentenceSegmenterOptions } from '../text/sentences.js';
 
 /** Options of {@link segmentSentences}. */
 export interface SegmentSentencesOptions {
   /** Locale tag choosing abbreviation sets and script rules (`en-us`, `de-de`, `el-gr`...). Default English. */
   locale?: string;
-  /** Buffered code units beyond which text is force-cut at the last whitespace (default 65 536). */
+  /** Buffered code units beyond which text is force-cut at the last whitespace (default 65 536, at least 16). */
   maxBufferSize?: number;
   /**
    * Client-side idle flush, in milliseconds (the service's `idle_timeout` is in seconds):
@@ -36,18 +36,17 @@ export interface SegmentSentencesOptions {
  * on how the text was split into tokens, except for idle flushes, which depend on time.
  *
  * When a sentence is emitted (the timing rule), always synchronously, in the same frame as
- * the token that makes its end certain:
- * - a stop that cannot be an abbreviation (`?` `!` `。` `！` `？` `।` `؟`, Greek `;`...)
- *   ends the sentence with the first character after the stop run, whatever it is (a space
- *   is enough): `"Why?"` then `" "` emits `"Why?"` with the `" "`. Not at the stop itself,
- *   because the run may still grow (`"Why?"` then `"!"` is one sentence, `"Why?!"`), and
- *   emitting early would make the output depend on the chunking. Exception: when closing
- *   quotes or brackets follow the stop (`"Why?" he asked.`), or a spaced `»` may follow
- *   (French), the first non-space character decides, as for `.`;
+ * the token that makes its end certain, usually the first non-space character after the stop:
+ * - `?` `!` (Greek `;`): a lower-case word, `,` or a dash before a lower-case word continue
+ *   the sentence (`Yahoo! in`, `"Why?" he asked.`); anything else ends it. Until that
+ *   character arrives the stop run may still grow (`"Why?"` then `"!"` is one sentence,
+ *   `"Why?!"`), so emitting early would make the output depend on the chunking;
+ * - CJK, Devanagari, Arabic, Ethiopic and Burmese stops (`。` `।` `؟` `።` `။`...) end with
+ *   the very next character, space or not;
  * - `.` and `…` are decided by the first non-space character after them (a capital, digit,
  *   caseless letter or opening quote ends the sentence; a lower-case letter, `,` `;` `:`
- *   continue it; abbreviations, initials, list numbers and ordinals never end it): a token
- *   of whitespace alone does not decide, the next one does;
+ *   continue it; abbreviations, initials, list numbers and ordinals never end it); after
+ *   `U.S.`-style initials and `I.` the next word decides;
  * - a paragraph break (blank line) ends the piece at once; a stop at the very end of the
  *   input is emitted at completion.
  *
@@ -76,12 +75,14 @@ export interface SegmentSentencesOptions {
  * ```
  *
  * @param options Locale, buffer bound, idle flush timeouts (ms) and scheduler.
- * @throws {RangeError} When `idleTimeout` or `firstIdleTimeout` is negative or not finite.
+ * @throws {RangeError} When `idleTimeout` or `firstIdleTimeout` is negative or not finite, or
+ * `maxBufferSize` is not an integer of at least 16.
  * @return A function that returns an Observable of sentences (strings, never empty).
  */
 export function segmentSentences(options: SegmentSentencesOptions = {}): OperatorFunction<string, string> {
   const { locale, maxBufferSize, idleTimeout, firstIdleTimeout } = options;
   const scheduler = options.scheduler ?? asyncScheduler;
+  sentenceSegmenterOptions({ locale, maxBufferSize }); // throws a RangeError now, not inside the stream
   for (const [name, value] of [['idleTimeout', idleTimeout], ['firstIdleTimeout', firstIdleTimeout]] as const) {
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
       throw new RangeError(`segmentSentences: ${name} must be a finite number of milliseconds >= 0, got ${String(value)}`);

@@ -20,6 +20,12 @@ export interface LocaleRules {
   readonly semicolonQuestion: boolean;
   /** Closing quotes may follow the stop after a space (French `« Oui ! »`). */
   readonly spacedClosers: boolean;
+  /** Capitalized words that start a sentence in this language (after `U.S.`, `E.U.`). */
+  readonly starters: ReadonlySet<string>;
+  /** Words that end in `!` inside a sentence (`Yahoo! in`), lower-cased, without the `!`. */
+  readonly exclamationWords: ReadonlySet<string>;
+  /** `:` is a full stop (Armenian, Arabic) when whitespace follows it. */
+  readonly colonStop: boolean;
   /** Length of the longest abbreviation (a longer word before a dot is never one). */
   readonly longest: number;
 }
@@ -27,12 +33,12 @@ export interface LocaleRules {
 const COMMON_ALWAYS = [
   'mr', 'mrs', 'ms', 'mx', 'messrs', 'dr', 'prof', 'st', 'sr', 'vs', 'e.g', 'i.e', 'approx', 'cf',
   'viz', 'al', 'ca', 'mt', 'gen', 'col', 'lt', 'sgt', 'capt', 'rev', 'hon', 'gov', 'sen', 'rep',
-  'pres', 'supt', 'cmdr', 'adm', 'ft', 'ste',
+  'pres', 'supt', 'cmdr', 'adm', 'ft', 'ste', 'jr', 'esq', 'dept', 'univ', 'assn', 'bros', 'corp', 'inst',
 ];
 const COMMON_NUMERIC = [
   'no', 'nos', 'nr', 'fig', 'figs', 'p', 'pp', 'vol', 'vols', 'art', 'ch', 'chap', 'sec', 'sect',
   'ed', 'op', 'eq', 'eqn', 'ref', 'tab', 'app', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug',
-  'sep', 'sept', 'oct', 'nov', 'dec', 'tel', 'ext', 'pt', 'v', 'ver', 'rev',
+  'sep', 'sept', 'oct', 'nov', 'dec', 'tel', 'ext', 'pt', 'v', 'ver', 'rev', 'n°', 'nº', 'no°', 'para', 'paras',
 ];
 
 const LANGUAGE_ALWAYS: Record<string, readonly string[]> = {
@@ -40,30 +46,70 @@ const LANGUAGE_ALWAYS: Record<string, readonly string[]> = {
   de: [
     'z.b', 'u.a', 'bzw', 'd.h', 'dr', 'ca', 'vgl', 'sog', 'ggf', 'evtl', 'inkl', 'hr', 'fr', 'frl', 'geb', 'gest',
     'mio', 'mrd', 'tsd', 'u.ä', 'o.ä', 'z.t', 'u.u', 'i.d.r', 's.o', 's.u', 'm.e', 'o.g', 'dipl', 'ing', 'prof', 'hl',
+    'med', 'kath', 'ev', 'evang', 'jur', 'phil', 'rer', 'nat', 'habil', 'mag', 'hrsg', 'bzgl', 'ggü', 'gem', 'zzgl',
+    'abzgl', 'allg', 'anh', 'anm', 'bspw', 'entspr', 'erg', 'ff', 'insb', 'jh', 'jhd', 'lt', 'max', 'min', 'mind',
+    'nachf', 'od', 'pkt', 'rd', 'röm', 'sen', 'sog', 'spez', 'stellv', 'urspr', 'verh', 'verw', 'vorm', 'zus', 'zzt', 'ä',
   ],
   es: [
     'sr', 'sra', 'sras', 'srta', 'sres', 'ud', 'uds', 'vd', 'vds', 'dña', 'dr', 'dra', 'lic', 'ing', 'arq', 'sto', 'sta',
-    'ej', 'aprox', 'prof', 'profa', 'av', 'avda', 'd', 'dª',
+    'ej', 'aprox', 'prof', 'profa', 'av', 'avda', 'd', 'dª', 'ee', 'uu', 'ee.uu', 'gral', 'cía', 'excmo', 'excma',
+    'ilmo', 'ilma', 'pdta', 'pdte', 'sto', 'ntra', 'ntro', 'dcha', 'izq', 'izqda', 'etc', 'cra', 'cl', 'depto', 'dpto',
   ],
   el: ['κ', 'κα', 'κος', 'π.χ', 'κ.λπ', 'κ.ά', 'δηλ', 'βλ', 'δρ', 'καθ'],
   hi: ['डॉ', 'प्रो', 'श्री', 'सं', 'पृ'],
   ar: ['د', 'أ', 'م', 'ص', 'هـ'],
-  it: ['sig', 'sigg', 'sig.ra', 'dott', 'prof', 'ing', 'avv', 'es'],
+  it: [
+    'sig', 'sigg', 'sig.ra', 'dott', 'dott.ssa', 'prof', 'prof.ssa', 'ing', 'avv', 'es', 'arch', 'geom', 'rag', 'dir',
+    'amm', 'psicol', 'on', 'egr', 'gent', 'spett', 'mons', 'sen', 'ecc', 'rif', 'fig', 'all', 'ca', 'cfr', 'pres',
+  ],
+  da: [
+    'skt', 'hr', 'fr', 'frk', 'dr', 'prof', 'bl.a', 'f.eks', 'ca', 'dvs', 'mht', 'jf', 'evt', 'inkl', 'osv', 'pga',
+    'ift', 'mv', 'o.l', 'sml', 'tlf', 'vedr', 'ang', 'kl', 'stk', 'nr',
+  ],
+  ru: [
+    'г', 'гг', 'ул', 'пгт', 'проф', 'акад', 'доц', 'канд', 'просп', 'пер', 'пл', 'д', 'им', 'т.е', 'т.к', 'т.д', 'т.п',
+    'т.н', 'др', 'пр', 'см', 'ср', 'напр', 'тов', 'гр', 'ген', 'млн', 'млрд', 'тыс', 'руб', 'коп', 'долл', 'обл', 'р-н',
+    'вв', 'в', 'ст', 'н.э', 'до н.э', 'зам', 'зав', 'иностр', 'гос', 'муж', 'жен', 'spb', 'спб', 'моск',
+  ],
+  uk: ['м', 'вул', 'проф', 'акад', 'доц', 'т.д', 'т.п', 'див', 'тис', 'млн', 'млрд', 'грн', 'обл', 'р', 'рр', 'ст'],
+  bg: ['пл', 'ул', 'бул', 'гр', 'г', 'д-р', 'проф', 'доц', 'акад', 'т.е', 'т.н', 'напр', 'вж', 'др', 'млн', 'млрд', 'хил', 'лв', 'ст', 'с', 'обл'],
+  kk: ['б.з.б', 'б.з', 'ж', 'жж', 'т.б', 'т.с.с', 'проф', 'акад', 'обл', 'көш', 'қ', 'т', 'млн', 'млрд', 'мыс'],
+  sk: ['napr', 'tzv', 'resp', 'atď', 'p', 'pán', 'pani', 'č', 'str', 'ul', 'nám', 'mil', 'mld', 'tis', 'prof', 'doc', 'ing', 'mudr', 'judr', 'phdr', 'rndr', 'mgr', 'bc', 'a.s', 's.r.o'],
+  cs: ['např', 'tzv', 'resp', 'atd', 'apod', 'č', 'str', 'ul', 'nám', 'mil', 'mld', 'tis', 'prof', 'doc', 'ing', 'mudr', 'judr', 'phdr', 'rndr', 'mgr', 'bc', 'a.s', 's.r.o'],
+  pl: ['np', 'tzn', 'tj', 'tzw', 'm.in', 'ok', 'ul', 'al', 'pl', 'prof', 'dr', 'hab', 'inż', 'mgr', 'mln', 'mld', 'tys', 'zł', 'godz', 'r', 'w', 'woj', 'pow', 'gm', 'ks', 'św'],
   pt: ['sr', 'sra', 'dr', 'dra', 'prof', 'ex', 'av'],
   nl: ['dhr', 'mevr', 'o.a', 'bijv', 'd.w.z', 'z.g.a.n'],
 };
 const LANGUAGE_NUMERIC: Record<string, readonly string[]> = {
   fr: ['p', 'n', 'no', 'vol', 'art', 'chap', 'fig', 'tél', 'janv', 'févr', 'avr', 'juil', 'sept', 'oct', 'nov', 'déc'],
   de: ['nr', 'abs', 's', 'bd', 'str', 'tel', 'kap', 'jan', 'feb', 'aug', 'sept', 'okt', 'nov', 'dez'],
-  es: ['pág', 'págs', 'núm', 'no', 'art', 'cap', 'tel', 'vol', 'ene', 'feb', 'abr', 'ago', 'sept', 'oct', 'nov', 'dic'],
+  es: [
+    'pág', 'págs', 'núm', 'no', 'art', 'cap', 'tel', 'vol', 'ene', 'feb', 'abr', 'ago', 'sept', 'oct', 'nov', 'dic',
+    'párrf', 'párr', 'lun', 'mar', 'mié', 'jue', 'vie', 'sáb', 'dom', 'min', 'seg', 'hr', 'hrs', 'ext', 'fax',
+  ],
   el: ['αρ', 'σελ', 'τηλ', 'κεφ'],
-  it: ['pag', 'n', 'art', 'cap', 'tel'],
+  ru: ['кв', 'стр', 'рис', 'табл', 'гл', 'с', 'п', 'пп', 'ч', 'т', '№'],
+  da: ['nr', 'tlf', 'side', 'stk', 'kap', 'jan', 'feb', 'aug', 'sept', 'okt', 'nov', 'dec'],
+  it: ['pag', 'pagg', 'p', 'n', 'art', 'cap', 'tel', 'fig', 'vol'],
   pt: ['pág', 'n', 'art', 'cap', 'tel'],
   nl: ['nr', 'blz', 'tel'],
 };
 
 /** Languages writing ordinals with a dot (`am 3. Oktober`). */
 const ORDINAL_DOT = new Set(['de', 'da', 'nb', 'nn', 'no', 'fi', 'cs', 'sk', 'pl', 'hu', 'sl', 'hr', 'sr', 'bs', 'is', 'et', 'lv', 'lt', 'tr', 'fo']);
+
+/** Sentence starters after multi-letter initials (`the U.S. The`, `i E.U. Hvad`). */
+const LANGUAGE_STARTERS: Record<string, readonly string[]> = {
+  da: ['Hvad', 'Hvor', 'Hvem', 'Hvorfor', 'Jeg', 'Det', 'Den', 'Der', 'Vi', 'Han', 'Hun', 'De', 'Men', 'Og', 'Så', 'I'],
+  de: ['Der', 'Die', 'Das', 'Ich', 'Wir', 'Er', 'Sie', 'Es', 'Aber', 'Und', 'Wie', 'Was', 'Wo', 'Wer', 'Warum', 'Dann', 'Im', 'In'],
+  nl: ['De', 'Het', 'Een', 'Ik', 'Wij', 'We', 'Hij', 'Zij', 'Ze', 'Maar', 'En', 'Wat', 'Waar', 'Wie', 'Waarom'],
+  fr: ['Le', 'La', 'Les', 'Un', 'Une', 'Je', 'Il', 'Elle', 'Nous', 'Vous', 'Ils', 'Elles', 'Mais', 'Et', 'Que', 'Où', 'Qui', 'Pourquoi'],
+  es: ['El', 'La', 'Los', 'Las', 'Un', 'Una', 'Yo', 'Él', 'Ella', 'Nosotros', 'Pero', 'Y', 'Qué', 'Dónde', 'Quién', 'Por'],
+  it: ['Il', 'Lo', 'La', 'I', 'Gli', 'Le', 'Un', 'Una', 'Io', 'Lui', 'Lei', 'Noi', 'Ma', 'E', 'Che', 'Dove', 'Chi', 'Perché'],
+};
+
+/** Names written with `!` (`Yahoo! in`): their `!` does not end a sentence before a lower-case word. */
+const EXCLAMATION_WORDS = ['yahoo', 'jeopardy', 'yum', 'wham', 'joomla', 'xũ', 'kung', 'oklahoma', 'mamma mia'];
 
 const cache = new Map<string, LocaleRules>();
 
@@ -88,6 +134,9 @@ export function rulesFor(locale: string | undefined): LocaleRules {
     ordinalDot: ORDINAL_DOT.has(lang),
     semicolonQuestion: lang === 'el',
     spacedClosers: lang === 'fr',
+    starters: new Set(LANGUAGE_STARTERS[lang] ?? []),
+    exclamationWords: new Set(EXCLAMATION_WORDS),
+    colonStop: lang === 'hy' || lang === 'ar',
   };
   cache.set(lang, rules);
   return rules;

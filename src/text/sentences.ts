@@ -1,9 +1,20 @@
 /**
  * Sentence boundaries: a pure incremental core shared by the client operator
- * (`segmentSentences`) and the emulator's live session.
+ * (`segmentSentences`), the live session's client-side boundaries and the emulator.
  *
  * `feed(text)` returns the sentences whose end is now certain; `end()` returns the
  * remainder. Joining every returned piece gives back the input exactly.
+ *
+ * ## How it decides
+ *
+ * Text is scanned once, character by character. A run of terminal punctuation (with the
+ * closing quotes or brackets glued to it) is a *candidate* boundary. A candidate is decided
+ * by a pure function of a bounded look-back (the word before the stop, whether a quote or
+ * bracket is open, the list item being read) and a bounded look-ahead (the characters after
+ * the run, at most {@link LOOKAHEAD} of them). While the look-ahead does not decide, the
+ * candidate waits; every character is looked at a bounded number of times, so the work is
+ * linear in the input, and the result cannot depend on how the text was split into `feed`
+ * calls.
  *
  * ## Rules (the contract the tests hold)
  *
@@ -15,30 +26,33 @@
  *   closing quotes/brackets glued to it; the whitespace after it starts the next piece
  *   (`"Hi. Bye."` -> `"Hi."`, `" Bye."`). So a piece may start with whitespace, and the
  *   last piece (from `end()`) may be whitespace only; speakers skip such pieces.
- * - **Timing**: a sentence is returned as soon as its end is certain, at the latest with
- *   the first non-space character after it:
- *   - `?` `!` `。` `！` `？` `।` `॥` `؟` `‼` `⁇` `⁈` `⁉` `‽` `;`(Greek, `el`) and the like cannot be
- *     abbreviations: the sentence ends as soon as the character after the stop run is seen,
- *     whatever it is (a space is enough; no need to wait for the next word). Until that
- *     character arrives the stop run might still grow (`?!`, a closing `"` or `」`), so
- *     `Why?` at the very end of a chunk waits for the next character: that is the only way
- *     to keep the result independent of chunking. Exceptions: when closing quotes/brackets
- *     follow the stop (`"Why?" he asked.`), the next non-space character decides (a lower-case
- *     word continues the sentence); in French (`fr`) a spaced closing `»` may follow
- *     (`« Oui ! »`), so there too the next non-space character decides.
+ * - **Timing**: a sentence is returned as soon as its end is certain, and no later than the
+ *   character that decides it, usually the first non-space character after the stop:
+ *   - `?` `!` `;`(Greek) `:`(Armenian, Arabic): a lower-case letter, `,` `;` or a dash before a
+ *     lower-case word continue the sentence (`Yahoo! in`, `"Why?" he asked.`); anything else
+ *     ends it. CJK and other scripts' stops (`。` `！` `？` `।` `؟` `።` `။`) end at the very next
+ *     character, whatever it is (`「はい。」と` aside).
  *   - `.` and `…` are decided by the first non-space character after them: a lower-case
  *     letter, `,` `;` `:` continue the sentence; a capital, a digit, a caseless letter (CJK,
  *     Arabic, Devanagari...) or an opening quote/bracket end it, except after an abbreviation
- *     (see `abbreviations.ts`), an initial (`J. R. R. Tolkien`), a list number at a line start
- *     (`1. First`) or a German-style ordinal (`am 3. Oktober`, in `de` and other such locales).
- *     An ellipsis ends a sentence only before a capital or an opening quote.
- *     `p.m.`, `etc.`, `Inc.`, `U.S.` before a capital end the sentence (heuristic: usually true).
- *   - A dot glued to the next character (`3.5`, `v1.2.3`, `example.com`, `e.g`) never ends.
- *     A `?` or `!` glued to a letter ends, except inside a URL or e-mail word
- *     (`https://a.b/?c=d`), and a `。」` glued to a following letter (`「はい。」と言った`) does not.
+ *     (`abbreviations.ts`), an initial (`J. R. R. Tolkien`), a list number at an item start
+ *     (`1. First`, `• 9. Item`) or an ordinal (`am 3. Oktober`, `XII. Pluku`). Multi-letter
+ *     initials (`U.S.`, `P.M.`) end a sentence before a capital only when a common sentence
+ *     starter or a title follows (`the U.S. Government` goes on, `the U.S. Then` ends);
+ *     `a.m.`/`p.m.` end unless a title follows. `I.` after a name before a name goes on.
+ *   - An ellipsis ends a sentence only before a capital or an opening quote; spaced
+ *     ellipses (`. . .`) end only as a fourth dot, and `word. . . . Next` ends after `word.`.
+ *     `[...]` never ends.
+ *   - A stop inside an open quote or bracket (`"Ei fu. Siccome`, `«К чему? – спросила»`,
+ *     `《摔跤吧！爸爸》`) does not end a sentence, unless the closing quote is glued to the
+ *     stop (`He said "Hi." Then`); a quote open for more than 300 code units is ignored.
+ *   - A dot glued to the next character (`3.5`, `v1.2.3`, `example.com`, `e.g`) does not end,
+ *     unless a word in lower case is glued to a capitalized word (`world.Next`, `1,000.That`).
  *   - A paragraph break (a blank line) ends a piece at once, with or without punctuation.
  *   - A single line break ends a piece when the line is a list item (`- `, `* `, `• `,
  *     `1. `, `a) `) or the next line starts one; otherwise (hard-wrapped prose) it is a space.
+ *   - Inline lists end an item before the next marker of the same sequence
+ *     (`1) one 2) two`, `a. one b. two`, `• 9. one • 10. two`).
  *
  * NOTE: `maxBufferSize` (default 65 536 code units) bounds the buffer: beyond it the text is
  * cut at the last whitespace (or hard, never inside a surrogate pair).
@@ -65,21 +79,51 @@ export interface SentenceSegmenter {
    * whitespace or punctuation follows it; CJK text may be cut after any character.
    */
   flushWords(): string[];
+  /**
+   * Whether the buffered text is at a sentence boundary: nothing but whitespace is buffered,
+   * or the buffered text would end as a sentence if a new sentence (`" A"`) started right
+   * after it. Constant time. Use it to know whether text may be inserted between sentences.
+   */
+  atBoundary(): boolean;
+  /**
+   * Where, in `pending()`, an undecided stop starts: a stop run whose sentence end depends on
+   * text not seen yet (`"It costs 3."`, `"See Dr."`). -1 when there is none. Text before this
+   * offset may be sent on; text from it waits for the next token, an idle flush or the end.
+   */
+  undecidedFrom(): number;
 }
 
-const TEXT = 0;
-const TERM = 1;
+/** Characters after a candidate looked at, at most, before it is decided anyway. */
+export const LOOKAHEAD = 48;
+/** A quote or bracket opened longer ago than this (code units) no longer holds stops. */
+const QUOTE_SPAN = 300;
+/** Longest word (code units) looked back at before a stop. */
+const LOOKBACK = 40;
+
+const END = 0;
+const NO = 1;
+const WAIT = 2;
+type Decision = typeof END | typeof NO | typeof WAIT;
+
+/** Kinds of stop runs. */
 const DOT = 0;
 const ELLIPSIS = 1;
 const STRONG = 2;
+/** CJK and other scripts' stops: decided by the very next character. */
+const HARD = 3;
+/** `:` as a full stop (Armenian, Arabic): ends before whitespace only. */
+const COLON = 4;
 
 /** Word classes before a dot. */
 const PLAIN = 0;
 const ALWAYS = 1;
 const NUMERIC = 2;
 const NOT_END = 3;
+const INITIALS = 4;
+const INITIALS_LOWER = 5;
+const PRONOUN_I = 6;
 
-/** Classes of the first character after a stop. */
+/** Classes of a character after a stop. */
 const UPPER = 0;
 const LOWER = 1;
 const DIGIT = 2;
@@ -87,19 +131,35 @@ const CASELESS = 3;
 const OPEN = 4;
 const CONTINUE = 5;
 const OTHER = 6;
+const DASH = 7;
 
-const LIST_MARKER = /^(?:[-*•–]|\d{1,3}[.)]|[A-Za-z][.)])$/;
-const LIST_PREFIX = /^(?:[-*•–]|\d{1,3}[.)]?|[A-Za-z][.)]?)$/;
+const LIST_MARKER = /^(?:[-*•–⁃]|\d{1,3}[.)]|[A-Za-z][.)])$/;
+const LIST_PREFIX = /^(?:[-*•–⁃]|\d{1,3}[.)]?|[A-Za-z][.)]?)$/;
+const INLINE_MARKER = /^[•⁃*–-]?(\d{1,3}|[A-Za-z])(\.\)|\.|\))$/;
+const BULLET = /^[•⁃*–-]$/;
 const SHORT_NUMBER = /^\d{1,3}$/;
+const ROMAN = /^[IVXLC]{1,7}$/;
+const MULTI_INITIALS = /^(?:\p{L}\.)+\p{L}$/u;
 const RE_UPPER = /^[\p{Lu}\p{Lt}]$/u;
 const RE_LOWER = /^\p{Ll}$/u;
 const RE_LETTER = /^[\p{L}\p{M}]$/u;
 const RE_DIGIT = /^\p{Nd}$/u;
 const RE_PUNCT = /^[\p{P}\p{S}]$/u;
 
-/** ASCII characters that, inside a word and outside a stop run, change nothing but the length. */
+/** Capitalized words that usually start an English sentence (after `U.S.`, `P.M.`...). */
+const STARTERS = new Set(
+  (
+    'A An The He She It They We I You This That These Those There Then Thus But And So Yet Or In On At For ' +
+    'However What When Where Who Why How If After Before Our My His Her Their Its Your Yes No Now Today ' +
+    'Many Most Some Being Did Millions More Still Also Meanwhile'
+  ).split(' '),
+);
+
+/** ASCII letters and digits: inside a word they change nothing but the length. */
 const INERT_ASCII = new Uint8Array(128);
-for (let c = 33; c < 127; c++) INERT_ASCII[c] = c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3b ? 0 : 1;
+for (let c = 48; c < 123; c++) INERT_ASCII[c] = (c <= 57 || (c >= 65 && c <= 90) || c >= 97) ? 1 : 0;
+/** Character classes that are letters or digits (never stops, quotes or spaces). */
+const WORD_CLASS = [1, 1, 1, 1, 0, 0, 0, 0];
 
 /** Whether a UTF-16 code unit is whitespace (Unicode White_Space, but for the rarely used U+180E). */
 export function isWhitespace(c: number): boolean {
@@ -111,17 +171,34 @@ export function isWhitespace(c: number): boolean {
   );
 }
 
-function isStrong(c: number, greek: boolean): boolean {
+function isNewline(c: number): boolean {
+  return c === 10 || c === 0x2028 || c === 0x2029 || c === 0x85;
+}
+
+/** Stops that end a sentence before the very next character (CJK, Devanagari, Ethiopic...). */
+function isHardStop(c: number): boolean {
   switch (c) {
-    case 0x21: case 0x3f: case 0x3002: case 0xff01: case 0xff1f: case 0x0964: case 0x0965:
-    case 0x061f: case 0x203c: case 0x2047: case 0x2048: case 0x2049: case 0x203d: case 0xff0e:
-    case 0xff61: case 0x06d4: case 0x0589: case 0x1362: case 0x037e: case 0x2e2e:
+    case 0x3002: case 0xff01: case 0xff1f: case 0x0964: case 0x0965: case 0xff61: case 0x06d4:
+    case 0x0589: case 0x1362: case 0x1367: case 0x1368: case 0x104b: case 0x061f: case 0x2e2e:
       return true;
-    case 0x3b:
-      return greek;
     default:
       return false;
   }
+}
+
+function isStrongStop(c: number, rules: LocaleRules): boolean {
+  switch (c) {
+    case 0x21: case 0x3f: case 0x203c: case 0x2047: case 0x2048: case 0x2049: case 0x203d: case 0x037e:
+      return true;
+    case 0x3b:
+      return rules.semicolonQuestion;
+    default:
+      return false;
+  }
+}
+
+function isDot(c: number): boolean {
+  return c === 0x2e || c === 0xff0e;
 }
 
 function isCloser(c: number): boolean {
@@ -152,8 +229,28 @@ function isOpener(c: number): boolean {
   }
 }
 
+/** The closer a quote or bracket expects (tracked for "stop inside quotes"), or 0. */
+function expectedCloser(c: number): number {
+  switch (c) {
+    case 0x201c: return 0x201d; // “ ”
+    case 0x201e: return 0x201c; // „ “ (German)
+    case 0xab: return 0xbb; // « »
+    case 0x300a: return 0x300b; // 《 》
+    case 0x300c: return 0x300d; // 「 」
+    case 0x300e: return 0x300f; // 『 』
+    case 0x28: return 0x29; // ( )
+    case 0x5b: return 0x5d; // [ ]
+    case 0xff08: return 0xff09; // （ ）
+    default: return 0;
+  }
+}
+
 function isCjk(c: number): boolean {
   return (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xac00 && c <= 0xd7af);
+}
+
+function isDash(c: number): boolean {
+  return c === 0x2d || c === 0x2013 || c === 0x2014;
 }
 
 function classify(c: number): number {
@@ -161,8 +258,9 @@ function classify(c: number): number {
     if (c >= 65 && c <= 90) return UPPER;
     if (c >= 97 && c <= 122) return LOWER;
     if (c >= 48 && c <= 57) return DIGIT;
+    if (c === 0x2d) return DASH;
     if (isOpener(c)) return OPEN;
-    if (c === 0x2c || c === 0x3b || c === 0x3a || c === 0x25 || c === 0x29 || c === 0x5d || c === 0x7d || c === 0x2d) return CONTINUE;
+    if (c === 0x2c || c === 0x3b || c === 0x3a || c === 0x25 || c === 0x29 || c === 0x5d || c === 0x7d) return CONTINUE;
     return OTHER;
   }
   if (c >= 0xd800 && c <= 0xdfff) return CASELESS; // astral: emoji, CJK ext., ... (decided on the code unit)
@@ -177,8 +275,9 @@ function classify(c: number): number {
 const CLASS_CACHE = new Uint8Array(0x10000);
 
 function classifyBmp(c: number): number {
+  if (c === 0x2013 || c === 0x2014) return DASH;
   if (isOpener(c)) return OPEN;
-  if (c === 0x2013 || c === 0x2014 || c === 0x060c || c === 0x3001 || c === 0xff0c) return CONTINUE;
+  if (c === 0x060c || c === 0x3001 || c === 0xff0c) return CONTINUE;
   const s = String.fromCharCode(c);
   if (RE_UPPER.test(s)) return UPPER;
   if (RE_LOWER.test(s)) return LOWER;
@@ -193,16 +292,66 @@ function isWordChar(c: number): boolean {
   return !isOpener(c) && !isCloser(c) && !RE_PUNCT.test(String.fromCharCode(c));
 }
 
+function isLetter(c: number): boolean {
+  const cls = classify(c);
+  return cls === UPPER || cls === LOWER || cls === CASELESS;
+}
+
 function isUrlish(word: string): boolean {
-  return word.length >= 64 || word.includes('://') || word.includes('@') || word.toLowerCase().startsWith('www.');
+  return word.includes('://') || word.includes('@') || word.toLowerCase().startsWith('www.');
+}
+
+/** The word as an abbreviation key: leading punctuation and an elided article (`l'Ing`) dropped. */
+function bareWord(raw: string): { word: string; lead: number } {
+  let k = 0;
+  while (k < raw.length && !isWordChar(raw.charCodeAt(k))) k++;
+  let w = k > 0 ? raw.slice(k) : raw;
+  const apostrophe = Math.max(w.lastIndexOf("'"), w.lastIndexOf('\u2019'));
+  if (apostrophe > 0 && apostrophe < w.length - 1) w = w.slice(apostrophe + 1);
+  return { word: w, lead: k };
+}
+
+/** A validated copy of the options (the one place they are checked): throws a RangeError. */
+export function sentenceSegmenterOptions(options: SentenceSegmenterOptions = {}): { locale: string | undefined; maxBufferSize: number } {
+  const maxBufferSize = options.maxBufferSize ?? 65536;
+  if (!Number.isInteger(maxBufferSize) || maxBufferSize < 16) {
+    throw new RangeError(`maxBufferSize must be an integer >= 16 (code units), got ${String(options.maxBufferSize)}`);
+  }
+  if (options.locale !== undefined && typeof options.locale !== 'string') {
+    throw new RangeError(`locale must be a string such as "en-us", got ${typeof options.locale}`);
+  }
+  return { locale: options.locale, maxBufferSize };
+}
+
+interface Candidate {
+  kind: number;
+  /** Offset of the first stop character. */
+  start: number;
+  /** Offset just after the run (stops and glued closers): the boundary if it ends. */
+  end: number;
+  /** The word before the stop (bounded), `''` when the stop follows whitespace. */
+  word: string;
+  /** Class of that word (dots only). */
+  wordClass: number;
+  /** The run ends with closing quotes/brackets. */
+  closed: boolean;
+  /** The run ends with a `」`/`』` (`「はい。」と言った` goes on). */
+  cornerClose: boolean;
+  /** A quote or bracket is still open after the run. */
+  inQuote: boolean;
+  /** Spaced dots (`. . .`) ending at this one, this one included; 0 for a glued dot. */
+  spacedDots: number;
+  /** The word before was capitalized (for `Albert I. Jones`). */
+  prevCapitalized: boolean;
+  /** The text after the run seen so far (at most LOOKAHEAD code units). */
+  ahead: string;
 }
 
 /** Create an incremental sentence segmenter (see the module documentation for the rules). */
 export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
-  const rules: LocaleRules = rulesFor(options.locale);
-  const greek = rules.semicolonQuestion;
-  const maxBuffer = Math.max(16, options.maxBufferSize ?? 65536);
-  const longestWord = Math.max(rules.longest, 3) + 4; // leading quotes and brackets
+  const checked = sentenceSegmenterOptions(options);
+  const rules: LocaleRules = rulesFor(checked.locale);
+  const maxBuffer = checked.maxBufferSize;
 
   let parts: string[] = [];
   let partsLen = 0;
@@ -217,21 +366,30 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   let lastWsStart = -1; // start of the last whitespace run that follows content
   let wordStart = 0;
   let wordLineStart = true;
+  /** The current word starts a list item (line or piece start, or after a bullet there). */
+  let wordItemStart = true;
+  let prevWordStart = -1;
+  let prevWordBullet = false;
+  let prevWordCapitalized = false;
   let lineIsList = false;
   let lastCode = 0;
-  let phase = TEXT;
-  let cand = 0;
-  let kind = DOT;
-  let termWs = false;
-  let cornerClose = false;
-  let closed = false; // closing quotes/brackets followed the stop
-  let dotWordStart = 0;
-  let dotPos = 0;
-  let dotLineStart = false;
   let nlCand = -1;
   let nlLook = '';
+  /** Open quotes/brackets: expected closer and offset, innermost last. */
+  let quotes: { closer: number; at: number }[] = [];
+  /** The candidate being decided, if any; text from `cand.end` to `len` is its look-ahead. */
+  let cand: Candidate | undefined;
+  /** Consecutive spaced dots (`. . .`) so far. */
+  let spacedDots = 0;
+  let lastDotEnd = -1;
+  /** The first code units of the current word (at most LOOKBACK + 1). */
+  let wordHead = '';
+  /** The last code unit was part of an omission (`[...]`). */
+  let omissionRun = false;
   /** The current piece starts at a line start (start of input, or a piece after a cut at a line break). */
   let atLineStart = true;
+  /** The last list marker read (survives cuts): value and suffix, for inline lists. */
+  let marker: { value: number; alpha: boolean; suffix: string } | undefined;
 
   function reset(): void {
     len = 0;
@@ -241,11 +399,20 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     lastWsStart = -1;
     wordStart = 0;
     wordLineStart = true;
+    wordItemStart = true;
+    prevWordStart = -1;
+    prevWordBullet = false;
+    prevWordCapitalized = false;
     lineIsList = false;
     lastCode = 0;
-    phase = TEXT;
     nlCand = -1;
     nlLook = '';
+    quotes = [];
+    cand = undefined;
+    spacedDots = 0;
+    lastDotEnd = -1;
+    wordHead = '';
+    omissionRun = false;
   }
 
   /** Text of the piece in [from, to), read from the end of the buffered parts. */
@@ -281,51 +448,278 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     for (let i = 0; i < processed; i++) step(rest.charCodeAt(i));
   }
 
-  /** Class of the word before the dot at `dotPos` (computed lazily: most dots never need it). */
-  function wordClass(): number {
-    if (dotPos - dotWordStart > longestWord) return PLAIN; // longer than any abbreviation or list number
-    const raw = textRange(dotWordStart, dotPos);
-    let k = 0;
-    while (k < raw.length && !isWordChar(raw.charCodeAt(k))) k++;
-    const w = k > 0 ? raw.slice(k) : raw;
-    if (w.length === 0 || w.length > rules.longest) return PLAIN;
-    if (dotLineStart && k === 0 && (SHORT_NUMBER.test(w) || (w.length === 1 && w <= 'z'))) return NOT_END;
+  /** Re-scan the candidate's look-ahead as ordinary text (the candidate did not end). */
+  function dropCandidate(): void {
+    const c = cand!;
+    cand = undefined;
+    const ahead = c.ahead;
+    len = c.end;
+    for (let i = 0; i < ahead.length; i++) step(ahead.charCodeAt(i));
+  }
+
+  function markerOf(word: string): { value: number; alpha: boolean; suffix: string } | undefined {
+    const m = INLINE_MARKER.exec(word);
+    if (!m) return undefined;
+    const body = m[1]!;
+    const alpha = !/\d/.test(body);
+    return { value: alpha ? body.toLowerCase().charCodeAt(0) : Number(body), alpha, suffix: m[2]! };
+  }
+
+  /** Whether `m` follows the last marker read (`suffix`: `2)` after `1)`, not after `1.`). */
+  function isNextMarker(m: { value: number; alpha: boolean; suffix: string } | undefined, suffix = true): boolean {
+    return (
+      m !== undefined && marker !== undefined && m.alpha === marker.alpha && (!suffix || m.suffix === marker.suffix) && m.value === marker.value + 1
+    );
+  }
+
+  /** Class of the word before a dot. */
+  function classOfWord(raw: string, itemStart: boolean, afterBullet: boolean): number {
+    if (raw.length === 0 || raw.length > LOOKBACK) return PLAIN;
+    const { word: w, lead } = bareWord(raw);
+    if (w.length === 0) return PLAIN;
+    const glued = lead > 0 && BULLET.test(raw.slice(0, lead)); // `⁃9.`
+    const listy = (lead === 0 || glued) && (SHORT_NUMBER.test(w) || (w.length === 1 && w <= 'z' && w >= 'A'));
+    if (listy) {
+      if (glued) afterBullet = itemStart;
+      const m = markerOf(`${w}.`);
+      if (afterBullet || (itemStart && (wordLineStart || w === '1' || w === 'a' || w === 'A' || isNextMarker(m, false)))) return NOT_END;
+      if (!itemStart && isNextMarker(m, false)) return NOT_END;
+    }
+    if (w === 'I') return PRONOUN_I;
     if (w.length === 1) {
       const cls = classify(w.charCodeAt(0));
-      if (cls === UPPER || cls === LOWER || cls === CASELESS) return w === 'I' ? PLAIN : ALWAYS;
+      if (cls === UPPER || cls === LOWER || cls === CASELESS) return ALWAYS;
     }
-    if (rules.ordinalDot && SHORT_NUMBER.test(w)) return NOT_END;
+    if (w.length > rules.longest && !MULTI_INITIALS.test(w)) return PLAIN;
     const lw = w.toLowerCase();
     if (rules.always.has(lw)) return ALWAYS;
     if (rules.numeric.has(lw)) return NUMERIC;
+    if (rules.ordinalDot && lead === 0 && (SHORT_NUMBER.test(w) || ROMAN.test(w))) return NOT_END;
+    if (MULTI_INITIALS.test(w)) return w === lw ? INITIALS_LOWER : INITIALS;
     return PLAIN;
   }
 
-  function dotEnds(c: number, hadNewline: boolean): boolean {
-    const cls = classify(c);
-    if (cls === LOWER) return false;
-    if (kind === DOT && cls === CONTINUE) return false;
-    const dotClass = wordClass();
-    if (dotClass === ALWAYS || dotClass === NOT_END) return false;
-    if (kind === ELLIPSIS) return cls === UPPER || cls === OPEN || (hadNewline && cls !== CONTINUE);
-    if (cls === CONTINUE) return false;
-    if (dotClass === NUMERIC && cls === DIGIT) return false;
-    return true; // a capital, a digit, a caseless letter, an opening quote, a symbol
+  /**
+   * Decide a candidate from its look-ahead `ahead` (the text after the run). `final`: no
+   * more text will come (end of input, or a probe).
+   */
+  function decide(c: Candidate, ahead: string, final: boolean): Decision {
+    let i = 0;
+    let nl = 0;
+    while (i < ahead.length && isWhitespace(ahead.charCodeAt(i))) {
+      if (isNewline(ahead.charCodeAt(i))) nl += ahead.charCodeAt(i) === 0x2029 ? 2 : 1;
+      i++;
+    }
+    if (nl >= 2) return END;
+    const gap = i;
+    if (c.kind === HARD) {
+      if (ahead.length === 0) return final ? END : WAIT;
+      if (c.inQuote) return NO;
+      if (c.cornerClose && gap === 0 && classify(ahead.charCodeAt(0)) === CASELESS) return NO;
+      return END;
+    }
+    // Spaced dots after this one (`word. . . .`): the last dot decides.
+    if ((c.kind === DOT || c.kind === ELLIPSIS) && gap > 0 && nl === 0 && i < ahead.length && isDot(ahead.charCodeAt(i))) {
+      const m = /^(?:[ \t\u00a0]\.)+/.exec(ahead);
+      if (m) {
+        const after = ahead.slice(m[0].length);
+        if (!final && /^[ \t\u00a0]*$/.test(after)) return WAIT;
+        const next = ahead.charCodeAt(m[0].length);
+        if (!(after.length > 0 && (isWordChar(next) || isDot(next) || next === 0x2026))) {
+          if (c.spacedDots > 0 || m[0].length < 6) return NO;
+          // `compounds. . . . The`: the glued period ends, the spaced ellipsis starts the next
+          let j = m[0].length;
+          while (j < ahead.length && isCloser(ahead.charCodeAt(j))) j++;
+          let k = j;
+          while (k < ahead.length && isWhitespace(ahead.charCodeAt(k))) k++;
+          if (k >= ahead.length) return final ? NO : WAIT;
+          if (k === j) return NO;
+          const cls = classify(ahead.charCodeAt(k));
+          return cls === UPPER || cls === CASELESS || cls === OPEN ? END : NO;
+        }
+      }
+    }
+    if (i >= ahead.length) {
+      if (!final) return WAIT;
+      return END;
+    }
+    const f = ahead.charCodeAt(i);
+    const cls = classify(f);
+    if (c.kind === COLON) {
+      if (gap === 0) return NO;
+      return cls === LOWER ? NO : END;
+    }
+    if (c.kind === STRONG) {
+      if (c.inQuote) return NO;
+      if (gap === 0 && !c.closed && isUrlish(c.word)) return NO;
+      if (cls === LOWER) return c.closed || gap === 0 || rules.exclamationWords.has(bareWord(c.word).word.toLowerCase()) ? NO : END;
+      if (cls === CONTINUE) return NO;
+      if (cls === DASH && gap > 0) {
+        // `бар? — деді`: a dash then a lower-case word goes on
+        let k = i + 1;
+        while (k < ahead.length && (isWhitespace(ahead.charCodeAt(k)) || isDash(ahead.charCodeAt(k)))) k++;
+        if (k >= ahead.length) return final ? END : WAIT;
+        return classify(ahead.charCodeAt(k)) === LOWER ? NO : END;
+      }
+      return END;
+    }
+    // DOT and ELLIPSIS
+    if (c.inQuote) return NO;
+    if (c.spacedDots > 0 && c.spacedDots < 4) return NO;
+    if (gap === 0) {
+      // glued: `3.5`, `e.g`, `example.com` go on; `world.Next` ends
+      if (c.kind !== DOT || c.closed || cls !== UPPER) return NO;
+      const w = c.word;
+      const last = w.charCodeAt(w.length - 1);
+      const lastCls = classify(last);
+      if (w.length < 2 || !(lastCls === LOWER || lastCls === DIGIT) || /[./:@_\\]/.test(w)) return NO;
+      // the glued word decides: `world.Next` ends, `Jane.Doe@example.com` goes on
+      let k = i;
+      while (k < ahead.length && !isWhitespace(ahead.charCodeAt(k))) k++;
+      if (k >= ahead.length && !final && k - i < LOOKBACK) return WAIT;
+      const next = ahead.slice(i, k).replace(/[.!?…]+$/u, '');
+      return next.length > 0 && isLetter(next.charCodeAt(next.length > 1 ? 1 : 0)) && !/[./:@_\\]/.test(next) ? END : NO;
+    }
+    if (cls === LOWER) return NO;
+    const wc = c.wordClass;
+    if (wc === ALWAYS || wc === NOT_END) return NO;
+    if (nl > 0) return END; // `Item one.` then a line `- Item two.`
+    if (c.kind === ELLIPSIS) return cls === UPPER || cls === OPEN || (nl > 0 && cls !== CONTINUE) ? END : NO;
+    if (cls === CONTINUE || cls === DASH) return NO;
+    if (wc === NUMERIC) {
+      if (cls === DIGIT) return NO;
+      if (cls === OPEN) {
+        if (i + 1 >= ahead.length) return final ? END : WAIT;
+        if (classify(ahead.charCodeAt(i + 1)) === DIGIT) return NO;
+      }
+      return END;
+    }
+    if (wc === INITIALS || wc === INITIALS_LOWER || wc === PRONOUN_I) {
+      if (cls === DIGIT) return wc === INITIALS_LOWER ? END : NO;
+      if (cls !== UPPER) return END;
+      // the next word decides: a sentence starter or a title
+      let k = i;
+      while (k < ahead.length && isWordChar(ahead.charCodeAt(k))) k++;
+      if (k >= ahead.length && !final && k - i < LOOKBACK) return WAIT;
+      const next = ahead.slice(i, k);
+      const title = k < ahead.length && isDot(ahead.charCodeAt(k)) && rules.always.has(next.toLowerCase());
+      if (wc === INITIALS_LOWER) return title ? NO : END;
+      if (wc === INITIALS) return title || STARTERS.has(next) || rules.starters.has(next) ? END : NO;
+      return c.prevCapitalized && !STARTERS.has(next) ? NO : END;
+    }
+    return END; // a capital, a digit, a caseless letter, an opening quote, a symbol
+  }
+
+  function openCandidate(kind: number, c: number): void {
+    // the word before the stop (its head, ending in `…` when longer than LOOKBACK)
+    const raw = inWs || len === wordStart ? '' : len - wordStart <= LOOKBACK ? wordHead : `${wordHead.slice(0, LOOKBACK)}\u2026`;
+    const spaced = kind === DOT && raw.length === 0 && lastDotEnd >= 0 && lastDotEnd === len - 1 ? spacedDots + 1 : kind === DOT && raw.length === 0 ? 1 : 0;
+    const afterBullet = prevWordBullet && wordItemStart;
+    cand = {
+      kind,
+      start: len,
+      end: len + 1,
+      word: raw,
+      wordClass: kind === DOT ? classOfWord(raw, wordItemStart, afterBullet) : PLAIN,
+      closed: false,
+      cornerClose: false,
+      inQuote: quoteOpen(),
+      spacedDots: spaced,
+      prevCapitalized: prevWordCapitalized,
+      ahead: '',
+    };
+    spacedDots = spaced;
+    if (kind === DOT && c !== 0x2026) lastDotEnd = len + 1;
+  }
+
+  function stopKind(c: number): number {
+    if (isHardStop(c)) return HARD;
+    if (isStrongStop(c, rules)) return STRONG;
+    if (c === 0x3a && rules.colonStop) return COLON;
+    if (c === 0x2026) return ELLIPSIS;
+    if (isDot(c)) return DOT;
+    return -1;
+  }
+
+  function popQuote(c: number): boolean {
+    for (let q = quotes.length - 1; q >= 0; q--) {
+      if (quotes[q]!.closer === c) {
+        quotes.length = q;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  function quoteOpen(): boolean {
+    const top = quotes[quotes.length - 1];
+    return top !== undefined && len - top.at <= QUOTE_SPAN;
   }
 
   function forceCut(): void {
     let at: number;
-    if (phase === TERM && cand > 0) at = cand;
+    if (cand) at = cand.end;
     else if (inWs && hasContent && wsStart > 0) at = wsStart;
     else if (lastWsStart > 0 && len - lastWsStart <= maxBuffer / 2) at = lastWsStart;
     else {
       at = len;
       if (lastCode >= 0xd800 && lastCode <= 0xdbff) at = len - 1; // keep a surrogate pair whole
     }
+    if (at <= 0) at = len;
     cut(at);
   }
 
+  /** One code unit while a candidate waits: extend its run, or add to its look-ahead. */
+  function stepPending(c: number): void {
+    const k = cand!;
+    const kind = stopKind(c);
+    let extend = false;
+    if (len === k.end) {
+      // glued to the run: more stops (`?!`, `...`, `?".`) or closing quotes and brackets
+      if (kind === COLON) {
+        if (k.kind === DOT || k.kind === ELLIPSIS) {
+          k.kind = COLON;
+          extend = true;
+        }
+      } else if (kind >= 0) {
+        if (kind === HARD || (kind === STRONG && k.kind !== HARD)) k.kind = kind;
+        else if (k.kind === DOT) k.kind = ELLIPSIS;
+        k.spacedDots = 0;
+        k.closed = false;
+        extend = true;
+      } else if (isCloser(c)) {
+        popQuote(c);
+        k.closed = true;
+        k.cornerClose = c === 0x300d || c === 0x300f;
+        extend = true;
+      }
+    } else if (rules.spacedClosers && isSpacedCloser(c) && /^[ \u00a0\u202f]+$/.test(k.ahead)) {
+      popQuote(c); // `« Oui ! »`
+      k.closed = true;
+      extend = true;
+    }
+    lastCode = c;
+    len++;
+    if (extend) {
+      k.end = len;
+      k.ahead = '';
+      k.inQuote = quoteOpen();
+      return;
+    }
+    k.ahead += String.fromCharCode(c);
+    const ahead = k.ahead;
+    let d = decide(k, ahead, false);
+    if (d === WAIT && ahead.length >= LOOKAHEAD) d = decide(k, ahead, true);
+    if (d === END) cut(k.end);
+    else if (d === NO) dropCandidate();
+  }
+
   function step(c: number): void {
+    if (cand) {
+      stepPending(c);
+      if (len >= maxBuffer) forceCut();
+      return;
+    }
     if (nlCand >= 0) {
       if (isWhitespace(c)) {
         const at = nlCand;
@@ -353,26 +747,20 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
         wsNl = 0;
         if (hasContent) {
           lastWsStart = len;
-          if (wordLineStart && len - wordStart <= 4 && LIST_MARKER.test(textRange(wordStart, len))) lineIsList = true;
-        }
-      }
-      if (c === 10 || c === 0x2028 || c === 0x2029 || c === 0x85) {
-        wsNl += c === 0x2029 ? 2 : 1;
-        if (hasContent && (wsNl >= 2 || lineIsList)) {
-          const at = phase === TERM ? cand : wsStart;
-          if (at > 0) {
-            cut(at);
-            step(c);
+          if (endWord()) {
+            step(c); // an inline list item starts: cut before it, re-scanned
             return;
           }
         }
       }
-      if (phase === TERM && !termWs) {
-        termWs = true;
-        if (kind === STRONG && !rules.spacedClosers && !closed) {
-          cut(cand);
-          step(c);
-          return;
+      if (isNewline(c)) {
+        wsNl += c === 0x2029 ? 2 : 1;
+        if (hasContent && (wsNl >= 2 || lineIsList)) {
+          if (wsStart > 0) {
+            cut(wsStart);
+            step(c);
+            return;
+          }
         }
       }
       lastCode = c;
@@ -383,62 +771,19 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
 
     // A non-space character.
     const newWord = inWs || len === 0;
+    const inWsBefore = inWs;
     const nlBefore = inWs ? wsNl : 0;
     inWs = false;
 
-    if (phase === TERM) {
-      if (!termWs) {
-        if (isStrong(c, greek) || c === 0x2e || c === 0x2026) {
-          if (isStrong(c, greek)) kind = STRONG;
-          else if (kind === DOT) kind = ELLIPSIS;
-          cand = len + 1;
-          lastCode = c;
-          len++;
-          if (len >= maxBuffer) forceCut();
-          return;
-        }
-        if (isCloser(c)) {
-          cornerClose = c === 0x300d || c === 0x300f;
-          closed = true;
-          cand = len + 1;
-          lastCode = c;
-          len++;
-          if (len >= maxBuffer) forceCut();
-          return;
-        }
-        phase = TEXT;
-        if (kind === STRONG && !(cornerClose && classify(c) === CASELESS) && !isUrlish(textRange(Math.max(wordStart, len - 64), len))) {
-          cut(cand);
-          step(c);
-          return;
-        }
-        // glued: `3.5`, `e.g`, `example.com`; the word goes on
-      } else {
-        if (rules.spacedClosers && nlBefore === 0 && isSpacedCloser(c)) {
-          cand = len + 1;
-          termWs = false;
-          closed = true;
-          lastCode = c;
-          len++;
-          if (len >= maxBuffer) forceCut();
-          return;
-        }
-        phase = TEXT;
-        // `"Why?" he asked.`: a quoted question or exclamation followed by a lower-case word goes on
-        if (kind === STRONG ? !(closed && nlBefore === 0 && classify(c) === LOWER) : dotEnds(c, nlBefore > 0)) {
-          cut(cand);
-          step(c);
-          return;
-        }
-      }
-    }
-
     if (newWord) {
+      if (hasContent) prevWordStart = wordStart;
       wordStart = len;
+      wordHead = '';
       wordLineStart = nlBefore > 0 || (!hasContent && atLineStart);
+      wordItemStart = nlBefore > 0 || !hasContent || (prevWordBullet && wordItemStart);
       if (nlBefore > 0) {
         lineIsList = false;
-        if (hasContent && nlBefore === 1 && phase === TEXT) {
+        if (hasContent && nlBefore === 1) {
           nlCand = wsStart;
           nlLook = String.fromCharCode(c);
           if (!LIST_PREFIX.test(nlLook)) {
@@ -449,28 +794,66 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       }
     }
 
-    if (isStrong(c, greek)) {
-      phase = TERM;
-      kind = STRONG;
-      cand = len + 1;
-      termWs = false;
-      cornerClose = false;
-      closed = false;
-    } else if (c === 0x2e || c === 0x2026) {
-      phase = TERM;
-      kind = c === 0x2e ? DOT : ELLIPSIS;
-      cand = len + 1;
-      termWs = false;
-      cornerClose = false;
-      closed = false;
-      dotWordStart = wordStart;
-      dotPos = len;
-      dotLineStart = wordLineStart;
+    const kind = stopKind(c);
+    const inOmission = (kind === DOT || kind === ELLIPSIS) && (lastCode === 0x5b || lastCode === 0x28 || (omissionRun && (isDot(lastCode) || lastCode === 0x2026)));
+    omissionRun = inOmission;
+    if (kind >= 0 && !inOmission) openCandidate(kind, c);
+    if (wordHead.length <= LOOKBACK) wordHead += String.fromCharCode(c);
+    if (cand) {
+      hasContent = true;
+      lastCode = c;
+      len++;
+      if (len >= maxBuffer) forceCut();
+      return;
+    }
+    if (!inOmission && !popQuote(c) && !(isCloser(c) && len > 0 && !inWsBefore && isWordChar(lastCode))) {
+      // `"` opens when none is open; other quotes and brackets open by kind, unless glued
+      // after a word (`nicht“`: a German closing quote)
+      const closer = c === 0x22 ? 0x22 : expectedCloser(c);
+      if (closer !== 0) quotes.push({ closer, at: len });
     }
     hasContent = true;
     lastCode = c;
     len++;
     if (len >= maxBuffer) forceCut();
+  }
+
+  /**
+   * A word just ended (whitespace follows): note list bullets and markers; returns true when
+   * an inline list item starts here and the text was cut before it.
+   */
+  function endWord(): boolean {
+    if (len - wordStart > 6) {
+      prevWordBullet = false;
+      prevWordCapitalized = classify(wordHead.charCodeAt(0)) === UPPER;
+      return false;
+    }
+    const word = textRange(wordStart, len);
+    if (wordLineStart && LIST_MARKER.test(word)) lineIsList = true;
+    const bullet = BULLET.test(word);
+    const m = markerOf(word);
+    if (m) {
+      if (wordItemStart) marker = m;
+      else if (isNextMarker(m)) {
+        // `1) one 2) two`: the item ends before this marker (and before its bullet)
+        const at = prevWordBullet && prevWordStart > 0 ? lastWsBefore(prevWordStart) : lastWsBefore(wordStart);
+        if (at > 0) {
+          cut(at);
+          return true;
+        }
+      }
+    }
+    prevWordBullet = bullet;
+    prevWordCapitalized = classify(word.charCodeAt(0)) === UPPER;
+    return false;
+  }
+
+  /** Start of the whitespace run that ends at `at`. */
+  function lastWsBefore(at: number): number {
+    const back = textRange(Math.max(0, at - LOOKBACK), at);
+    let k = back.length;
+    while (k > 0 && isWhitespace(back.charCodeAt(k - 1))) k--;
+    return at - (back.length - k);
   }
 
   function take(): string[] {
@@ -485,19 +868,21 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       parts.push(text);
       partsLen += text.length;
       const n = text.length;
-      let i = 0;
-      while (i < n) {
-        if (phase === TEXT && nlCand < 0 && !inWs && len > 0) {
-          // fast path: inside a word, a character that is neither space nor stop changes nothing but the length
+      for (let i = 0; i < n; ) {
+        if (cand === undefined && nlCand < 0 && !inWs && len > wordStart) {
+          // fast path: inside a word, letters and digits change nothing but the length
           let j = i;
-          while (j < n) {
+          const limit = Math.min(n, i + (maxBuffer - 1 - len));
+          while (j < limit) {
             const c = text.charCodeAt(j);
-            if (c < 0x80 ? INERT_ASCII[c] === 1 : !isWhitespace(c) && !isStrong(c, greek) && c !== 0x2026) j++;
+            if (c < 0x80 ? INERT_ASCII[c] === 1 : WORD_CLASS[classify(c)] === 1) j++;
             else break;
           }
-          if (j > i && len + (j - i) < maxBuffer) {
+          if (j > i) {
+            if (wordHead.length <= LOOKBACK) wordHead += text.slice(i, Math.min(j, i + LOOKBACK + 1 - wordHead.length));
             len += j - i;
             lastCode = text.charCodeAt(j - 1);
+            omissionRun = false;
             i = j;
             continue;
           }
@@ -508,11 +893,17 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       return take();
     },
     end() {
+      if (cand) {
+        // a decision still waiting on a word (`the U.S. Then`); trailing whitespace stays
+        const k = cand;
+        if (k.ahead.trim().length > 0 && decide(k, k.ahead, true) === END) cut(k.end);
+      }
       const rest = joined();
       parts = [];
       partsLen = 0;
       reset();
       atLineStart = true;
+      marker = undefined;
       const r = take();
       if (rest.length > 0) r.push(rest);
       return r;
@@ -523,16 +914,22 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     flushWords() {
       if (!hasContent) return [];
       let at: number;
-      if (inWs) at = wsStart;
-      else if (
-        (phase === TERM && !termWs) || isCjk(lastCode) || lastCode === 0x2c || lastCode === 0x3b ||
-        lastCode === 0x3a || lastCode === 0x3001 || lastCode === 0xff0c || lastCode === 0x060c || isCloser(lastCode)
-      ) {
+      if (cand) at = cand.end;
+      else if (inWs) at = wsStart;
+      else if (isCjk(lastCode) || lastCode === 0x2c || lastCode === 0x3b || lastCode === 0x3a || lastCode === 0x3001 || lastCode === 0xff0c || lastCode === 0x060c || isCloser(lastCode)) {
         at = len;
       } else at = lastWsStart;
       if (at <= 0) return [];
       cut(at);
       return take();
+    },
+    atBoundary() {
+      if (!hasContent) return true;
+      if (!cand) return false;
+      return decide(cand, `${cand.ahead} A`, true) === END;
+    },
+    undecidedFrom() {
+      return cand ? cand.start : -1;
     },
   };
 }
