@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, of, toArray, type Observable } from 'rxjs';
 import { WebSocketServer, type WebSocket as WsSocket } from 'ws';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
-import { AuthenticationError, CreditsExhaustedError, SessionRejectedError } from '../../src/core/errors.js';
+import { RxVoiceError } from '../../src/core/errors.js';
 import { AUTH, ENDPOINTS, LIVE, TASK_CREATED_FIELD, TASK_FAMILIES, type TaskFamily } from './contract-table.js';
 import { fill, wavBytes } from './raw.js';
 
@@ -302,10 +302,10 @@ describe('contract: the client live session (raw ws server)', () => {
   });
 
   it.each([
-    ['4401 (key missing or invalid)', LIVE.close.invalidKey, false, AuthenticationError],
-    ['4400 (first frame rejected, after session.error)', LIVE.close.rejected, true, SessionRejectedError],
-    ['4402 (credits ran out, after session.error)', LIVE.close.creditsExhausted, true, CreditsExhaustedError],
-  ] as const)('close %s: the typed error', async (_name, code, withError, ErrorClass) => {
+    ['4401 (key missing or invalid)', LIVE.close.invalidKey, false, 'authentication'],
+    ['4400 (first frame rejected, after session.error)', LIVE.close.rejected, true, 'session_rejected'],
+    ['4402 (credits ran out, after session.error)', LIVE.close.creditsExhausted, true, 'credits_exhausted'],
+  ] as const)('close %s: the typed error', async (_name, code, withError, errorCode) => {
     const server = await liveServer((socket, received) => {
       if (received.length !== 1) return;
       if (code === LIVE.close.creditsExhausted) frame(socket, { type: LIVE.serverFrames.ready.type, session_id: 's-2', run_id: 6 });
@@ -318,7 +318,8 @@ describe('contract: the client live session (raw ws server)', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(ErrorClass);
+      expect(error).toBeInstanceOf(RxVoiceError);
+      expect(error).toMatchObject({ code: errorCode, closeCode: code, retryable: false });
     } finally {
       await c.close();
       await server.close();
