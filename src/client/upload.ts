@@ -4,8 +4,8 @@
  * checked locally, so a wrong file is a `ValidationError` at `['body', <field>]` before
  * anything is sent.
  */
-import { openAsBlob } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { constants, openAsBlob } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +123,7 @@ export async function toBlob(upload: CheckedUpload, endpoint?: string): Promise<
     try {
       const info = await stat(path);
       if (!info.isFile()) fail(upload.field, 'is not a regular file', 'value_error', endpoint);
+      await access(path, constants.R_OK);
     } catch (error) {
       if (error instanceof ValidationError) throw error;
       fail(upload.field, 'file not found or not readable', 'value_error', endpoint);

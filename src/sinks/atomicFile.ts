@@ -3,8 +3,10 @@
  * target only when complete, so no half-written file ever exists under the final name.
  */
 import { randomBytes } from 'node:crypto';
+import { accessSync, constants, statSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { SinkError } from './errors.js';
 
 export interface AtomicFileOptions {
   /** File mode of the new file (before umask). Default 0o666. */
@@ -15,6 +17,48 @@ export interface AtomicFileOptions {
 export function temporaryPathFor(path: string): string {
   const absolute = resolve(path);
   return join(dirname(absolute), `.${basename(absolute)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/**
+ * Checks that a file can be written at `path`: the path is not a directory, its
+ * directory exists, is a directory and is writable. Nothing is created.
+ *
+ * Synchronous (a few `stat` calls), so the file sinks run it when subscribed, before
+ * they subscribe to what they write (a hot source loses nothing), and the CLI runs it
+ * before any paid call: a bad output path costs nothing. The real write can still fail
+ * later (a full disk, a permission changed meanwhile).
+ *
+ * ## Example
+ * ```ts
+ * import { checkWritablePath } from 'rxvoice/sinks';
+ *
+ * checkWritablePath('out/answer.wav'); // throws SinkError when out/ is missing
+ * ```
+ *
+ * @param path The file to be written (relative paths resolve against the working directory).
+ * @throws SinkError (reason `'io'`) saying what is wrong.
+ */
+export function checkWritablePath(path: string): void {
+  const target = resolve(path);
+  let existing: ReturnType<typeof statSync> | undefined;
+  try {
+    existing = statSync(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      throw new SinkError('io', `cannot write ${target}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  if (existing?.isDirectory()) throw new SinkError('io', `cannot write ${target}: it is a directory`);
+  const directory = dirname(target);
+  const parent = statSync(directory, { throwIfNoEntry: false });
+  if (!parent) throw new SinkError('io', `cannot write ${target}: the directory ${directory} does not exist`);
+  if (!parent.isDirectory()) throw new SinkError('io', `cannot write ${target}: ${directory} is not a directory`);
+  try {
+    accessSync(directory, constants.W_OK);
+  } catch (error) {
+    throw new SinkError('io', `cannot write ${target}: the directory ${directory} is not writable`, { cause: error });
+  }
 }
 
 export class AtomicFile {
@@ -28,9 +72,10 @@ export class AtomicFile {
     private readonly handle: FileHandle,
   ) {}
 
-  /** Create the temporary file (exclusively) next to `path`. */
+  /** Check `path` ({@link checkWritablePath}), then create the temporary file (exclusively) next to it. */
   static async open(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
     const target = resolve(path);
+    checkWritablePath(target);
     const temporaryPath = temporaryPathFor(target);
     const handle = await open(temporaryPath, 'wx', options.mode ?? 0o666);
     return new AtomicFile(target, temporaryPath, handle);

@@ -25,6 +25,7 @@ export type { WritableOptions, WritableProgress, WritableWriteProgress, Writable
 export { DEFAULT_PLAYERS, findExecutable, findPlayer } from './players.js';
 export type { PlayerCandidate, PlayerCommand, PlayerInput } from './players.js';
 export { SinkError } from './errors.js';
+export { checkWritablePath } from './atomicFile.js';
 export type { SinkErrorReason } from './errors.js';
 export type { PcmSinkInput } from './inputs.js';
 export type { PcmChunk } from '../audio/pcm.js';

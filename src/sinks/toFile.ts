@@ -1,6 +1,6 @@
 import type { OperatorFunction } from 'rxjs';
 import type { SpokenSegment } from '../live/events.js';
-import { AtomicFile } from './atomicFile.js';
+import { AtomicFile, checkWritablePath } from './atomicFile.js';
 import { SinkError, toSinkError } from './errors.js';
 import { isSpokenSegment, segmentIsWav } from './inputs.js';
 import { stripId3v1, stripId3v2 } from './id3.js';
@@ -80,6 +80,8 @@ export type FileSinkInput = SpokenSegment | Uint8Array;
 export function toFile(path: string, options: FileOptions = {}): OperatorFunction<FileSinkInput, FileProgress> {
   const join = options.join ?? true;
   return sinkOperator<FileSinkInput, FileProgress>(() => {
+    // Before the source is subscribed: throws SinkError when the file cannot be written.
+    checkWritablePath(path);
     const opening = AtomicFile.open(path, options.mode === undefined ? {} : { mode: options.mode });
     opening.catch(() => undefined);
     let file: AtomicFile | undefined;

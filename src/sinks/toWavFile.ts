@@ -1,7 +1,7 @@
 import type { OperatorFunction } from 'rxjs';
 import { wavHeader, WAV_HEADER_BYTES, type PcmFormat } from '../audio/wav.js';
 import { patchWavSizes, pcmSeconds } from '../audio/pcm.js';
-import { AtomicFile } from './atomicFile.js';
+import { AtomicFile, checkWritablePath } from './atomicFile.js';
 import { toSinkError } from './errors.js';
 import { PcmAssembler, type PcmSinkInput } from './inputs.js';
 import { sinkOperator } from './runSink.js';
@@ -98,6 +98,9 @@ const DEFAULT_EMPTY_FORMAT: PcmFormat = { sampleRate: 22050, channels: 1, bitsPe
  */
 export function toWavFile(path: string, options: WavFileOptions = {}): OperatorFunction<PcmSinkInput, WavFileProgress> {
   return sinkOperator<PcmSinkInput, WavFileProgress>(() => {
+    // Before the source is subscribed (nothing upstream starts, or is paid for, when
+    // the file cannot be written): throws SinkError.
+    checkWritablePath(path);
     const assembler = new PcmAssembler('toWavFile', options.format);
     const opening = AtomicFile.open(path, options.mode === undefined ? {} : { mode: options.mode });
     // Avoid an unhandled rejection when nothing awaits it (unsubscribed at once).

@@ -14,6 +14,7 @@ import { writeJson } from '../io.js';
 import { startProgress } from '../progress.js';
 import { runToEnd } from '../run.js';
 import { audioSeconds } from '../audio-info.js';
+import { checkWritablePath } from '../../sinks/index.js';
 
 /** `rxvoice sound`: run a text-to-sound task and write its audio. Resolves with the exit code. */
 export async function soundCommand(argv: string[], context: CommandContext): Promise<number> {
@@ -32,6 +33,8 @@ export async function soundCommand(argv: string[], context: CommandContext): Pro
   const duration = readNumber('sound', values.duration, 'duration');
   const output = resolve(io.cwd ?? process.cwd(), values.output ?? 'sound.wav');
   const audioType = values.music ? 'music' : 'sound';
+  // Before the task is created (and paid for): the output must be writable.
+  checkWritablePath(output);
 
   return withConnection(context, async ({ client }) => {
     const progress = startProgress(io.stderr, audioType, { silent: values.json === true });

@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { catchError, EMPTY, merge, of, share, tap, throwError, type Observable } from 'rxjs';
 import type { LiveSpeechEvent, SpokenSegment } from '../../live/events.js';
 import { concatSegments, resubmitSkipped } from '../../operators/index.js';
-import { SinkError, toAudioDevice, toWavFile, toWritable } from '../../sinks/index.js';
+import { checkWritablePath, SinkError, toAudioDevice, toWavFile, toWritable } from '../../sinks/index.js';
 import { fromTokens } from '../../sources/index.js';
 import { LiveSessionError } from '../../core/errors.js';
 import { onePositional, parseCommand, readNumber } from '../args.js';
@@ -51,6 +51,9 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
   const wordTimestamps = values['word-timestamps'] === true;
   // Reports go to stdout, unless stdout carries the audio.
   const report: CliOutput = output === '-' ? io.stderr : io.stdout;
+  const path = output !== undefined && output !== '-' ? resolve(io.cwd ?? process.cwd(), output) : undefined;
+  // Before anything is paid for: the output must be writable.
+  if (path !== undefined) checkWritablePath(path);
 
   return withConnection(context, async ({ client }) => {
     const progress = startProgress(io.stderr, 'speak', { silent: values.json === true });
@@ -103,12 +106,8 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         share(),
       );
       const sinks: Array<Observable<{ type: string }>> = [];
-      let path: string | undefined;
       if (output === '-') sinks.push(segments$.pipe(toWritable(io.stdout as unknown as Writable, { unwrapWav: true })));
-      else if (output !== undefined) {
-        path = resolve(io.cwd ?? process.cwd(), output);
-        sinks.push(segments$.pipe(toWavFile(path)));
-      }
+      else if (path !== undefined) sinks.push(segments$.pipe(toWavFile(path)));
       let playbackError: SinkError | undefined;
       if (values.play) {
         const played$ = segments$.pipe(toAudioDevice({ env: { ...process.env, ...io.env } }));
