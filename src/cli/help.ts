@@ -22,6 +22,7 @@ Commands:
   voices                list voices
   voice create FILE     create a custom voice from an audio sample
   emulator              run the local emulator of the service until Ctrl-C
+  batch JOBS.jsonl      run many task jobs, resumable (the same command again resumes)
 
 Options:
   -h, --help            show help (also: rxvoice <command> --help)
@@ -37,6 +38,36 @@ ${EXIT_CODES_HELP}
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  batch: `Usage:
+  rxvoice batch jobs.jsonl --out DIR [options]
+
+Runs the jobs of a JSON Lines file (one job a line: {"kind":"translation","id":"a1",
+"request":{...}}; kinds translation, speech, sound, transcription, subtitles, dubbing)
+against the service's task endpoints. Each task id is recorded (fsync) in a journal in
+DIR before its job waits, so after a crash or Ctrl-C the same command resumes every
+recorded task and creates only the jobs that never got one. Outputs are written
+atomically to DIR (<id>.json, .wav, .srt or .vtt by kind). A summary table ends it.
+
+Options:
+  -o, --out DIR           output directory (required); the journal is DIR/.rxvoice-batch.jsonl
+      --concurrency N     jobs at once (default 4)
+      --rate N            most creation calls per second (default: no limit)
+      --retries N         retries of a retryable failure (default 2; never for
+                          PAYMENT_REQUIRED, validation or a task ERROR)
+      --journal FILE      journal path (default DIR/.rxvoice-batch.jsonl)
+      --unconfirmed M     a job whose creation call a killed run sent but did not record the
+                          answer (its task may exist and be paid): fail (default: reported,
+                          nothing sent) or recreate (create it again, may pay twice)
+      --skip-invalid      run the valid lines when some are bad (default: a bad line stops
+                          the command before anything runs; each is reported with its number)
+      --json              one JSON object per event per line on stdout
+  -h, --help              show this help
+
+Progress: a bar on a terminal, one line per job otherwise. The exit code is that of the
+first failed job (0 when all succeeded).
+
+${EXIT_CODES_HELP}
+`,
   speak: `Usage:
   rxvoice speak "text" -o out.wav [options]
   some-llm | rxvoice speak - -o out.wav      (stdin read as a token stream)

@@ -11,6 +11,7 @@ import { errorLine, exitCodeOf, ExitCode, UsageError } from './exit-codes.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { processIo, writeLine, type CliIo } from './io.js';
 import type { CommandContext } from './context.js';
+import { batchCommand } from './commands/batch.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { soundCommand } from './commands/sound.js';
 import { speakCommand } from './commands/speak.js';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   voices: voicesCommand,
   voice: voiceCommand,
   emulator: emulatorCommand,
+  batch: batchCommand,
 };
 
 /**

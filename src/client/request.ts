@@ -97,7 +97,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const afterValues = new WeakSet<object>();
 
 /** Error codes of connection failures that prove the request never left. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 function errorCodeChain(error: unknown): string[] {
   const codes: string[] = [];

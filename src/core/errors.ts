@@ -30,7 +30,9 @@ export type RxVoiceErrorCode =
   | 'sink'
   | 'segmentation'
   | 'redirect'
-  | 'limit';
+  | 'limit'
+  | 'journal'
+  | 'queue';
 
 /** Options common to every error of the tree. */
 export interface RxVoiceErrorOptions {

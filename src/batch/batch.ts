@@ -1,0 +1,230 @@
+/**
+ * `batch(jobs, options)`: many task jobs, resumable, with progress events.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { asyncScheduler, concat, defer, finalize, from, lastValueFrom, mergeMap, Observable, of, switchMap, tap, timer, type SchedulerLike } from 'rxjs';
+import { z } from 'zod';
+import type { RxVoiceClient } from '../client/client.js';
+import { withSignal } from '../client/request.js';
+import { ValidationError } from '../core/errors.js';
+import { toValidationIssues } from '../core/validation.js';
+import type { BatchEvent, BatchProgressEvent, JobEvent, KindCounts } from './events.js';
+import { BatchJobSchema, jobsHash, type BatchJob, type BatchJobInput } from './jobs.js';
+import { Journal } from './journal.js';
+import { runJob, type JobContext, type JobLedger } from './run-job.js';
+
+/** Name of the journal file inside the output directory, by default. */
+export const DEFAULT_JOURNAL_NAME = '.rxvoice-batch.jsonl';
+
+/** Options of {@link batch} (validated when `batch` is called). */
+export const BatchOptionsSchema = z.object({
+  /** The client whose key the jobs run under. */
+  client: z.custom<RxVoiceClient>((v) => v !== null && typeof v === 'object' && typeof (v as RxVoiceClient).tasks === 'object', 'must be a client from createClient()'),
+  /** Output directory (created when missing). */
+  out: z.string().min(1),
+  /** Journal path; default `<out>/.rxvoice-batch.jsonl`; `false`: no journal (nothing resumable). */
+  journal: z.union([z.string().min(1), z.literal(false)]).optional(),
+  /** Jobs running at once. Default 4. */
+  concurrency: z.int().positive().default(4),
+  /** Most creation calls per second for this client's key. Default: no limit. */
+  ratePerSecond: z.number().positive().optional(),
+  /** Retries of a job after a retryable failure. Default 2. */
+  retries: z.int().nonnegative().default(2),
+  /** Delay before the first retry, ms, doubling each retry. Default 1000. */
+  retryDelayMs: z.number().nonnegative().default(1000),
+  /**
+   * A job whose creation call an earlier run sent but died before recording the answer
+   * (the task may exist and be paid; the contract has no idempotency key to find it):
+   * `'fail'` (default: report it failed with `UnconfirmedTaskError`, send nothing) or
+   * `'recreate'` (create it again, accepting that the earlier task may be paid too).
+   */
+  unconfirmed: z.enum(['recreate', 'fail']).default('fail'),
+  /** Scheduler of the retry and rate-limit timers and of the clock. Default `asyncScheduler`. */
+  scheduler: z.custom<SchedulerLike>((v) => v !== null && typeof v === 'object' && typeof (v as SchedulerLike).schedule === 'function').optional(),
+});
+/** Options of {@link batch}; see {@link BatchOptionsSchema} for each default. */
+export type BatchOptions = z.input<typeof BatchOptionsSchema>;
+
+/**
+ * Run many jobs (translation, speech, sound, transcription, subtitles, dubbing) against
+ * the service, `concurrency` at a time, with progress events, and resumable: each
+ * job's `task_id` is fsynced into a journal (default `<out>/.rxvoice-batch.jsonl`)
+ * before the job waits on its task, so running the same jobs again resumes every
+ * recorded task with `client.tasks.resume`, skips the jobs whose output exists, and
+ * creates only the jobs that never got a task. Outputs are written atomically under
+ * `out` (default name `<id>.json`, `.wav`, `.srt` or `.vtt` by kind).
+ *
+ * ```
+ * jobs ─┬─ created(a) ─ pending(a) ─ done(a) ─ progress ─ … ─ progress|
+ * ```
+ *
+ * A job that fails emits `failed` (with a typed error) and the batch goes on; retryable
+ * failures (connection, timeouts, a task that ended TIMEOUT, 429) are retried up to
+ * `retries` times, never PAYMENT_REQUIRED, validation or a task ERROR. The Observable
+ * completes after the last job; it errors (stopping every job) only when the journal
+ * cannot be written (`JournalError`, e.g. disk full; what it holds stays valid), belongs
+ * to other jobs (`JournalError` with `reason: 'mismatch'`), or the key is refused.
+ * Unsubscribing aborts the jobs in flight; their tasks stay recorded.
+ *
+ * ## Example
+ * ```ts
+ * import { createClient } from 'rxvoice';
+ * import { batch } from 'rxvoice/batch';
+ *
+ * const client = createClient();
+ * batch(
+ *   [{ kind: 'translation', id: 'hello-de', request: { texts: ['Hello'], source_language: 'en-us', target_language: 'de-de' } }],
+ *   { client, out: 'out', concurrency: 8 },
+ * ).subscribe((event) => {
+ *   if (event.type === 'progress') console.log(`${event.done + event.skipped}/${event.total}`);
+ * });
+ * ```
+ *
+ * @param jobs The jobs (validated now: a bad job throws `ValidationError` at once, nothing sent).
+ * @param options See {@link BatchOptionsSchema}; bad options throw `ValidationError` at once.
+ * @returns A cold Observable of job events and progress; each subscription runs the batch.
+ */
+export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Observable<BatchEvent> {
+  const valid = validateJobs(jobs);
+  const parsed = BatchOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new ValidationError(toValidationIssues(parsed.error, options, ['options']), { source: 'local', endpoint: 'batch()' });
+  const settings = parsed.data;
+  const scheduler = settings.scheduler ?? asyncScheduler;
+  const out = resolve(settings.out);
+  const journalPath = settings.journal === false ? undefined : resolve(settings.journal ?? join(out, DEFAULT_JOURNAL_NAME));
+
+  return defer(() => {
+    const opened = (async () => {
+      await mkdir(out, { recursive: true });
+      return journalPath === undefined ? undefined : Journal.open(journalPath, jobsHash(valid));
+    })();
+    return from(opened).pipe(
+      switchMap((journal) => {
+        const tracker = progressTracker(valid, scheduler);
+        const context: Omit<JobContext, 'signal' | 'emit'> = {
+          client: settings.client,
+          outDir: out,
+          ledger: journal ? journalLedger(journal) : memoryLedger,
+          retries: settings.retries,
+          retryDelayMs: settings.retryDelayMs,
+          unconfirmed: settings.unconfirmed,
+          scheduler,
+          beforeCreate: rateLimiter(settings.ratePerSecond, scheduler),
+        };
+        const jobs$ = from(valid).pipe(
+          mergeMap((job) => jobEvents(job, context), settings.concurrency),
+          tap((event) => tracker.count(event)),
+          mergeMap((event): BatchEvent[] => (event.type === 'done' || event.type === 'failed' ? [event, tracker.snapshot()] : [event])),
+        );
+        return concat(of(tracker.snapshot()), jobs$).pipe(finalize(() => void journal?.close()));
+      }),
+    );
+  });
+}
+
+/** Validate `jobs` (ids unique); throws `ValidationError` with the index of the bad job. */
+export function validateJobs(jobs: Iterable<BatchJobInput>): BatchJob[] {
+  const list = [...jobs];
+  const seen = new Set<string>();
+  return list.map((job, index) => {
+    const parsed = BatchJobSchema.safeParse(job);
+    if (!parsed.success) throw new ValidationError(toValidationIssues(parsed.error, job, ['jobs', index]), { source: 'local', endpoint: 'batch()' });
+    if (seen.has(parsed.data.id)) {
+      throw new ValidationError([{ loc: ['jobs', index, 'id'], msg: `id ${JSON.stringify(parsed.data.id)} is used twice`, type: 'value_error' }], {
+        source: 'local',
+        endpoint: 'batch()',
+      });
+    }
+    seen.add(parsed.data.id);
+    return parsed.data;
+  });
+}
+
+/** One job as an Observable of its events; unsubscribing aborts it. */
+export function jobEvents(job: BatchJob, context: Omit<JobContext, 'signal' | 'emit'>): Observable<JobEvent> {
+  return new Observable<JobEvent>((subscriber) => {
+    const controller = new AbortController();
+    runJob(job, { ...context, signal: controller.signal, emit: (event) => subscriber.next(event) }).then(
+      () => subscriber.complete(),
+      (error: unknown) => subscriber.error(error),
+    );
+    return () => controller.abort();
+  });
+}
+
+/** Creation calls spaced `1000 / ratePerSecond` ms apart on `scheduler` (none: no wait). */
+export function rateLimiter(ratePerSecond: number | undefined, scheduler: SchedulerLike): (signal: AbortSignal) => Promise<void> {
+  if (ratePerSecond === undefined) return async () => undefined;
+  const interval = 1000 / ratePerSecond;
+  let next = -Infinity;
+  return async (signal) => {
+    const now = scheduler.now();
+    const at = Math.max(now, next);
+    next = at + interval;
+    if (at > now) await lastValueFrom(withSignal(timer(at - now, scheduler), signal));
+  };
+}
+
+/** The journal as a job ledger. */
+function journalLedger(journal: Journal): JobLedger {
+  return {
+    recall: (id) => journal.recall(id),
+    intent: (id) => journal.append({ type: 'intent', id }),
+    task: (id, taskId) => journal.append({ type: 'task', id, task_id: taskId }),
+    abandoned: (id, taskId, code) => journal.append({ type: 'abandoned', id, task_id: taskId, code }),
+    done: (id, taskId, output) => journal.append({ type: 'done', id, task_id: taskId, output }),
+  };
+}
+
+/** No journal: nothing is recalled or recorded. */
+const memoryLedger: JobLedger = {
+  recall: () => ({ unconfirmed: false }),
+  intent: async () => undefined,
+  task: async () => undefined,
+  abandoned: async () => undefined,
+  done: async () => undefined,
+};
+
+/** Counts job events into progress snapshots. */
+export function progressTracker(jobs: readonly BatchJob[], scheduler: SchedulerLike): { count(event: JobEvent): void; snapshot(): BatchProgressEvent } {
+  const started = scheduler.now();
+  const byKind: Partial<Record<BatchJob['kind'], KindCounts>> = {};
+  for (const job of jobs) (byKind[job.kind] ??= { total: 0, done: 0, failed: 0, skipped: 0 }).total++;
+  const totals = { done: 0, failed: 0, skipped: 0, created: 0, resumed: 0, recreated: 0 };
+  return {
+    count(event) {
+      const kind = byKind[event.kind] as KindCounts;
+      if (event.type === 'created') {
+        totals.created++;
+        if (event.recreated) totals.recreated++;
+      } else if (event.type === 'resumed') totals.resumed++;
+      else if (event.type === 'failed') {
+        totals.failed++;
+        kind.failed++;
+      } else if (event.type === 'done') {
+        if (event.skipped) {
+          totals.skipped++;
+          kind.skipped++;
+        } else {
+          totals.done++;
+          kind.done++;
+        }
+      }
+    },
+    snapshot() {
+      const elapsedMs = scheduler.now() - started;
+      const jobsPerSecond = elapsedMs > 0 ? (totals.done * 1000) / elapsedMs : 0;
+      const remaining = jobs.length - totals.done - totals.failed - totals.skipped;
+      return {
+        type: 'progress',
+        total: jobs.length,
+        ...totals,
+        elapsedMs,
+        jobsPerSecond,
+        etaMs: jobsPerSecond > 0 ? (remaining / jobsPerSecond) * 1000 : remaining === 0 ? 0 : undefined,
+        byKind: structuredClone(byKind),
+      };
+    },
+  };
+}

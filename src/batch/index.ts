@@ -1,0 +1,30 @@
+/**
+ * rxvoice/batch: resumable batch jobs against the service's task endpoints, on one
+ * machine (a journal file beside the outputs) or on many (a BullMQ queue on Redis).
+ *
+ * @example
+ * const events$ = batch(jobs, { client: createClient(), out: 'out' });
+ */
+export { batch, BatchOptionsSchema, DEFAULT_JOURNAL_NAME, validateJobs, type BatchOptions } from './batch.js';
+export {
+  BatchJobSchema,
+  DubbingJobSchema,
+  JobIdSchema,
+  SoundJobSchema,
+  SpeechJobSchema,
+  SubtitlesJobSchema,
+  TranscriptionJobSchema,
+  TranslationJobSchema,
+  jobsHash,
+  outputPathOf,
+  parseJobLines,
+  type BatchJob,
+  type BatchJobInput,
+  type BatchJobKind,
+  type JobLineError,
+  type ParsedJobs,
+} from './jobs.js';
+export type * from './events.js';
+export { JournalError, QueueConnectionError, QueueError, UnconfirmedTaskError } from './errors.js';
+export { Journal, type JournalRecord, type RecordedJob } from './journal.js';
+export { isRetryable } from './run-job.js';
