@@ -9,3 +9,5 @@ export {
   type WordTimelineOptions,
 } from './wordTimeline.js';
 export { segmentSentences, type SegmentSentencesOptions } from './segmentSentences.js';
+export { speakableText, type SpeakableTextOptions, type SpeakablePiece, type CodeBlockMode } from './speakableText.js';
+export { createSpeakableText, type SpeakableTextCore } from '../text/speakable.js';
