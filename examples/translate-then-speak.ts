@@ -30,6 +30,9 @@ try {
   await lastValueFrom(
     translateThenSpeak(client, {
       translation: { text, source_language: 'en-us', target_language: 'de-de' },
+      // The stream (deprecated by the service) speaks the first sentence soonest; the
+      // default, polled translation speaks text by text.
+      translationMode: 'streamed',
       speech: { voice_id: 1 },
       observeTranslation: { complete: () => console.log(`${ms()}  (translation stream complete)`) },
     }).pipe(

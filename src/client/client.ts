@@ -51,7 +51,23 @@ import type { TranslationStreamRequest } from '../core/schemas.js';
 import { VoicesResource } from './voices.js';
 import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
-import { speak as speakLive, type SpeakOptions } from '../live/session.js';
+import { sessionPlan, speak as speakLive, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/session.js';
+import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
+import { ValidationError } from '../core/errors.js';
+
+/**
+ * Live sessions kept warm for one set of speak options (from `client.warmSpeaker`).
+ */
+export interface WarmSpeaker {
+  /** `client.speak(options)` with this speaker's options: warm when a session is ready. */
+  speak(): OperatorFunction<string, LiveSpeechEvent>;
+  /** Resolves once a session is ready, or none is on its way (the service refused it). */
+  ready(): Promise<void>;
+  /** Sessions held now: at `session.ready`, and still connecting. */
+  readonly sessions: { ready: number; connecting: number };
+  /** Close every session still held (handed-out sessions end with their speak); no more are opened. */
+  close(): void;
+}
 
 /** Task families, by the name `client.tasks.resume` takes, with their result types. */
 export interface TaskResultByFamily {
@@ -96,6 +112,7 @@ export class TasksResource {
  * Every method takes `{ signal }` last.
  */
 export class RxVoiceClient {
+  readonly #warmPools = new Set<WarmSessionPool>();
   readonly #transport: HttpTransport;
   /** Base address of the service (no trailing slash). */
   readonly baseUrl: string;
@@ -233,16 +250,96 @@ export class RxVoiceClient {
    * barge-in and `reconnect`.
    */
   speak(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
-    const t = this.#transport;
+    const connection = this.#liveConnection();
+    const liveOptions = { ...options, scheduler: options.scheduler ?? this.#transport.config.scheduler };
+    if (this.#warmPools.size === 0) return speakLive(connection, liveOptions);
+    const plan = sessionPlan(connection, liveOptions);
+    // Bad options: speak reports them as it would without pools.
+    if (plan instanceof ValidationError) return speakLive(connection, liveOptions);
+    const pools = this.#warmPools;
+    const { startFrame, WebSocket: Cold } = plan;
+    // Called by the session for each socket it opens (reconnects too): a warm session
+    // started with the same session.start frame when one is ready, else a real socket.
+    function WarmOrCold(url: string, protocols?: string | string[], init?: { headers?: Record<string, string>; maxPayload?: number }): WebSocketLike {
+      for (const pool of pools) {
+        const socket = pool.startFrame === startFrame ? pool.take() : undefined;
+        if (socket) return socket;
+      }
+      return init === undefined ? new Cold(url, protocols) : new Cold(url, protocols, init);
+    }
     return speakLive(
-      { wsUrl: this.wsUrl, apiKey: t.apiKey(), WebSocket: t.config.WebSocket },
-      { ...options, scheduler: options.scheduler ?? t.config.scheduler },
+      { ...connection, WebSocket: WarmOrCold as unknown as WebSocketConstructorLike, headersSupported: plan.headers !== undefined },
+      liveOptions,
     );
   }
 
-  /** Close the keep-alive connections the client owns. */
+  /**
+   * Opens live sessions before the text exists, so that the next `speak` with the same
+   * options sends its first `text.chunk` at once: no TCP/TLS handshake, upgrade or
+   * `session.start` round trip (three to four round trips saved on the first audio).
+   *
+   * Up to `sessions` (default 1) are kept at `session.ready`; `client.speak(options)`
+   * (or `speaker.speak()`) with equal options (the same `session.start` frame) takes
+   * one and a replacement is opened in the background. **Other options go cold** (a
+   * session of their own, as without a pool). A ready session unused for
+   * `idleTimeoutMs` (default 60 s, on `scheduler`) is closed and not replaced until
+   * the pool is used again. A warm session behaves as a cold one in every other way:
+   * barge-in (unsubscribing closes it at once), errors and reconnects. A session the
+   * service refuses while waiting is dropped; the next `speak` goes cold and meets the
+   * error itself. `speaker.close()` (and `client.close()`) closes every session the
+   * pool holds.
+   *
+   * Each warm session is a session of the service (a run is created at
+   * `session.start`); credits are charged per segment, so an unused session costs no
+   * speech.
+   *
+   * ## Example
+   * ```ts
+   * import { createClient } from 'rxvoice';
+   * import { of } from 'rxjs';
+   *
+   * const client = createClient();
+   * const speaker = client.warmSpeaker({ voice_id: 1 });
+   * await speaker.ready();
+   * of('Hello there.').pipe(speaker.speak()).subscribe((event) => console.log(event.type));
+   * ```
+   *
+   * @param options The speak options (checked at once: `ValidationError`).
+   * @param pool `sessions` (1 to 64, default 1), `idleTimeoutMs` (default 60000), `scheduler`.
+   * @returns The warm speaker; sessions start opening at once.
+   * @throws ValidationError for bad options, before anything is sent.
+   */
+  warmSpeaker(options: SpeakOptions, pool: WarmPoolOptions = {}): WarmSpeaker {
+    const scheduler = options.scheduler ?? this.#transport.config.scheduler;
+    const plan = sessionPlan(this.#liveConnection(), { ...options, scheduler });
+    if (plan instanceof ValidationError) throw plan;
+    const warm = new WarmSessionPool(plan, { ...pool, scheduler: pool.scheduler ?? scheduler });
+    const pools = this.#warmPools;
+    pools.add(warm);
+    warm.fill();
+    return {
+      speak: () => this.speak(options),
+      ready: () => warm.whenReady(),
+      get sessions() {
+        return warm.size;
+      },
+      close: () => {
+        warm.close();
+        pools.delete(warm);
+      },
+    };
+  }
+
+  /** Close the keep-alive connections and the warm sessions the client owns. */
   close(): Promise<void> {
+    for (const pool of this.#warmPools) pool.close();
+    this.#warmPools.clear();
     return this.#transport.close();
+  }
+
+  #liveConnection(): LiveConnection {
+    const t = this.#transport;
+    return { wsUrl: this.wsUrl, apiKey: t.apiKey(), WebSocket: t.config.WebSocket };
   }
 
   toString(): string {

@@ -35,6 +35,8 @@ export interface Emulator {
   readonly context: EmulatorState;
   /** Every HTTP request received (method and path, no query, no key), in order. */
   readonly requests: readonly RequestLogEntry[];
+  /** Live speech WebSockets the server holds open right now (what it sees of closes). */
+  readonly liveConnections: number;
   /**
    * Stop: ends every HTTP connection (keep-alive ones too), terminates every WebSocket,
    * clears every timer; resolves once the server is closed. Safe to call twice.
@@ -81,6 +83,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     port,
     context: state,
     requests: state.requests,
+    get liveConnections() {
+      return running.liveConnections();
+    },
     close: async () => {
       await Promise.all([running.close(), network?.close()]);
     },

@@ -19,6 +19,8 @@ export interface RunningServer {
   port: number;
   /** Close every socket (HTTP keep-alive and WebSocket) and stop listening. */
   close(): Promise<void>;
+  /** Live WebSockets open right now. */
+  liveConnections(): number;
 }
 
 function liveKeyOf(req: IncomingMessage, url: URL): string | undefined {
@@ -88,5 +90,5 @@ export async function startServer(state: EmulatorState, listenPort: number = sta
     });
     return closed;
   };
-  return { server, port, close };
+  return { server, port, close, liveConnections: () => wss.clients.size };
 }

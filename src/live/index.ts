@@ -25,6 +25,7 @@ export {
   type WebSocketConstructorLike,
 } from './session.js';
 export type * from './events.js';
+export { WarmSessionPool, WARM_POOL_DEFAULTS, type WarmPoolOptions } from './warm.js';
 export { SpeechLedger } from './ledger.js';
 export {
   CloseCodes,

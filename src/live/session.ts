@@ -192,6 +192,33 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
   };
 }
 
+/** Where and how a session connects, and the exact `session.start` frame (JSON text) it sends. */
+export interface SessionPlan {
+  url: string;
+  headers: Record<string, string> | undefined;
+  maxPayload: number;
+  WebSocket: WebSocketConstructorLike;
+  startFrame: string;
+}
+
+/**
+ * The {@link SessionPlan} of a session with these options, or the `ValidationError`
+ * that `speak` would report: for warm sessions (warm.ts), which must start exactly as
+ * the session would.
+ *
+ * @internal
+ */
+export function sessionPlan(connection: LiveConnection, options: SpeakOptions): SessionPlan | ValidationError {
+  const resolved = resolve(connection, options);
+  if (resolved instanceof ValidationError) return resolved;
+  const { url, headers, maxPayload, WebSocket } = resolved;
+  return { url, headers, maxPayload, WebSocket, startFrame: JSON.stringify(startFrame(resolved.config)) };
+}
+
+function startFrame(config: SessionConfig): ClientFrame {
+  return { type: 'session.start', ...config };
+}
+
 // ---------------------------------------------------------------------------
 // The operator
 // ---------------------------------------------------------------------------
@@ -391,7 +418,7 @@ class LiveSession {
     this.connection = connection;
     // Listeners are never removed: once the socket is not the current one they do
     // nothing (ws emits 'error' on a socket closed while connecting, which must stay handled).
-    socket.addEventListener('open', () => this.send(connection, { type: 'session.start', ...options.config }));
+    socket.addEventListener('open', () => this.send(connection, startFrame(options.config)));
     socket.addEventListener('message', (event) => {
       if (this.connection !== connection) return;
       const data = (event as { data: unknown }).data;
