@@ -198,7 +198,8 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
       const html = await page.text();
       expect(html).toContain('id="interrupt"');
       const app = await (await fetch(new URL('app.js', url))).text();
-      expect(app).toContain('highlightUpTo');
+      expect(app).toContain('/speech'); // the page speaks to the relay
+      expect((await fetch(new URL('react.html', url))).status).toBe(200);
       for (const body of [html, app]) expect(body).not.toContain('rxv-dev-key-0000');
       expect((await fetch(new URL('nope', url))).status).toBe(404);
     } finally {

@@ -307,6 +307,14 @@ describe('toWebAudio in virtual time', () => {
     expect(events.at(-1)?.type).toBe('ended');
   });
 
+  it('is browser code: bundles for the browser with no Node built-in and no WebSocket library', async () => {
+    const esbuild = await import('esbuild');
+    const result = await esbuild.build({ entryPoints: ['src/web/index.ts'], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs).toContain('src/web/toWebAudio.ts');
+    expect(inputs.filter((input) => input.startsWith('node:') || input.includes('node_modules/ws/'))).toEqual([]);
+  });
+
   it('bad options throw at once', () => {
     expect(() => toWebAudio({ bufferSeconds: -1 })).toThrow(/bufferSeconds/);
     expect(() => toWebAudio({ resumeTimeoutMs: 0 })).toThrow(/resumeTimeoutMs/);

@@ -235,6 +235,10 @@ class Player {
       case 'segmentSkipped':
         this.subscriber.next({ type: 'segmentSkipped', segment_id: event.segment_id, text: event.text });
         return;
+      case 'reconnected':
+        // the segment that was arriving is abandoned (its text is spoken again): what came of it plays, then it ends
+        if (this.current !== undefined) this.endSegment(this.current);
+        return;
       default:
         return;
     }
