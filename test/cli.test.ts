@@ -379,12 +379,14 @@ describe('rxvoice voices and voice create', () => {
     expect(voices.find((v) => v['id'] === id)).toMatchObject({ voice_name: 'CLI Voice', gender: 2, age: 40 });
   });
 
-  it('exits 4 for a gender the service does not allow, 1 for a missing file', async () => {
+  it('exits 4 (invalid request, checked before sending) for a gender the service does not allow and for a missing file', async () => {
     const bad = await cli(['voice', 'create', '--name', 'X', '--gender', '3', 'sample.wav']);
     expect(bad.code).toBe(4);
+    const before = emulator.requests.length;
     const missing = await cli(['voice', 'create', '--name', 'X', '--gender', '1', 'nope.wav']);
-    expect([1, 4]).toContain(missing.code);
-    expect(errorLines(missing.stderr)).toHaveLength(1);
+    expect(missing.code).toBe(4);
+    expect(errorLines(missing.stderr)).toEqual([expect.stringMatching(/ValidationError: .*POST \/create-custom-voice: body\.file: file not found/)]);
+    expect(emulator.requests.length).toBe(before); // nothing sent
   });
 });
 

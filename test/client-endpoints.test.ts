@@ -49,8 +49,7 @@ describe('every endpoint on its happy path', () => {
     if (ev.type !== 'result') throw new Error('unreachable');
     expect(ev.result.byteLength).toBeGreaterThan(0);
     const { task_id } = await lastValueFrom(c.speech.create({ text: 'Again.', voice_id: 1, language: 'en-us' }));
-    await lastValueFrom(c.speech.status(task_id));
-    await lastValueFrom(c.speech.status(task_id));
+    for (let i = 0; i < 2; i++) expect(['PENDING', 'SUCCESS']).toContain((await lastValueFrom(c.speech.status(task_id))).status);
     const audio = await lastValueFrom(c.speech.result(ev.run_id));
     expect(audio.byteLength).toBe(ev.result.byteLength);
     expect(warnings.filter((w) => w.includes('speech.status'))).toHaveLength(1);
@@ -101,7 +100,7 @@ describe('every endpoint on its happy path', () => {
     );
     if (ev.type !== 'result') throw new Error('expected a result');
     expect(ev.result.transcript.length).toBeGreaterThan(0);
-    await lastValueFrom(client.stories.status(ev.task_id));
+    expect(await lastValueFrom(client.stories.status(ev.task_id))).toMatchObject({ status: 'SUCCESS', run_id: ev.run_id });
     const run = await lastValueFrom(client.stories.run(ev.run_id));
     expect(run.audio_url).toBeTruthy();
     const plain = await lastValueFrom(client.stories.translatedResult(ev.run_id, 'fr-fr'));
@@ -116,16 +115,17 @@ describe('every endpoint on its happy path', () => {
     );
     expect(dub.video_url).toBeTruthy();
     const { task_id } = await lastValueFrom(client.dubbing.create({ video_url: 'https://example.com/v.mp4', source_language: 'en-us', target_languages: ['de-de'] }));
-    await lastValueFrom(client.dubbing.status(task_id));
+    expect(['PENDING', 'SUCCESS']).toContain((await lastValueFrom(client.dubbing.status(task_id))).status);
     const ended = await lastValueFrom(client.tasks.resume('dubbing', task_id));
     if (ended.type !== 'result') throw new Error('expected a result');
+    expect(await lastValueFrom(client.dubbing.status(task_id))).toMatchObject({ status: 'SUCCESS', run_id: ended.run_id });
     expect((await lastValueFrom(client.dubbing.result(ended.run_id))).audio_url).toBeTruthy();
     const setup = await lastValueFrom(
       client.projectSetup({ media_url: 'https://example.com/v.mp4', source_language: 'en-us', target_languages: ['es-es'], project_name: 'Dub' }),
     );
     if (setup.type !== 'result') throw new Error('expected a result');
     expect(setup.result.project_details.project_name).toBe('Dub');
-    await lastValueFrom(client.dubbing.projectSetupStatus(setup.task_id));
+    expect(await lastValueFrom(client.dubbing.projectSetupStatus(setup.task_id))).toMatchObject({ status: 'SUCCESS', run_id: setup.run_id });
     const again = await lastValueFrom(client.dubbing.projectSetupResult(setup.run_id));
     expect(again.run_id).toBe(setup.result.run_id);
   });
@@ -134,7 +134,7 @@ describe('every endpoint on its happy path', () => {
     const t = await lastValueFrom(client.translate({ texts: ['Hello', 'World'], source_language: 'en-us', target_language: 'de-de' }));
     if (t.type !== 'result') throw new Error('expected a result');
     expect(t.result.texts).toHaveLength(2);
-    await lastValueFrom(client.translation.status(t.task_id));
+    expect(await lastValueFrom(client.translation.status(t.task_id))).toMatchObject({ status: 'SUCCESS', run_id: t.run_id });
     const tr = await lastValueFrom(client.transcribe({ language: 'en-us', media_url: 'https://example.com/a.mp3' }).pipe(taskResult()));
     expect(Array.isArray(tr.transcript)).toBe(true);
     const tr2 = await lastValueFrom(client.transcribe({ language: 'en-us', media_file: { data: wav, filename: 'a.wav' } }).pipe(taskResult()));
@@ -142,10 +142,10 @@ describe('every endpoint on its happy path', () => {
     const sub = await lastValueFrom(client.subtitle({ language: 'en-us', media_url: 'https://example.com/a.mp3', subtitle_format: 'vtt' }));
     if (sub.type !== 'result') throw new Error('expected a result');
     expect(sub.result.subtitle_format).toBe('vtt');
-    await lastValueFrom(client.subtitles.status(sub.task_id));
+    expect(await lastValueFrom(client.subtitles.status(sub.task_id))).toMatchObject({ status: 'SUCCESS', run_id: sub.run_id });
     const ev = await lastValueFrom(client.transcribe({ language: 'en-us', media_url: 'https://example.com/b.mp3' }));
     if (ev.type !== 'result') throw new Error('expected a result');
-    await lastValueFrom(client.transcription.status(ev.task_id));
+    expect(await lastValueFrom(client.transcription.status(ev.task_id))).toMatchObject({ status: 'SUCCESS', run_id: ev.run_id });
     expect(await lastValueFrom(client.transcription.result(ev.run_id))).toEqual(ev.result);
     expect((await lastValueFrom(client.subtitles.result(sub.run_id))).subtitles).toBe(sub.result.subtitles);
     expect(await lastValueFrom(client.translation.result(t.run_id))).toEqual(t.result);

@@ -366,16 +366,17 @@ describe('live session: segmentation and timing', () => {
   it('flushes trailing text after idle_timeout, restarting the timer on each chunk', async () => {
     const e = await emulator();
     const c = connect(liveUrl(e));
-    c.send(start({ idle_timeout: 0.15 }));
+    c.send(start({ idle_timeout: 0.3 }));
     await c.waitFor((f) => f.type === 'session.ready');
-    const t0 = Date.now();
-    c.send({ type: 'text.chunk', text: 'Trailing text' });
-    await new Promise((r) => setTimeout(r, 80));
-    c.send({ type: 'text.chunk', text: ' without a boundary' });
+    // Five chunks 100 ms apart span 400 ms, more than idle_timeout (300 ms): a timer that
+    // did not restart on each chunk would flush in between and cut the text in two.
+    const pieces = ['Trailing', ' text', ' without', ' a', ' boundary'];
+    for (const [i, piece] of pieces.entries()) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      c.send({ type: 'text.chunk', text: piece });
+    }
     const segment = await c.waitFor((f) => f.type === 'segment.start');
-    const elapsed = Date.now() - t0;
     expect(segment).toMatchObject({ segment_id: 0, text: 'Trailing text without a boundary' });
-    expect(elapsed).toBeGreaterThanOrEqual(80 + 140);
     // The session goes on: more text, then the end.
     c.send({ type: 'text.chunk', text: ' and more.' });
     c.send({ type: 'text.done' });
@@ -390,7 +391,14 @@ describe('live session: segmentation and timing', () => {
     c.send({ type: 'text.chunk', text: 'Quick flush' });
     await c.waitFor((f) => f.type === 'segment.done');
     c.send({ type: 'text.chunk', text: '  ' });
-    await new Promise((r) => setTimeout(r, 120));
+    // Wait until the idle timer has had its chance, on an event: a control session with the
+    // same idle_timeout, given trailing text now, flushes it (so would this one, if the
+    // whitespace were flushed on its own).
+    const control = connect(liveUrl(e));
+    control.send(start({ idle_timeout: 0.05 }));
+    await control.waitFor((f) => f.type === 'session.ready');
+    control.send({ type: 'text.chunk', text: 'Control text' });
+    await control.waitFor((f) => f.type === 'segment.start');
     c.send({ type: 'text.chunk', text: 'second part' });
     await c.waitFor((f) => f.type === 'segment.done' && f.segment_id === 1);
     c.send({ type: 'text.done' });

@@ -19,6 +19,7 @@ import {
   ValidationError,
   type LiveSessionErrorCode,
 } from '../src/core/errors.js';
+import { waitFor } from './fixtures/sinkFixtures.js';
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -194,8 +195,9 @@ describe('speak: validation and connection', () => {
     }
     const error = (await failure(lastValueFrom(of('x').pipe(speak({ ...emu, wsUrl: 'not a url' }, { voice_id: 1 }))))) as unknown as ValidationError;
     expect(error.issues[0]?.loc).toEqual(['connection', 'wsUrl']);
-    await new Promise((r) => setTimeout(r, 30));
-    expect(upgrades(emu)).toBe(0);
+    // The control: a valid session after them is seen as the one and only upgrade.
+    await lastValueFrom(of('Hello.').pipe(speak(emu, { voice_id: 1 }), toArray()));
+    expect(upgrades(emu)).toBe(1);
   });
 
   it('reports the field of a bad option in the service shape', async () => {
@@ -260,12 +262,16 @@ describe('speak: validation and connection', () => {
     expect(new URL(seen[0]!).searchParams.get('api_key')).toBe(emu.apiKey);
   });
 
-  it('accepts the WHATWG WebSocket type and the ws constructor', () => {
+  it('accepts the WHATWG WebSocket type and the ws constructor', async () => {
     const fromWs: WebSocketConstructorLike = NodeWebSocket;
     // compile-time: a DOM WebSocket constructor fits the injectable type
     const fromDom: WebSocketConstructorLike | undefined = (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
-    expect(fromWs).toBeDefined();
     expect(fromDom === undefined || typeof fromDom === 'function').toBe(true);
+    // the ws constructor, given as the injectable type, really speaks to the service
+    const emu = await emulator();
+    const events = await lastValueFrom(of('Hello there.').pipe(speak({ ...emu, WebSocket: fromWs }, { voice_id: 1 }), toArray()));
+    expect(events.filter((e) => e.type === 'segmentDone')).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe('done');
   });
 
   it('buffers text pushed before session.ready and sends it after, in order, skipping empty strings', async () => {
@@ -309,7 +315,7 @@ describe('speak: validation and connection', () => {
     const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1, readyTimeoutMs: 50 }))));
     expectLiveError(error, 'timeout');
     expect(error.unspoken).toBe('Hi.');
-    await new Promise((r) => setTimeout(r, 30));
+    await waitFor(() => server.closes.length > 0, 5000, 'the socket to close');
     expect(server.closes).toEqual([1000]);
   });
 
@@ -625,7 +631,7 @@ describe('speak: protocol errors from a hostile server', () => {
       expectLiveError(error, 'protocol');
       expect(error.message).toMatch(message);
       expect(error.unspoken).toBe(unspoken);
-      await new Promise((r) => setTimeout(r, 30));
+      await waitFor(() => server.closes.length > 0, 5000, 'the socket to close');
       expect(server.closes).toEqual([1002]);
     });
   }
@@ -677,7 +683,10 @@ describe('speak: teardown', () => {
         });
     });
     expect(seen.at(-1)?.type).toBe('audio');
-    await new Promise((r) => setTimeout(r, 150));
+    // Once the socket is closed no frame can arrive; the events before the barge-in (the
+    // control) show frames were being seen.
+    await waitFor(() => sockets[0]!.readyState === NodeWebSocket.CLOSED, 5000, 'the socket to close');
+    expect(seen.filter((e) => e.type === 'audio').length).toBeGreaterThan(0);
     expect(afterBargeIn).toBe(0);
     // closed at once (synchronously in the unsubscribe), with 1000
     expect(stateAfterBargeIn).toBe(NodeWebSocket.CLOSING);
@@ -698,8 +707,8 @@ describe('speak: teardown', () => {
     }
     const subscription = of('Hello.').pipe(speak({ ...emu, WebSocket: Recording as unknown as WebSocketConstructorLike }, { voice_id: 1 })).subscribe();
     subscription.unsubscribe();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(sockets[0]!.readyState).toBe(NodeWebSocket.CLOSED);
+    await waitFor(() => sockets[0]!.readyState === NodeWebSocket.CLOSED, 5000, 'the socket to close');
+    expect(sockets).toHaveLength(1);
   });
 
   it('the text source erroring closes the session: its error, unchanged, is the cause of a text_source error with unspoken', async () => {
@@ -717,7 +726,7 @@ describe('speak: teardown', () => {
     expect(error.cause).toBe(llmError);
     expect(Object.keys(llmError)).toEqual([]);
     expect(error.unspoken).toBe('Half a sen');
-    await new Promise((r) => setTimeout(r, 30));
+    await waitFor(() => server.closes.length > 0, 5000, 'the socket to close');
     expect(server.closes).toEqual([1000]);
   });
 });

@@ -31,6 +31,7 @@ import {
   textFrame,
   wsServer,
 } from './helpers.js';
+import { waitFor } from '../fixtures/sinkFixtures.js';
 
 const KEY = 'sk-rxv-hostile-0123456789';
 const { cleanups, clientOn } = hostileSuite(KEY);
@@ -80,8 +81,7 @@ describe('hostile HTTP servers', () => {
     expect(error).toMatchObject({ code: 'sse', type: 'max-line-length' });
     expect(ms).toBeLessThan(10_000);
     // The client stops reading: the server could not push more than a few MiB past the 1 MiB limit.
-    await new Promise<void>((resolve) => setTimeout(resolve, 50));
-    expect(clientGone).toBe(true);
+    await waitFor(() => clientGone, 5_000, 'the client to close the connection');
     expect(written).toBeLessThan(16 * 1024 * 1024);
     expect(heapMiB() - heapBefore).toBeLessThan(64);
   });
@@ -141,11 +141,16 @@ describe('hostile HTTP servers', () => {
           .subscribe({ next: (p) => pieces.push(p), error: reject, complete: () => resolve(undefined) }),
       ),
     );
-    for (let waited = 0; pieces.length === 0 && waited < 5_000; waited += 20) {
-      await new Promise<void>((resolve) => setTimeout(resolve, 20));
-    }
-    // past timeoutMs (200 ms, which only covers a stream until its headers): still open
-    await new Promise<void>((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => pieces.length > 0, 5_000, 'the first piece');
+    // Past timeoutMs (200 ms, which only covers a stream until its headers) it is still open.
+    // The control: a call started after it to a server that never answers its headers
+    // times out with the same timeoutMs; once it has, the older stream is past it too.
+    const silent = await httpServer((req) => req.resume());
+    cleanups.push(() => silent.close());
+    const control = await timedError(
+      clientOn(silent.baseUrl, { timeoutMs: 200 }).translateStream({ text: 'Hi', source_language: 'en-us', target_language: 'de-de' }),
+    );
+    expect(control.error).toBeInstanceOf(TimeoutError);
     expect(pieces).toEqual(['one']);
     controller.abort();
     const error = await done;
@@ -183,8 +188,7 @@ describe('hostile HTTP servers', () => {
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as ProtocolError).message).toContain('GET /list-voices');
     expect(ms).toBeLessThan(5_000);
-    await new Promise<void>((resolve) => setTimeout(resolve, 50));
-    expect(clientGone).toBe(true);
+    await waitFor(() => clientGone, 5_000, 'the client to close the connection');
     expect(written).toBeLessThan(40 * 1024 * 1024);
   });
 
@@ -285,8 +289,7 @@ describe('hostile live servers', () => {
     expect((error as LiveSessionError).message).toContain(`maxPayload (${DEFAULT_LIVE_MAX_PAYLOAD} bytes)`);
     expect((error as LiveSessionError).unspoken).toBe('Hello there. How are you?');
     expect(ms).toBeLessThan(5_000);
-    await new Promise<void>((resolve) => setTimeout(resolve, 50));
-    expect(peerClosed).toBe(true);
+    await waitFor(() => peerClosed, 5_000, 'the client to close the socket');
     expect(written).toBeLessThan(32 * 1024 * 1024);
     expect(heapMiB() - heapBefore).toBeLessThan(64);
   });
@@ -377,7 +380,7 @@ describe('hostile live servers', () => {
       expect(typeof (error as LiveSessionError).unspoken).toBe('string');
       expect(ms).toBeLessThan(5_000);
       if (script.events) expect(values.map((e) => e.type)).toEqual(script.events);
-      await new Promise<void>((resolve) => setTimeout(resolve, 30));
+      await waitFor(() => server.closes.length > 0, 5_000, 'the socket to close');
       expect(server.closes).toHaveLength(1);
     });
   }

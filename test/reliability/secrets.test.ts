@@ -394,12 +394,20 @@ describe('the API key never leaks', () => {
 
   it('the client itself never shows the key', () => {
     const client = clientOf(KEYS.main);
-    seen.push(
+    const shown = [
       { where: 'client inspect', text: inspect(client, { depth: 10, showHidden: true }) },
       { where: 'client String', text: String(client) },
       { where: 'client JSON', text: JSON.stringify(client) },
       { where: 'client config', text: inspect(client.config, { depth: 10 }) },
-    );
+    ];
+    seen.push(...shown);
+    for (const { where, text } of shown) {
+      expect(text, where).not.toContain(KEYS.main);
+      expect(text, where).not.toContain(MARKER);
+    }
+    // The control: the inspected views really show the client's settings (its base URL).
+    expect(shown[0]!.text).toContain(emu.baseUrl);
+    expect(shown[3]!.text).toContain(emu.baseUrl);
   });
 
   it('zero hits for the key in everything captured', () => {
