@@ -7,7 +7,7 @@
  * Flags:
  * - `--quick` (or `BENCH_QUICK=1`): fewer repetitions and smaller sizes (about a minute);
  * - `--only a,b` (or bare names): run only these (`live-overhead`, `concurrency`,
- *   `long-stream`, `polling`, `segmentation`, `golden-rules`, `sse`); a partial run writes
+ *   `long-stream`, `polling`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`); a partial run writes
  *   `bench/results.partial.json` instead of `bench/results.json` (a quick run:
  *   `bench/results.quick.json`);
  * - `--list`: print the benchmark names.
@@ -35,6 +35,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'polling', module: './polling.js' },
   { name: 'segmentation', module: './segmentation.js', quick: { chars: 500_000, rounds: 3 } },
   { name: 'golden-rules', module: './golden-rules.js' },
+  { name: 'boundary-wait', module: './boundary-wait.js' },
   { name: 'sse', module: './sse.js', quick: { megabytes: 5, rounds: 5 } },
 ];
 

@@ -19,6 +19,7 @@ describe('bench modules', () => {
       polling: () => import('../bench/polling.js'),
       segmentation: () => import('../bench/segmentation.js'),
       'golden-rules': () => import('../bench/golden-rules.js'),
+      'boundary-wait': () => import('../bench/boundary-wait.js'),
       sse: () => import('../bench/sse.js'),
     };
     for (const [name, load] of Object.entries(modules)) {

@@ -311,12 +311,16 @@ function bareWord(raw: string): { word: string; lead: number } {
   return { word: w, lead: k };
 }
 
+/** A `maxBufferSize` option checked (an integer of at least 16; default 65 536): throws a RangeError. */
+export function bufferSizeOption(value: number | undefined): number {
+  const size = value ?? 65536;
+  if (!Number.isInteger(size) || size < 16) throw new RangeError(`maxBufferSize must be an integer >= 16 (code units), got ${String(value)}`);
+  return size;
+}
+
 /** A validated copy of the options (the one place they are checked): throws a RangeError. */
 export function sentenceSegmenterOptions(options: SentenceSegmenterOptions = {}): { locale: string | undefined; maxBufferSize: number } {
-  const maxBufferSize = options.maxBufferSize ?? 65536;
-  if (!Number.isInteger(maxBufferSize) || maxBufferSize < 16) {
-    throw new RangeError(`maxBufferSize must be an integer >= 16 (code units), got ${String(options.maxBufferSize)}`);
-  }
+  const maxBufferSize = bufferSizeOption(options.maxBufferSize);
   if (options.locale !== undefined && typeof options.locale !== 'string') {
     throw new RangeError(`locale must be a string such as "en-us", got ${typeof options.locale}`);
   }

@@ -32,6 +32,7 @@
  * Every output piece says where it came from: `input.slice(start, end)` is the markdown it
  * renders, so captions can show the markdown's own words.
  */
+import { bufferSizeOption } from './sentences.js';
 
 /** One piece of speakable text and the range of the original markdown it renders. */
 export interface SpeakablePiece {
@@ -71,11 +72,7 @@ export function speakableTextOptions(options: SpeakableTextOptions = {}): { code
   if (!(codeBlocks === 'skip' || codeBlocks === 'speak' || (typeof codeBlocks === 'object' && codeBlocks !== null && typeof codeBlocks.say === 'string'))) {
     throw new RangeError(`codeBlocks must be 'skip', 'speak' or { say: string }, got ${JSON.stringify(codeBlocks)}`);
   }
-  const maxBufferSize = options.maxBufferSize ?? 65536;
-  if (!Number.isInteger(maxBufferSize) || maxBufferSize < 16) {
-    throw new RangeError(`maxBufferSize must be an integer >= 16 (code units), got ${String(options.maxBufferSize)}`);
-  }
-  return { codeBlocks, maxBufferSize };
+  return { codeBlocks, maxBufferSize: bufferSizeOption(options.maxBufferSize) };
 }
 
 /** How far a `[`, `<` or a table line looks ahead before it counts as plain text. */
