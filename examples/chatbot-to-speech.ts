@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { lastValueFrom, merge, share, tap } from 'rxjs';
 import type { SpokenSegment } from '../src/index.js';
-import { concatSegments } from '../src/operators/index.js';
+import { concatSegments, speakableText } from '../src/operators/index.js';
 import { findPlayer, toWavFile } from '../src/sinks/index.js';
 import { fromTokens } from '../src/sources/index.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from './lib/fake-openai.js';
@@ -65,6 +65,7 @@ try {
 
   const segments$ = fromTokens(stream).pipe(
     tap((token) => process.stdout.write(token)),
+    speakableText(), // LLM answers are markdown: no `**`, list numbers or link addresses aloud
     client.speak({ voice_id: 1, output_format: 'wav' }),
     concatSegments(),
     share(),

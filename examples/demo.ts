@@ -1,7 +1,9 @@
 /**
- * `npm start`: a chat-bot answer, streamed token by token like an LLM, spoken through a
- * live speech session on the embedded emulator, written to `out/demo.wav` (and played
- * when an audio player exists), with a timeline of each segment's latency.
+ * `npm start`: a chat-bot answer in markdown, streamed token by token like an LLM, made
+ * speakable (`speakableText()`: no `**`, list numbers, link addresses or emoji read
+ * aloud; each list item its own sentence), spoken through a live speech session on the
+ * embedded emulator, written to `out/demo.wav` (and played when an audio player exists),
+ * with a timeline of each segment's latency.
  *
  *   npm start                      # espeak-ng speech
  *   npm start -- --synth tone      # fast, deterministic tones
@@ -15,9 +17,9 @@ import { lastValueFrom, merge, share, tap } from 'rxjs';
 import { parseWavHeader } from '../src/audio/wav.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { createClient, type LiveSpeechEvent, type SpokenSegment } from '../src/index.js';
-import { concatSegments } from '../src/operators/index.js';
+import { concatSegments, speakableText } from '../src/operators/index.js';
 import { findPlayer, toWavFile } from '../src/sinks/index.js';
-import { CHAT_ANSWER, tokenStream } from './lib/chat-answer.js';
+import { MARKDOWN_ANSWER, tokenStream } from './lib/chat-answer.js';
 import { playUnlessBroken } from './lib/playback.js';
 
 const { values } = parseArgs({
@@ -50,20 +52,24 @@ const player = values['no-play'] ? undefined : await findPlayer('wav').catch(() 
 
 console.log(`rxvoice demo: emulator at ${emulator.baseUrl} (synth ${synth}); the chat-bot starts answering…\n`);
 
-// The chat-bot's tokens, as they are pushed: where each ends in the text, and when.
+// The chat-bot's markdown tokens are printed as they come (as a chat window shows them);
+// the speakable text made of them is what is spoken. Where each speakable piece ends, and when.
 const tokens: Array<{ end: number; at: number }> = [];
 let pushed = '';
 let inputEndedAt: number | undefined;
-const text$ = tokenStream(CHAT_ANSWER).pipe(
+const text$ = tokenStream(MARKDOWN_ANSWER).pipe(
   tap({
-    next: (token) => {
-      pushed += token;
+    next: (token) => process.stdout.write(token),
+    complete: () => process.stdout.write('\n\n'),
+  }),
+  speakableText(),
+  tap({
+    next: (text) => {
+      pushed += text;
       tokens.push({ end: pushed.length, at: performance.now() });
-      process.stdout.write(token);
     },
     complete: () => {
       inputEndedAt = performance.now();
-      process.stdout.write('\n\n');
     },
   }),
 );

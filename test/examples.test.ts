@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { CHAT_ANSWER } from '../examples/lib/chat-answer.js';
+import { MARKDOWN_ANSWER } from '../examples/lib/chat-answer.js';
+import { createSpeakableText } from '../src/text/speakable.js';
 import { RECORDING_PLAYER } from './fixtures/sinkFixtures.js';
 
 const { WaveFile } = wavefile;
@@ -111,11 +112,16 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
     const { seconds } = wavInfo(out);
     expect(seconds).toBeCloseTo(totalFromRows, 1);
     expect(seconds).toBeGreaterThan(10);
-    // Each row's text is the answer's next sentence (long ones cut with "...").
+    // Each row's text is the next sentence of the answer made speakable (long ones cut with
+    // "..."): no markdown markers, list numbers, addresses or emoji; each list item its own.
+    const core = createSpeakableText();
+    const spoken = [...core.feed(MARKDOWN_ANSWER), ...core.end()].map((p) => p.text).join('');
+    expect(rows.some((row) => /\d s\s+Buy whole beans roasted/.test(row)), 'a list item, bold markers gone, is its own segment').toBe(true);
     let from = 0;
     for (const row of rows) {
       const text = (/\d s\s+(\S.*)$/.exec(row)?.[1] ?? '').replace(/\.\.\.$/, '');
-      const at = CHAT_ANSWER.indexOf(text, from);
+      expect(text).not.toMatch(/\*|#|\[|\]\(|https?:|^\d+\. |\p{Extended_Pictographic}/u);
+      const at = spoken.indexOf(text, from);
       expect(at, row).toBeGreaterThanOrEqual(from);
       from = at + text.length;
     }

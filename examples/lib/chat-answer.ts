@@ -11,6 +11,20 @@ Use about sixty grams of coffee per litre of water. The water should be hot but 
 
 Finally, keep your equipment clean. Old oils turn rancid and spoil the flavour. Enjoy your coffee!`;
 
+/**
+ * The same kind of answer as an LLM writes it: markdown, with a heading, bold text, a
+ * numbered list, inline code, a link and an emoji. Spoken through `speakableText()`.
+ */
+export const MARKDOWN_ANSWER = `## Better coffee at home ☕
+
+Great question! **A good cup starts with fresh beans.** Here is what matters most:
+
+1. **Buy whole beans** roasted within the last few weeks, and grind them just before you brew.
+2. Use about *sixty grams* of coffee per litre of water, at around ninety-three degrees Celsius.
+3. If it tastes bitter, grind a little coarser; if it tastes sour, grind finer.
+
+Finally, keep your equipment clean: old oils spoil the flavour. See the [brewing guide](https://example.com/brew) for more. Enjoy your coffee! 🎉`;
+
 /** A short answer for quick runs. */
 export const SHORT_ANSWER = 'Hello there! This is a short answer. It has three sentences.';
 
