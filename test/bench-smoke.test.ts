@@ -62,6 +62,15 @@ describe('bench modules', () => {
   });
 });
 
+describe('SSE bench harness', () => {
+  it('every cell of the grid: both parsers see the same event data (the run throws otherwise)', async () => {
+    const { run, CHUNK_SIZES } = await import('../bench/sse.js');
+    const rows = await run({ megabytes: 0.02, rounds: 2 });
+    expect(rows).toHaveLength(3 * CHUNK_SIZES.length);
+    for (const r of rows) expect(r.ours).toBeGreaterThan(0);
+  });
+});
+
 describe('bench session harness against the emulator', () => {
   let emulator: Emulator;
   beforeAll(async () => {

@@ -1,11 +1,12 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createParser } from 'eventsource-parser';
 import { from, map, of, take, throwError, concat, NEVER, lastValueFrom, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { createSseParser, SseError, type SseEvent } from '../src/text/sse.js';
+import { createSseParser, SseError, type SseEvent, type SseParser } from '../src/text/sse.js';
 import { parseSse } from '../src/operators/index.js';
 import { RxVoiceError } from '../src/core/errors.js';
+import { cut } from './cut.js';
 
 const enc = new TextEncoder();
 
@@ -21,7 +22,7 @@ function parseChunks(chunks: Array<string | Uint8Array>, opts: { retries?: numbe
   return events;
 }
 
-const ev = (data: string, extra: Partial<SseEvent> = {}): SseEvent => ({ event: 'message', data, ...extra });
+const ev = (data: string, extra: Partial<SseEvent> = {}): SseEvent => ({ event: 'message', data, id: undefined, ...extra });
 
 /** [name, input, expected events] — the event-stream rules case by case. */
 const cases: Array<[string, string, SseEvent[]]> = [
@@ -113,7 +114,7 @@ describe('createSseParser: spec cases', () => {
     expect(comments).toEqual(['keep-alive', 'x']);
   });
 
-  it('keeps the last event id across events', () => {
+  it('keeps the id of the last event that had one, across events and end()', () => {
     const p = createSseParser({ onEvent: () => undefined });
     p.feed('id: 5\ndata: x\n\ndata: y\n\n');
     expect(p.lastEventId()).toBe('5');
@@ -122,15 +123,63 @@ describe('createSseParser: spec cases', () => {
     expect(p.lastEventId()).toBe('6'); // kept for a reconnection
     p.feed('id\ndata: z\n\n');
     expect(p.lastEventId()).toBe('');
-    p.feed('id: 7\n');
-    expect(p.lastEventId()).toBe(''); // set at the blank line, not at the id line
+    p.feed('id: 7\ndata: z\n');
+    expect(p.lastEventId()).toBe(''); // set when the event is dispatched, not at the id line
     p.feed('\n');
-    expect(p.lastEventId()).toBe('7'); // even by an event without data
-    p.feed('id: 8\n');
+    expect(p.lastEventId()).toBe('7');
+    p.feed('id: 8\ndata: w\n');
     p.end(); // an unfinished event's id is dropped
     expect(p.lastEventId()).toBe('7');
     p.reset();
     expect(p.lastEventId()).toBe('');
+  });
+
+  it('retry goes on the next event only', () => {
+    expect(parseChunks(['retry: 5\ndata: a\n\ndata: b\n\nretry: 7\n\nretry: 9\ndata: c\n\n'])).toStrictEqual([
+      ev('a', { retry: 5 }),
+      ev('b'),
+      ev('c', { retry: 9 }),
+    ]);
+  });
+
+  it('a CR ending a chunk ends the line at once: the event is not held until more input comes', () => {
+    const events: SseEvent[] = [];
+    const p = createSseParser({ onEvent: (e) => events.push(e) });
+    p.feed('data: a\r');
+    p.feed('\r');
+    expect(events).toStrictEqual([ev('a')]);
+    // control: eventsource-parser alone holds that CR back until the next chunk
+    const peer: string[] = [];
+    const bare = createParser({ onEvent: (e) => peer.push(e.data) });
+    bare.feed('data: a\r');
+    bare.feed('\r');
+    expect(peer).toEqual([]);
+    bare.feed('\n');
+    expect(peer).toEqual(['a']);
+    // and the LF of a CRLF split after the CR is not a second line end
+    p.feed('data: b\r');
+    p.feed('\n');
+    expect(events).toStrictEqual([ev('a')]);
+    p.feed('\r\n');
+    expect(events).toStrictEqual([ev('a'), ev('b')]);
+  });
+
+  it('text that starts with the characters of a BOM read as Latin-1 stays text', () => {
+    expect(parseChunks(['\u00EF\u00BB\u00BFdata: x\n\ndata: y\n\n'])).toStrictEqual([ev('y')]);
+    // control: eventsource-parser alone drops those three characters
+    const peer: string[] = [];
+    createParser({ onEvent: (e) => peer.push(e.data) }).feed('\u00EF\u00BB\u00BFdata: x\n\n');
+    expect(peer).toEqual(['x']);
+  });
+
+  it('limits that are not positive integers throw a RangeError when the parser or operator is created', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => createSseParser({ onEvent: () => undefined, maxLineLength: bad })).toThrow(RangeError);
+      expect(() => createSseParser({ onEvent: () => undefined, maxEventSize: bad })).toThrow(RangeError);
+      expect(() => parseSse({ maxLineLength: bad })).toThrow(RangeError);
+      expect(() => parseSse({ maxEventSize: bad })).toThrow(RangeError);
+    }
+    expect(() => parseSse({ maxLineLength: 1, maxEventSize: 1 })).not.toThrow();
   });
 
   it('reset forgets a partial event and the BOM state', () => {
@@ -166,6 +215,14 @@ describe('createSseParser: spec cases', () => {
     const p = createSseParser({ onEvent: () => undefined, maxEventSize: 8 });
     p.feed('data: 1234\ndata: 567\n\n'); // 8 characters: fine
     expect(() => p.feed('data: 1234\ndata: 5678\n')).toThrow(/exceeds 8/);
+    // an event dispatched within one chunk is checked too
+    const events: SseEvent[] = [];
+    const q = createSseParser({ onEvent: (e) => events.push(e), maxEventSize: 8 });
+    expect(() => q.feed('data: 12345678\n\ndata: 123456789\n\n')).toThrow(SseError);
+    expect(events).toStrictEqual([ev('12345678')]);
+    // after the error the parser starts afresh
+    q.feed('data: ok\n\n');
+    expect(events).toStrictEqual([ev('12345678'), ev('ok')]);
   });
 });
 
@@ -188,7 +245,7 @@ describe('createSseParser: random chunkings', () => {
     const bytes = enc.encode(fixture);
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: bytes.length }), { maxLength: 30 }), (cuts) => {
-        expect(parseChunks(chunkBytes(bytes, cuts))).toStrictEqual(expected);
+        expect(parseChunks(cut(bytes, cuts))).toStrictEqual(expected);
       }),
       { numRuns: 300 },
     );
@@ -223,18 +280,6 @@ const sseLine = fc.oneof(
 const sseStructured = fc
   .tuple(fc.boolean(), fc.array(fc.tuple(sseLine, fc.constantFrom('\n', '\r', '\r\n')), { minLength: 4, maxLength: 30 }))
   .map(([bom, lines]) => (bom ? '\uFEFF' : '') + lines.map(([line, end]) => line + end).join(''));
-
-function chunkBytes(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let last = 0;
-  for (const p of points) {
-    chunks.push(bytes.subarray(last, p));
-    last = p;
-  }
-  chunks.push(bytes.subarray(last));
-  return chunks;
-}
 
 /** eventsource-parser fed the way its own EventSourceParserStream feeds it: UTF-8 decoded text. */
 function peerEvents(chunks: Uint8Array[]): Array<{ event: string; data: string; id: string | undefined }> {
@@ -284,7 +329,7 @@ describe('bytes: any chunking equals decoding the whole input first', () => {
     fc.assert(
       fc.property(sseBytes, fc.array(fc.nat(), { maxLength: 12 }), (bytes, cuts) => {
         const whole = parseChunks([new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes)]);
-        expect(parseChunks(chunkBytes(bytes, cuts))).toStrictEqual(whole);
+        expect(parseChunks(cut(bytes, cuts))).toStrictEqual(whole);
       }),
       { numRuns: Number(process.env.SSE_DIFF_RUNS ?? 1500) },
     );
@@ -312,45 +357,54 @@ describe('bytes: any chunking equals decoding the whole input first', () => {
   });
 });
 
-describe('without Node (no process.getBuiltinModule, as in a browser)', () => {
-  it('decodes bytes with TextDecoder and gives the same events, retries and comments as the Node byte path', async () => {
-    const processLike = process as { getBuiltinModule?: unknown };
-    const original = processLike.getBuiltinModule;
-    let portable: typeof import('../src/text/sse.js');
-    vi.resetModules();
-    processLike.getBuiltinModule = undefined;
-    try {
-      portable = await import('../src/text/sse.js');
-    } finally {
-      processLike.getBuiltinModule = original;
-      vi.resetModules();
-    }
-    const trace = (create: typeof createSseParser, chunks: Array<Uint8Array | string>) => {
-      const out: unknown[] = [];
-      const parser = create({ onEvent: (e) => out.push(e), onRetry: (r) => out.push(`retry ${r}`), onComment: (c) => out.push(`comment ${c}`) });
-      for (const chunk of chunks) parser.feed(chunk);
-      parser.end();
-      return out;
-    };
-    // the portable parser really is on the TextDecoder path (the Node path never decodes
-    // with TextDecoder), and it copes with a BOM and a character split across chunks
-    const decode = vi.spyOn(TextDecoder.prototype, 'decode');
-    try {
-      const bytes = [enc.encode('\uFEFFdata: é'), enc.encode('😀').subarray(0, 2), enc.encode('😀').subarray(2), '\n\n'];
-      expect(trace(createSseParser, bytes)).toEqual([ev('é😀')]);
-      expect(decode).not.toHaveBeenCalled();
-      expect(trace(portable.createSseParser, bytes)).toEqual([ev('é😀')]);
-      expect(decode).toHaveBeenCalled();
-    } finally {
-      decode.mockRestore();
-    }
+describe('maxLineLength: exact, however the stream is chunked', () => {
+  const lineChars = fc.constantFrom('a', ' ', ':', 'é', '日', '😀');
+  const lines = fc.array(
+    fc.tuple(fc.array(lineChars, { maxLength: 40 }).map((cs) => cs.join('')), fc.constantFrom('\n', '\r\n', '\r')),
+    { minLength: 1, maxLength: 40 },
+  );
+
+  it('an SseError exactly when some line is longer than the limit (bytes or text, any chunking)', () => {
+    let tooLong = 0;
     fc.assert(
-      fc.property(fc.oneof(sseBytes, sseStructured.map((t) => enc.encode(t))), fc.array(fc.nat(), { maxLength: 12 }), (bytes, cuts) => {
-        const chunks = chunkBytes(bytes, cuts);
-        expect(trace(portable.createSseParser, chunks)).toStrictEqual(trace(createSseParser, chunks));
+      fc.property(lines, fc.boolean(), fc.integer({ min: 1, max: 60 }), fc.array(fc.nat(), { maxLength: 30 }), fc.boolean(), (ls, unterminated, limit, cuts, asText) => {
+        const text = ls.map(([l, end], i) => (unterminated && i === ls.length - 1 ? l : l + end)).join('');
+        const longest = Math.max(...ls.map(([l]) => l.length));
+        const bytes = enc.encode(text);
+        const chunks: Array<string | Uint8Array> = asText ? cut(text, cuts) : cut(bytes, cuts);
+        const p = createSseParser({ onEvent: () => undefined, maxLineLength: limit });
+        let error: unknown;
+        try {
+          for (const c of chunks) p.feed(c);
+        } catch (caught) {
+          error = caught;
+        }
+        if (longest > limit) {
+          tooLong++;
+          expect(error).toBeInstanceOf(SseError);
+          expect(error).toMatchObject({ type: 'max-line-length', limit });
+        } else {
+          expect(error).toBeUndefined();
+        }
       }),
       { numRuns: 1000 },
     );
+    expect(tooLong).toBeGreaterThan(100);
+  });
+
+  it('many small chunks of short lines, then a line at the limit and one past it', () => {
+    const limit = 40_000; // more than the characters counted between two exact measures
+    const short = enc.encode('data: short\n\n'.repeat(3000));
+    const feedSmall = (p: SseParser, bytes: Uint8Array): void => {
+      for (let i = 0; i < bytes.length; i += 7) p.feed(bytes.subarray(i, i + 7));
+    };
+    const events: SseEvent[] = [];
+    const p = createSseParser({ onEvent: (e) => events.push(e), maxLineLength: limit });
+    feedSmall(p, short);
+    feedSmall(p, enc.encode('data: ' + 'x'.repeat(limit - 6) + '\n\n'));
+    expect(events).toHaveLength(3001);
+    feedSmall(p, short);
+    expect(() => feedSmall(p, enc.encode('data: ' + 'x'.repeat(limit - 5) + '\n\n'))).toThrow(SseError);
   });
 });
 
@@ -364,7 +418,7 @@ describe('differential: eventsource-parser', () => {
         // end, so at the end of input it may still hold whole lines; a trailing LF plus a
         // comment line flushes them without starting or ending an event of its own.
         const bytes = enc.encode(text + '\n:end\n');
-        const chunks = chunkBytes(bytes, cuts);
+        const chunks = cut(bytes, cuts);
         const ours = ourTrace(chunks);
         expect(ours).toStrictEqual(peerTrace(chunks));
         runs++;

@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { createSseParser, type SseEvent } from '../text/sse.js';
+import { checkSseLimits, createSseParser, type SseEvent } from '../text/sse.js';
 
 export type { SseEvent } from '../text/sse.js';
 export { SseError } from '../text/sse.js';
@@ -8,11 +8,15 @@ export { SseError } from '../text/sse.js';
 export interface ParseSseOptions {
   /** Called with each valid `retry` value (ms) as its line is read. */
   onRetry?: (retry: number) => void;
-  /** Called with each comment line's text. */
+  /** Called with each comment line's text (after the `:` and one optional space). */
   onComment?: (comment: string) => void;
-  /** Longest line accepted, in UTF-16 code units (default 1 MiB). */
+  /** Longest line accepted, in UTF-16 code units, a positive integer. Default 1 MiB (1_048_576). */
   maxLineLength?: number;
-  /** Largest `data` of one event, in UTF-16 code units (default 16 MiB). */
+  /**
+   * Most characters held for one event (its `data` so far plus an unfinished line), in
+   * UTF-16 code units, a positive integer; no event with longer `data` is emitted.
+   * Default 16 MiB.
+   */
   maxEventSize?: number;
 }
 
@@ -23,10 +27,10 @@ export interface ParseSseOptions {
  * anywhere; events come out exactly as an `EventSource` would dispatch them.</span>
  *
  * Each subscription gets its own incremental parser (`createSseParser`, exported from
- * `rxvoice`), fed every source chunk in turn. An event is emitted at each blank line that
+ * `rxvoice`, a wrapper of eventsource-parser), fed every source chunk in turn. An event is emitted at each blank line that
  * ends an event with at least one `data` line: `{ event, data, id?, retry? }`, with
  * `event` defaulting to `message`, `data` lines joined with `\n`, `id` present when this
- * event set one, `retry` when this event gave a valid one. Comments are skipped (see
+ * event set one, `retry` when a valid `retry:` line came since the previous event. Comments are skipped (see
  * `onComment`).
  *
  * ```text
@@ -51,10 +55,12 @@ export interface ParseSseOptions {
  *   .subscribe(console.log); // hello, world
  * ```
  *
- * @param options Limits and the `onRetry` / `onComment` callbacks.
- * @return A function that returns an Observable of the parsed events.
+ * @param options Limits and the `onRetry` / `onComment` callbacks. A limit that is not a
+ * positive integer throws a RangeError at once, when `parseSse()` is called.
+ * @returns A function that returns an Observable of the parsed events.
  */
 export function parseSse(options: ParseSseOptions = {}): OperatorFunction<Uint8Array | string, SseEvent> {
+  checkSseLimits(options);
   return (source) =>
     new Observable<SseEvent>((subscriber) => {
       const parser = createSseParser({

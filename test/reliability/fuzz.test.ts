@@ -17,6 +17,7 @@ import { parseSse } from '../../src/operators/parseSse.js';
 import { createSentenceSegmenter } from '../../src/text/sentences.js';
 import { httpServer, wsServer } from './helpers.js';
 import { SEED } from '../setup/seed.js';
+import { cut } from '../cut.js';
 
 const runs = { sse: 400, sentences: 400, live: 300, http: 150, text: 120 };
 let totalRuns = 0;
@@ -24,18 +25,6 @@ afterAll(() => {
   console.info(`[fuzz] ${totalRuns} runs (seed ${SEED}; replay with RXVOICE_SEED=${SEED})`);
 });
 
-/** Cut `input` at the (sorted, clamped) positions. */
-function cut<T extends { length: number; slice(a: number, b?: number): T }>(input: T, cuts: number[]): T[] {
-  const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
-  const out: T[] = [];
-  let last = 0;
-  for (const p of points) {
-    out.push(input.slice(last, p));
-    last = p;
-  }
-  out.push(input.slice(last));
-  return out;
-}
 
 // ---------------------------------------------------------------------------
 // SSE
