@@ -362,10 +362,11 @@ describe('speak: the browser path', () => {
     expect([...(await runtimeImports('../src/live/index.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod']);
     // while the main entry is Node-only (undici, uploads from files)
     expect([...(await runtimeImports('../src/index.ts'))].some((spec) => spec.startsWith('node:'))).toBe(true);
-    // the whole rxvoice/operators barrel (parseSse included: it fetches Node's Buffer at
-    // run time, or decodes with TextDecoder) loads in a browser
+    // the whole rxvoice/operators barrel (parseSse included: eventsource-parser and a
+    // TextDecoder) loads in a browser
     const bare = await runtimeImports('../src/operators/index.ts');
-    expect([...bare].filter((spec) => spec.startsWith('node:') || !['rxjs', 'zod'].includes(spec))).toEqual([]);
+    expect(bare).toContain('eventsource-parser');
+    expect([...bare].filter((spec) => spec.startsWith('node:') || !['rxjs', 'zod', 'eventsource-parser'].includes(spec))).toEqual([]);
     // rxvoice/sources loads too (fromTokens for fetch streams; fromFile/fromStdin need Node
     // only when subscribed)
     const sources = await runtimeImports('../src/sources/index.ts');
