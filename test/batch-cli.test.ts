@@ -5,6 +5,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../src/cli/main.js';
@@ -92,6 +93,22 @@ describe('rxvoice batch', () => {
     expect(run.stderr).toMatch(/p1: failed: PaymentRequiredError/);
     expect(run.stderr).not.toMatch(/retrying/);
     expect(run.stdout).toMatch(/^total\s+2\s+0\s+0\s+2$/m);
+  });
+
+  it('an unreachable Redis: exit 6 with a typed error line, for batch --queue and worker alike', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    await writeFile(join(dir, 'queued.jsonl'), job('queued'));
+    const before = posts();
+    const enqueue = await cli(['batch', 'queued.jsonl', '--queue', `redis://127.0.0.1:${port}`, '--connect-timeout-ms', '2000']);
+    expect(enqueue.code).toBe(6);
+    expect(enqueue.stderr).toMatch(/QueueConnectionError: Redis at 127\.0\.0\.1:\d+ cannot be reached/);
+    const worker = await cli(['worker', '--queue', `redis://127.0.0.1:${port}`, '--out', 'w', '--connect-timeout-ms', '2000']);
+    expect(worker.code).toBe(6);
+    expect(worker.stderr).toMatch(/QueueConnectionError/);
+    expect(posts()).toBe(before);
   });
 
   it('checks its options: a missing --out is a usage error', async () => {

@@ -3,7 +3,6 @@
  * end: every job done exactly once, and no task created twice. The kill points are
  * drawn by fast-check (its seed is printed on failure).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +10,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pseudoLocalize, startEmulator, type Emulator } from '../src/emulator/index.js';
 import type { JournalRecord } from '../src/batch/index.js';
+import { spawnCli, type CliProcess } from './batch-helpers.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const JOBS = 200;
 
 let emu: Emulator;
@@ -26,34 +25,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  child: ChildProcess;
-  /** Resolves with the exit code (null when killed). */
-  exited: Promise<number | null>;
-  lines: string[];
-  stderr: string[];
-}
-
-function startBatch(out: string, jobsFile: string, onLine?: (count: number) => void, extra: string[] = []): Run {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/rxvoice.js'), 'batch', jobsFile, '--out', out, '--concurrency', '16', '--json', ...extra], {
-    cwd: dir,
-    env: { ...process.env, RXVOICE_API_KEY: emu.apiKey, RXVOICE_BASE_URL: emu.baseUrl },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  const stderr: string[] = [];
-  let partial = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop() ?? '';
-    for (const line of parts) {
-      lines.push(line);
-      onLine?.(lines.length);
-    }
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, lines, stderr };
+function startBatch(out: string, jobsFile: string, onLine?: (count: number) => void, extra: string[] = []): CliProcess {
+  return spawnCli(['batch', jobsFile, '--out', out, '--concurrency', '16', '--json', ...extra], emu, (_line, count) => onLine?.(count), dir);
 }
 
 it('survives three SIGKILLs at random points: every job done exactly once, no task created twice', async () => {

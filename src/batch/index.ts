@@ -28,3 +28,15 @@ export type * from './events.js';
 export { JournalError, QueueConnectionError, QueueError, UnconfirmedTaskError } from './errors.js';
 export { Journal, type JournalRecord, type RecordedJob } from './journal.js';
 export { isRetryable } from './run-job.js';
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_QUEUE_NAME,
+  enqueueBatch,
+  loadBullmq,
+  probeRedis,
+  redisConnection,
+  runWorker,
+  type QueueJobData,
+  type QueueOptions,
+  type WorkerOptions,
+} from './queue.js';

@@ -23,6 +23,7 @@ Commands:
   voice create FILE     create a custom voice from an audio sample
   emulator              run the local emulator of the service until Ctrl-C
   batch JOBS.jsonl      run many task jobs, resumable (the same command again resumes)
+  worker --queue URL    process batch jobs from a Redis queue (BullMQ) until Ctrl-C
 
 Options:
   -h, --help            show help (also: rxvoice <command> --help)
@@ -38,6 +39,31 @@ ${EXIT_CODES_HELP}
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  worker: `Usage:
+  rxvoice worker --queue redis://host:6379 --out DIR [options]
+
+Processes batch jobs that \`rxvoice batch --queue\` put on a BullMQ queue, until
+SIGINT/SIGTERM; run it on as many machines as you like. The API key is this process's
+(RXVOICE_API_KEY); the queue never holds it. Each job's task id is written into its
+record in the queue as soon as the task exists, so a job whose worker dies is picked up
+by another worker, which resumes the task instead of creating it again.
+
+Options:
+      --queue URL         Redis address, redis:// or rediss:// (required)
+  -o, --out DIR           where this worker writes outputs (required; atomically)
+      --concurrency N     jobs at once in this worker (default 4)
+      --rate N            most jobs started per second across all workers (default: no limit)
+      --retries N         retries of a retryable failure (default 2)
+      --unconfirmed M     fail (default) or recreate a job whose creation a dead worker sent
+                          without recording the answer
+      --lock-ms MS        a silent worker's job goes to another after this (default 30000)
+      --queue-name NAME   queue name (default rxvoice-batch)
+      --connect-timeout-ms MS  wait for Redis at start (default 5000; then exit 6)
+      --json              one JSON object per job event per line on stdout
+  -h, --help              show this help
+
+${EXIT_CODES_HELP}
+`,
   batch: `Usage:
   rxvoice batch jobs.jsonl --out DIR [options]
 
@@ -60,6 +86,11 @@ Options:
                           nothing sent) or recreate (create it again, may pay twice)
       --skip-invalid      run the valid lines when some are bad (default: a bad line stops
                           the command before anything runs; each is reported with its number)
+      --queue URL         redis://host:port: put the jobs on a BullMQ queue for
+                          \`rxvoice worker\` processes instead (needs the bullmq package; no
+                          API key needed here), and follow them to the end
+      --queue-name NAME   queue name (default rxvoice-batch)
+      --connect-timeout-ms MS  wait for Redis at start (default 5000; then exit 6)
       --json              one JSON object per event per line on stdout
   -h, --help              show this help
 

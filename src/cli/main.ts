@@ -12,6 +12,7 @@ import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { processIo, writeLine, type CliIo } from './io.js';
 import type { CommandContext } from './context.js';
 import { batchCommand } from './commands/batch.js';
+import { workerCommand } from './commands/worker.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { soundCommand } from './commands/sound.js';
 import { speakCommand } from './commands/speak.js';
@@ -31,6 +32,7 @@ const COMMANDS: Record<string, Command> = {
   voice: voiceCommand,
   emulator: emulatorCommand,
   batch: batchCommand,
+  worker: workerCommand,
 };
 
 /**

@@ -30,6 +30,9 @@ export async function batchCommand(argv: string[], context: CommandContext): Pro
     journal: { type: 'string' },
     unconfirmed: { type: 'string' },
     'skip-invalid': { type: 'boolean' },
+    queue: { type: 'string' },
+    'queue-name': { type: 'string' },
+    'connect-timeout-ms': { type: 'string' },
   });
   if (values.help) {
     io.stdout.write(COMMAND_HELP['batch'] as string);
@@ -43,7 +46,13 @@ export async function batchCommand(argv: string[], context: CommandContext): Pro
   if (unconfirmed !== undefined && unconfirmed !== 'recreate' && unconfirmed !== 'fail') {
     throw new UsageError(`--unconfirmed must be recreate or fail, not ${JSON.stringify(unconfirmed)}`, 'batch');
   }
+  const connectTimeoutMs = readNumber('batch', values['connect-timeout-ms'], 'connect-timeout-ms', { min: 1 });
   const jobs = await readJobs(io, file, values['skip-invalid'] === true);
+  if (values.queue !== undefined) {
+    // Enqueue only: the workers hold the key and write the outputs.
+    const { queueBatchCommand } = await import('./worker.js');
+    return queueBatchCommand(jobs, { url: values.queue, name: values['queue-name'], json: values.json === true, connectTimeoutMs }, context);
+  }
 
   const out = resolve(io.cwd ?? process.cwd(), requireString('batch', values.out, 'out'));
   return withConnection(context, async ({ client }) => {
@@ -129,7 +138,8 @@ function report(event: BatchEvent, io: CliIo, progress: Progress, json: boolean,
   if (io.stderr.isTTY !== true || event.type === 'failed' || event.type === 'retrying') progress.above(() => writeLine(io.stderr, line));
 }
 
-function jobLine(event: Exclude<BatchEvent, BatchProgressEvent>, secrets: ReadonlyArray<string | undefined>): string | undefined {
+/** One plain line for a job event (none for `pending`). */
+export function jobLine(event: Exclude<BatchEvent, BatchProgressEvent>, secrets: ReadonlyArray<string | undefined>): string | undefined {
   switch (event.type) {
     case 'created':
       return `${event.id}: created task ${event.task_id}${event.recreated ? ' (an earlier creation was unconfirmed)' : ''}`;
