@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTool, isCI, requireTool } from './setup/tools.js';
+import { findTool, isCI, needs, requireTool } from './setup/tools.js';
 
 let dir: string;
 beforeAll(() => {
@@ -45,11 +45,22 @@ describe('requireTool', () => {
     expect(isCI(env)).toBe(false);
     expect(requireTool('chromium', 'captions UI', env, (l) => lines.push(l))).toBeUndefined();
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^SKIPPED: captions UI: chromium not found .*CI=true/);
+    expect(lines[0]).toMatch(/^SKIPPED: captions UI: chromium \(no chromium or chromium-browser on PATH and CHROMIUM_PATH not set\) not available \(under CI=true this fails\)$/);
     // found: no line (the control)
     const binDir = mkdtempSync(join(dir, 'path-'));
     writeFileSync(join(binDir, 'chromium'), '#!/bin/sh\n', { mode: 0o755 });
     expect(requireTool('chromium', 'captions UI', { PATH: binDir, CI: 'true' }, (l) => lines.push(l))).toBe(join(binDir, 'chromium'));
     expect(lines).toHaveLength(1);
+  });
+
+  it('needs(): the same policy for anything else a suite needs', () => {
+    const lines: string[] = [];
+    expect(needs(true, 'the mp3 encoder', 'mp3 suite', undefined, { CI: 'true' }, (l) => lines.push(l))).toBe(true);
+    expect(() => needs(false, 'the mp3 encoder', 'mp3 suite', 'install the dev dependencies', { CI: 'true' }, (l) => lines.push(l))).toThrow(
+      'mp3 suite needs the mp3 encoder; install the dev dependencies',
+    );
+    expect(lines).toEqual([]);
+    expect(needs(false, 'the mp3 encoder', 'mp3 suite', undefined, {}, (l) => lines.push(l))).toBe(false);
+    expect(lines).toEqual(['SKIPPED: mp3 suite: the mp3 encoder not available (under CI=true this fails)']);
   });
 });

@@ -52,6 +52,26 @@ export function findTool(tool: Tool, env: NodeJS.ProcessEnv = process.env): stri
 }
 
 /**
+ * The one skip policy: `available` true returns true; false throws under CI (naming
+ * `what` the suite needs and `hint`), else prints one SKIPPED line and returns false.
+ * For what a suite needs that is not a system tool (an optional package, say):
+ * `it.skipIf(!needs(mp3Available(), 'the mp3 encoder', 'sinks: mp3 live'))(...)`.
+ */
+export function needs(
+  available: boolean,
+  what: string,
+  suite: string,
+  hint = 'CI must provide it',
+  env: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = (line) => console.warn(line),
+): boolean {
+  if (available) return true;
+  if (isCI(env)) throw new Error(`${suite} needs ${what}; ${hint}`);
+  log(`SKIPPED: ${suite}: ${what} not available (under CI=true this fails)`);
+  return false;
+}
+
+/**
  * The path of `tool` for the suite named `suite`; missing: throws under CI, else prints
  * one line (through `log`) and returns `undefined`.
  */
@@ -65,7 +85,6 @@ export function requireTool(
   if (path !== undefined) return path;
   const { env: override, commands, apt } = TOOLS[tool];
   const where = env[override] ? `${override}=${env[override]} is not an executable` : `no ${commands.join(' or ')} on PATH and ${override} not set`;
-  if (isCI(env)) throw new Error(`${suite} needs ${tool} (${where}); CI must install it (apt-get install ${apt})`);
-  log(`SKIPPED: ${suite}: ${tool} not found (${where}); install ${apt} to run it (under CI=true this fails)`);
+  needs(false, `${tool} (${where})`, suite, `CI must install it (apt-get install ${apt})`, env, log);
   return undefined;
 }
