@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { isCI } from './test/setup/tools.js';
 
 // One seed per run: fresh unless RXVOICE_SEED is given (to replay a run). Every test file
 // reads it (test/setup/seed.ts makes it fast-check's global seed); the closing line prints it.
@@ -19,7 +20,8 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      reporter: ['text-summary'],
+      // Per file in CI (which lines of which file lost coverage), the summary everywhere.
+      reporter: isCI() ? ['text', 'text-summary'] : ['text-summary'],
     },
   },
 });
