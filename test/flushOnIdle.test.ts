@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TestScheduler } from 'rxjs/testing';
 import { segmentSentences } from '../src/operators/segmentSentences.js';
+import { ValidationError } from '../src/core/errors.js';
 
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
@@ -99,7 +100,7 @@ describe('segmentSentences idle flush', () => {
   });
 
   it('rejects a negative or non-finite timeout at once', () => {
-    expect(() => segmentSentences({ idleTimeout: -1 })).toThrow(RangeError);
+    expect(() => segmentSentences({ idleTimeout: -1 })).toThrow(ValidationError);
     expect(() => segmentSentences({ firstIdleTimeout: Number.NaN })).toThrow(/firstIdleTimeout/);
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Observable, timer, type OperatorFunction, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { resubmitSkipped } from '../src/operators/resubmitSkipped.js';
-import { LiveSessionError } from '../src/core/errors.js';
+import { LiveSessionError, ValidationError } from '../src/core/errors.js';
 import type { LiveSpeechEvent } from '../src/live/events.js';
 import { createSentenceSegmenter } from '../src/text/sentences.js';
 
@@ -267,6 +267,6 @@ describe('resubmitSkipped', () => {
   });
 
   it('rejects a bad maxAttempts at once', () => {
-    expect(() => resubmitSkipped(fakeSpeak({}), { maxAttempts: -1 })).toThrow(RangeError);
+    expect(() => resubmitSkipped(fakeSpeak({}), { maxAttempts: -1 })).toThrow(ValidationError);
   });
 });

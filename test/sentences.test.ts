@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSentenceSegmenter } from '../src/text/sentences.js';
+import { ValidationError } from '../src/core/errors.js';
 import { SENTENCE_CASES } from './sentenceCases.js';
 
 function segmentAll(text: string, locale?: string, cuts: number[] = [], maxBufferSize?: number): string[] {
@@ -185,9 +186,9 @@ describe('flushWords', () => {
 });
 
 describe('maxBufferSize', () => {
-  it('throws a RangeError at creation for a bad bound (no silent clamp)', () => {
+  it('throws a ValidationError at creation for a bad bound (no silent clamp)', () => {
     for (const bad of [0, 15, 16.5, Number.NaN, -1]) {
-      expect(() => createSentenceSegmenter({ maxBufferSize: bad })).toThrow(RangeError);
+      expect(() => createSentenceSegmenter({ maxBufferSize: bad })).toThrow(ValidationError);
     }
     expect(() => createSentenceSegmenter({ maxBufferSize: 16 })).not.toThrow();
   });

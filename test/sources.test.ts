@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { ValidationError } from '../src/core/errors.js';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
@@ -287,7 +288,7 @@ describe('fromFile and fromReadable', () => {
     await writeFile(path, Buffer.from('héllo', 'utf16le'));
     expect((await collect(fromFile(path, { encoding: 'utf-16le', chunkSize: 3 }))).join('')).toBe('héllo');
     await expect(collect(fromFile(join(dir, 'missing.txt')))).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(() => fromFile(path, { chunkSize: 0 })).toThrow(RangeError);
+    expect(() => fromFile(path, { chunkSize: 0 })).toThrow(ValidationError);
   });
 
   it('fromReadable without destroying (stdin-like): pauses on unsubscribe', async () => {

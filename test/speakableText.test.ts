@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { createSpeakableText, speakableText, segmentSentences, type SpeakablePiece, type SpeakableTextOptions } from '../src/operators/index.js';
+import { ValidationError } from '../src/core/errors.js';
 
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
@@ -123,10 +124,10 @@ describe('speakableText: bad input', () => {
     for (const p of core.end()) total += p.text.length;
     expect(total).toBe(text.length);
   });
-  it('throws a RangeError at creation for bad options', () => {
-    expect(() => speakableText({ codeBlocks: 'read' as never })).toThrow(RangeError);
-    expect(() => speakableText({ maxBufferSize: 3 })).toThrow(RangeError);
-    expect(() => createSpeakableText({ codeBlocks: { say: 1 as never } })).toThrow(RangeError);
+  it('throws a ValidationError at creation for bad options', () => {
+    expect(() => speakableText({ codeBlocks: 'read' as never })).toThrow(ValidationError);
+    expect(() => speakableText({ maxBufferSize: 3 })).toThrow(ValidationError);
+    expect(() => createSpeakableText({ codeBlocks: { say: 1 as never } })).toThrow(ValidationError);
   });
 });
 

@@ -246,8 +246,8 @@ export class RxVoiceClient {
    * (`text$.pipe(client.speak({ voice_id: 1, word_timestamps: true }))`). Uses this
    * client's address, key (header, or `api_key` query for a browser-style WebSocket),
    * WebSocket constructor and scheduler. `output_format` defaults to `'wav'` (the
-   * service's default is mp3). See `speak` in `src/live/session.ts` for events, errors,
-   * barge-in and `reconnect`.
+   * service's default is mp3). Bad options throw a `ValidationError` at once. See `speak`
+   * in `src/live/session.ts` for events, errors, barge-in and `reconnect`.
    */
   speak(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const connection = this.#liveConnection();

@@ -67,7 +67,8 @@ export class ValidationError extends RxVoiceError {
   constructor(issues: ValidationIssue[], options: { source: 'local' | 'server'; endpoint?: string; cause?: unknown }) {
     const where = options.endpoint ? ` for ${options.endpoint}` : '';
     const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
-    super('validation', `Invalid request${where}: ${summary}`, { cause: options.cause });
+    const what = issues.length > 0 && issues.every((i) => i.loc[0] === 'options') ? 'options' : 'request';
+    super('validation', `Invalid ${what}${where}: ${summary}`, { cause: options.cause });
     this.issues = issues;
     this.source = options.source;
     this.endpoint = options.endpoint;

@@ -165,8 +165,8 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
   return url.toString();
 }
 
-/** Check the options with their schemas: the resolved session, or every issue found. */
-function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak | ValidationError {
+/** Check the options with their schemas: the resolved session, or a ValidationError with every issue found. */
+function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
   const { reconnect, scheduler, readyTimeoutMs, maxPayload, ...configInput } = options;
   const issues: ValidationIssue[] = [];
   const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
@@ -179,7 +179,7 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
   const url = sessionUrl(connection.wsUrl, headersSupported ? undefined : connection.apiKey);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
   if (!config.success || !client.success || url === undefined) {
-    return new ValidationError(issues, { source: 'local', endpoint: routes.liveTts });
+    throw new ValidationError(issues, { source: 'local', endpoint: routes.liveTts });
   }
   return {
     ...client.data,
@@ -230,8 +230,8 @@ function startFrame(config: SessionConfig): ClientFrame {
  * `ready`, then per segment `segmentStart`, `audio`..., `segmentDone` (or `segmentSkipped`),
  * and `done`.</span>
  *
- * Subscribing validates the options (a {@link ValidationError} before anything is sent,
- * no connection made), opens the WebSocket, sends `session.start` and subscribes to the
+ * Bad options throw a {@link ValidationError} at once, when `speak` is called (nothing
+ * is sent, no connection made). Subscribing opens the WebSocket, sends `session.start` and subscribes to the
  * text source at once (so that an LLM starts producing while the socket connects). Text
  * that arrives before `session.ready` is buffered and sent, in order, right after it;
  * each non-empty string becomes one `text.chunk` (empty strings are skipped). When the text source completes,
@@ -299,15 +299,12 @@ function startFrame(config: SessionConfig): ClientFrame {
  * (`reconnect`, `scheduler`, `readyTimeoutMs`, `maxPayload`).
  * @return A function that returns an Observable of {@link LiveSpeechEvent}s for a text
  * source.
+ * @throws {ValidationError} At once, for bad options or a `wsUrl` that is not a ws(s) address.
  */
 export function speak(connection: LiveConnection, options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
   const resolved = resolve(connection, options);
   return (text$) =>
     new Observable<LiveSpeechEvent>((subscriber) => {
-      if (resolved instanceof ValidationError) {
-        subscriber.error(resolved);
-        return undefined;
-      }
       const session = new LiveSession(resolved, subscriber);
       session.start(text$);
       return () => session.stop();

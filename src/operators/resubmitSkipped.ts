@@ -1,8 +1,16 @@
 import { defer, from, Observable, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import { LiveSessionError, liveSessionError } from '../core/errors.js';
+import { func, integerAtLeast, z } from '../core/options.js';
+import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { SpeechLedger } from '../live/ledger.js';
 import { createSentenceSegmenter } from '../text/sentences.js';
+
+const OptionsSchema = z.object({
+  speakOperator: func<OperatorFunction<string, LiveSpeechEvent>>(),
+  maxAttempts: z.optional(integerAtLeast(0)),
+  locale: z.optional(z.string()),
+});
 
 /** Options of {@link resubmitSkipped}. */
 export interface ResubmitSkippedOptions {
@@ -68,14 +76,16 @@ const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim();
  * @param speakOperator The live speech operator (`speak(connection, options)` or `client.speak(options)`).
  * @param options `maxAttempts` (default 2) and the text's `locale`.
  * @return A function that returns an Observable of the session's events.
+ * @throws {ValidationError} At once, for bad options (`maxAttempts` not an integer >= 0, ...).
  */
 export function resubmitSkipped(
   speakOperator: OperatorFunction<string, LiveSpeechEvent>,
   options: ResubmitSkippedOptions = {},
 ): OperatorFunction<string, LiveSpeechEvent> {
-  const maxAttempts = options.maxAttempts ?? 2;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 0) throw new RangeError('maxAttempts must be a non-negative integer');
-  const newSegmenter = () => createSentenceSegmenter(options.locale ? { locale: options.locale } : {});
+  const checked = checkOptions(OptionsSchema, { ...options, speakOperator }, 'resubmitSkipped');
+  const maxAttempts = checked.maxAttempts ?? 2;
+  const locale = checked.locale;
+  const newSegmenter = () => createSentenceSegmenter(locale ? { locale } : {});
   return (text$) =>
     defer(() => {
       /** Resubmissions so far, per (whitespace-normalized) text, across sessions. */

@@ -1,5 +1,15 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { milliseconds, scheduler, z } from '../core/options.js';
+import { checkOptions } from '../core/validation.js';
 import { createSentenceSegmenter, sentenceSegmenterOptions } from '../text/sentences.js';
+
+const OptionsSchema = z.object({
+  locale: z.optional(z.string()),
+  maxBufferSize: z.optional(z.number()),
+  idleTimeout: z.optional(milliseconds()),
+  firstIdleTimeout: z.optional(milliseconds()),
+  scheduler: z.optional(scheduler()),
+});
 
 /** Options of {@link segmentSentences}. */
 export interface SegmentSentencesOptions {
@@ -75,25 +85,21 @@ export interface SegmentSentencesOptions {
  * ```
  *
  * @param options Locale, buffer bound, idle flush timeouts (ms) and scheduler.
- * @throws {RangeError} When `idleTimeout` or `firstIdleTimeout` is negative or not finite, or
- * `maxBufferSize` is not an integer of at least 16.
+ * @throws {ValidationError} At once, for bad options: `idleTimeout` or `firstIdleTimeout`
+ * negative or not finite, `maxBufferSize` not an integer >= 16, a `scheduler` that is not one.
  * @return A function that returns an Observable of sentences (strings, never empty).
  */
 export function segmentSentences(options: SegmentSentencesOptions = {}): OperatorFunction<string, string> {
-  const { locale, maxBufferSize, idleTimeout, firstIdleTimeout } = options;
-  const scheduler = options.scheduler ?? asyncScheduler;
-  sentenceSegmenterOptions({ locale, maxBufferSize }); // throws a RangeError now, not inside the stream
-  for (const [name, value] of [['idleTimeout', idleTimeout], ['firstIdleTimeout', firstIdleTimeout]] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
-      throw new RangeError(`segmentSentences: ${name} must be a finite number of milliseconds >= 0, got ${String(value)}`);
-    }
-  }
+  const { locale, maxBufferSize, idleTimeout, firstIdleTimeout, ...rest } = checkOptions(OptionsSchema, options, 'segmentSentences');
+  const scheduler = rest.scheduler ?? asyncScheduler;
+  const segmenterOptions = {
+    ...(locale !== undefined ? { locale } : {}),
+    ...(maxBufferSize !== undefined ? { maxBufferSize } : {}),
+  };
+  sentenceSegmenterOptions(segmenterOptions); // the sentence core's own options, checked now too
   return (source) =>
     new Observable<string>((subscriber) => {
-      const segmenter = createSentenceSegmenter({
-        ...(locale !== undefined ? { locale } : {}),
-        ...(maxBufferSize !== undefined ? { maxBufferSize } : {}),
-      });
+      const segmenter = createSentenceSegmenter(segmenterOptions);
       let emitted = false;
       let timer: Subscription | undefined;
 

@@ -1,5 +1,7 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import { parseWavHeader } from '../audio/wav.js';
+import { func, z } from '../core/options.js';
+import { checkOptions } from '../core/validation.js';
 import type { SpokenSegment } from '../live/events.js';
 
 /** One word on the timeline of a whole live session. */
@@ -13,6 +15,8 @@ export interface TimelineWord {
   /** Position of the word in the whole timeline, from 0. */
   index: number;
 }
+
+const OptionsSchema = z.object({ durationOf: z.optional(func<(segment: SpokenSegment) => number | undefined>()) });
 
 /** Options of {@link wordTimeline}. */
 export interface WordTimelineOptions {
@@ -73,9 +77,10 @@ export function segmentDuration(segment: SpokenSegment): number {
  *
  * @param options `durationOf` to measure segments of a compressed format exactly.
  * @return A function that returns an Observable of {@link TimelineWord}s.
+ * @throws {ValidationError} At once, when `durationOf` is given and not a function.
  */
 export function wordTimeline(options: WordTimelineOptions = {}): OperatorFunction<SpokenSegment, TimelineWord> {
-  const durationOf = options.durationOf ?? segmentDuration;
+  const durationOf = checkOptions(OptionsSchema, options, 'wordTimeline').durationOf ?? segmentDuration;
   return (source) =>
     defer(() => {
       let offset = 0;

@@ -11,6 +11,8 @@ import { SinkError, toSinkError } from './errors.js';
 import { isPcmChunk, isSpokenSegment, PcmAssembler, segmentIsWav, type PcmSinkInput } from './inputs.js';
 import { DEFAULT_PLAYERS, findPlayer, type PlayerCandidate, type PlayerCommand, type PlayerInput } from './players.js';
 import { sinkOperator } from './runSink.js';
+import { checkOptions } from '../core/validation.js';
+import { AudioDeviceOptionsSchema } from './options.js';
 import { StreamWriter } from './streamWriter.js';
 import { stripId3v1, stripId3v2 } from './id3.js';
 
@@ -101,8 +103,10 @@ interface Exit {
  *
  * @param options The player, the PATH to search, the kill grace.
  * @return An Observable of playback progress, ending with `done`.
+ * @throws {ValidationError} At once, for bad options (nothing is opened or written).
  */
 export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunction<AudioDeviceInput, AudioDeviceProgress> {
+  checkOptions(AudioDeviceOptionsSchema, options, 'toAudioDevice');
   const spawn = options.spawn ?? nodeSpawn;
   const env = options.env ?? process.env;
   const grace = options.killGraceMs ?? 500;

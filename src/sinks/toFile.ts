@@ -1,6 +1,8 @@
 import type { OperatorFunction } from 'rxjs';
 import type { SpokenSegment } from '../live/events.js';
 import { AtomicFile, checkWritablePath } from './atomicFile.js';
+import { checkOptions } from '../core/validation.js';
+import { FileOptionsSchema } from './options.js';
 import { SinkError, toSinkError } from './errors.js';
 import { isSpokenSegment, segmentIsWav } from './inputs.js';
 import { stripId3v1, stripId3v2 } from './id3.js';
@@ -76,8 +78,10 @@ export type FileSinkInput = SpokenSegment | Uint8Array;
  * @param path Where the file ends up.
  * @param options fsync, file mode, joining.
  * @return An Observable of write progress, ending with `done`.
+ * @throws {ValidationError} At once, for bad options (nothing is opened or written).
  */
 export function toFile(path: string, options: FileOptions = {}): OperatorFunction<FileSinkInput, FileProgress> {
+  checkOptions(FileOptionsSchema, { ...options, path }, 'toFile');
   const join = options.join ?? true;
   return sinkOperator<FileSinkInput, FileProgress>(() => {
     // Before the source is subscribed: throws SinkError when the file cannot be written.

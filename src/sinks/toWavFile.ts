@@ -2,6 +2,8 @@ import type { OperatorFunction } from 'rxjs';
 import { wavHeader, WAV_HEADER_BYTES, type PcmFormat } from '../audio/wav.js';
 import { patchWavSizes, pcmSeconds } from '../audio/pcm.js';
 import { AtomicFile, checkWritablePath } from './atomicFile.js';
+import { checkOptions } from '../core/validation.js';
+import { WavFileOptionsSchema } from './options.js';
 import { toSinkError } from './errors.js';
 import { PcmAssembler, type PcmSinkInput } from './inputs.js';
 import { sinkOperator } from './runSink.js';
@@ -95,8 +97,10 @@ const DEFAULT_EMPTY_FORMAT: PcmFormat = { sampleRate: 22050, channels: 1, bitsPe
  * @param path Where the WAV file ends up.
  * @param options Format for empty streams, fsync, file mode.
  * @return An Observable of write progress, ending with `done`.
+ * @throws {ValidationError} At once, for bad options (nothing is opened or written).
  */
 export function toWavFile(path: string, options: WavFileOptions = {}): OperatorFunction<PcmSinkInput, WavFileProgress> {
+  checkOptions(WavFileOptionsSchema, { ...options, path }, 'toWavFile');
   return sinkOperator<PcmSinkInput, WavFileProgress>(() => {
     // Before the source is subscribed (nothing upstream starts, or is paid for, when
     // the file cannot be written): throws SinkError.

@@ -5,6 +5,8 @@ import { pcmSeconds, streamingWavHeader } from '../audio/pcm.js';
 import { SinkError, toSinkError } from './errors.js';
 import { isPcmChunk, isSpokenSegment, PcmAssembler, type PcmSinkInput } from './inputs.js';
 import { sinkOperator } from './runSink.js';
+import { checkOptions } from '../core/validation.js';
+import { WritableOptionsSchema } from './options.js';
 import { StreamWriter } from './streamWriter.js';
 
 /** Options of `toWritable`. */
@@ -73,8 +75,10 @@ export type WritableSinkInput = PcmSinkInput | Uint8Array;
  * @param stream Where to write.
  * @param options WAV unwrapping, end, destroy.
  * @return An Observable of write progress, ending with `done`.
+ * @throws {ValidationError} At once, for bad options (nothing is opened or written).
  */
 export function toWritable(stream: Writable, options: WritableOptions = {}): OperatorFunction<WritableSinkInput, WritableProgress> {
+  checkOptions(WritableOptionsSchema, { ...options, stream }, 'toWritable');
   return sinkOperator<WritableSinkInput, WritableProgress>((fail) => {
     const writer = new StreamWriter(stream);
     const assembler = new PcmAssembler('toWritable');

@@ -1,4 +1,5 @@
 import { defer, type Observable } from 'rxjs';
+import { optionError } from '../core/validation.js';
 import { fromReadable } from './fromReadable.js';
 
 /**
@@ -35,11 +36,12 @@ export interface FromFileOptions {
  * @param path Path of the file.
  * @param options Chunk size and encoding.
  * @return An Observable of the decoded text chunks.
+ * @throws {ValidationError} At once, when `chunkSize` is not an integer >= 1.
  */
 export function fromFile(path: string, options: FromFileOptions = {}): Observable<string> {
   const chunkSize = options.chunkSize ?? 64 * 1024;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
-    throw new RangeError(`fromFile: chunkSize must be a positive integer, got ${String(chunkSize)}`);
+    throw optionError('fromFile', ['chunkSize'], 'must be an integer >= 1', 'greater_than_equal');
   }
   return defer(() =>
     fromReadable(nodeFs().createReadStream(path, { highWaterMark: chunkSize }), {

@@ -57,7 +57,9 @@
  * NOTE: `maxBufferSize` (default 65 536 code units) bounds the buffer: beyond it the text is
  * cut at the last whitespace (or hard, never inside a surrogate pair).
  */
+import { optionError } from '../core/validation.js';
 import { rulesFor, type LocaleRules } from './abbreviations.js';
+
 
 export interface SentenceSegmenterOptions {
   /** Locale tag (e.g. `en-us`, `de-de`) choosing abbreviation sets. */
@@ -311,18 +313,18 @@ function bareWord(raw: string): { word: string; lead: number } {
   return { word: w, lead: k };
 }
 
-/** A `maxBufferSize` option checked (an integer of at least 16; default 65 536): throws a RangeError. */
-export function bufferSizeOption(value: number | undefined): number {
+/** A `maxBufferSize` option checked (an integer of at least 16; default 65 536): throws a ValidationError (no clamping). */
+export function bufferSizeOption(value: number | undefined, where = 'createSentenceSegmenter'): number {
   const size = value ?? 65536;
-  if (!Number.isInteger(size) || size < 16) throw new RangeError(`maxBufferSize must be an integer >= 16 (code units), got ${String(value)}`);
+  if (!Number.isInteger(size) || size < 16) throw optionError(where, ['maxBufferSize'], 'must be an integer >= 16 (code units)', 'greater_than_equal');
   return size;
 }
 
-/** A validated copy of the options (the one place they are checked): throws a RangeError. */
+/** A validated copy of the options (the one place they are checked): throws a ValidationError. */
 export function sentenceSegmenterOptions(options: SentenceSegmenterOptions = {}): { locale: string | undefined; maxBufferSize: number } {
   const maxBufferSize = bufferSizeOption(options.maxBufferSize);
   if (options.locale !== undefined && typeof options.locale !== 'string') {
-    throw new RangeError(`locale must be a string such as "en-us", got ${typeof options.locale}`);
+    throw optionError('createSentenceSegmenter', ['locale'], 'must be a string such as "en-us"', 'string_type');
   }
   return { locale: options.locale, maxBufferSize };
 }

@@ -32,6 +32,7 @@
  * Every output piece says where it came from: `input.slice(start, end)` is the markdown it
  * renders, so captions can show the markdown's own words.
  */
+import { optionError } from '../core/validation.js';
 import { bufferSizeOption } from './sentences.js';
 
 /** One piece of speakable text and the range of the original markdown it renders. */
@@ -66,13 +67,13 @@ export interface SpeakableTextCore {
   end(): SpeakablePiece[];
 }
 
-/** Validated options (the one place they are checked): throws a RangeError. */
+/** Validated options (the one place they are checked): throws a ValidationError. */
 export function speakableTextOptions(options: SpeakableTextOptions = {}): { codeBlocks: CodeBlockMode; maxBufferSize: number } {
   const codeBlocks = options.codeBlocks ?? 'skip';
   if (!(codeBlocks === 'skip' || codeBlocks === 'speak' || (typeof codeBlocks === 'object' && codeBlocks !== null && typeof codeBlocks.say === 'string'))) {
-    throw new RangeError(`codeBlocks must be 'skip', 'speak' or { say: string }, got ${JSON.stringify(codeBlocks)}`);
+    throw optionError('speakableText', ['codeBlocks'], "must be 'skip', 'speak' or { say: string }");
   }
-  return { codeBlocks, maxBufferSize: bufferSizeOption(options.maxBufferSize) };
+  return { codeBlocks, maxBufferSize: bufferSizeOption(options.maxBufferSize, 'speakableText') };
 }
 
 /** How far a `[`, `<` or a table line looks ahead before it counts as plain text. */

@@ -11,6 +11,16 @@ import { createClient, type RxVoiceClient } from '../../src/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ValidationError } from '../../src/core/errors.js';
 import { rejectionOf } from './helpers.js';
+import { PassThrough } from 'node:stream';
+import { segmentSentences } from '../../src/operators/segmentSentences.js';
+import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
+import { wordTimeline } from '../../src/operators/wordTimeline.js';
+import { createSentenceSegmenter } from '../../src/text/sentences.js';
+import { toFile } from '../../src/sinks/toFile.js';
+import { toWavFile } from '../../src/sinks/toWavFile.js';
+import { toWritable } from '../../src/sinks/toWritable.js';
+import { toAudioDevice } from '../../src/sinks/toAudioDevice.js';
+import { fromFile } from '../../src/sources/fromFile.js';
 
 // ---------------------------------------------------------------------------
 // Field descriptions and the mutations they imply
@@ -495,6 +505,21 @@ afterAll(async () => {
   console.info(`[bad-input] ${cases} cases rejected locally`);
 });
 
+/** Make an operator (or sink, or session) with bad options: a local ValidationError with an issue at `loc`, thrown at once. */
+function expectThrown(make: () => unknown, loc: (string | number)[]): void {
+  cases++;
+  let error: unknown;
+  try {
+    make();
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error).toBeInstanceOf(ValidationError);
+  const validation = error as ValidationError;
+  expect(validation.source).toBe('local');
+  expect(validation.issues.map((i) => i.loc)).toContainEqual(loc);
+}
+
 /** Call, expect a local ValidationError with an issue at `loc`, and nothing sent. */
 async function expectRejected(make: () => Observable<unknown>, loc: (string | number)[]): Promise<void> {
   cases++;
@@ -630,12 +655,57 @@ describe('live speak options rejected before any connection', () => {
   for (const { label, options: speakOptions, loc } of options) {
     it(`speak: ${label}`, async () => {
       const upgrades = emu.requests.filter((r) => r.method === 'UPGRADE').length;
-      await expectRejected(() => of('Hello there.').pipe(client.speak(speakOptions as never)), loc);
+      // options are checked when the operator is made: a synchronous throw
+      expectThrown(() => client.speak(speakOptions as never), loc);
+      await new Promise((resolve) => setTimeout(resolve, 20));
       expect(emu.requests.filter((r) => r.method === 'UPGRADE').length).toBe(upgrades);
     });
   }
   it('a valid speak does connect (the check above is not vacuous)', async () => {
     await lastValueFrom(of('Hi.').pipe(client.speak({ voice_id: 1, idle_timeout: 0.05 })));
     expect(emu.requests.some((r) => r.method === 'UPGRADE')).toBe(true);
+  });
+});
+
+describe('one policy: bad options throw a ValidationError when the operator, sink or source is made', () => {
+  const speakStub = () => of({ type: 'done' as const });
+  const cases: { label: string; make: () => unknown; loc: (string | number)[] }[] = [
+    ...[-1, Number.NaN, Number.POSITIVE_INFINITY, '5'].map((v) => ({
+      label: `segmentSentences idleTimeout ${String(v)}`,
+      make: () => segmentSentences({ idleTimeout: v as number }),
+      loc: ['options', 'idleTimeout'],
+    })),
+    { label: 'segmentSentences firstIdleTimeout -5', make: () => segmentSentences({ firstIdleTimeout: -5 }), loc: ['options', 'firstIdleTimeout'] },
+    { label: 'segmentSentences scheduler {}', make: () => segmentSentences({ scheduler: {} as never }), loc: ['options', 'scheduler'] },
+    { label: 'segmentSentences locale 5', make: () => segmentSentences({ locale: 5 as never }), loc: ['options', 'locale'] },
+    // the sentence core no longer clamps a tiny buffer: it refuses it
+    ...[1, 15, 16.5].map((v) => ({ label: `segmentSentences maxBufferSize ${v}`, make: () => segmentSentences({ maxBufferSize: v }), loc: ['options', 'maxBufferSize'] })),
+    { label: 'createSentenceSegmenter maxBufferSize 8', make: () => createSentenceSegmenter({ maxBufferSize: 8 }), loc: ['options', 'maxBufferSize'] },
+    ...[-1, 1.5].map((v) => ({ label: `resubmitSkipped maxAttempts ${v}`, make: () => resubmitSkipped(speakStub, { maxAttempts: v }), loc: ['options', 'maxAttempts'] })),
+    { label: 'resubmitSkipped without an operator', make: () => resubmitSkipped(undefined as never), loc: ['options', 'speakOperator'] },
+    { label: 'wordTimeline durationOf 3', make: () => wordTimeline({ durationOf: 3 as never }), loc: ['options', 'durationOf'] },
+    { label: 'toFile path ""', make: () => toFile(''), loc: ['options', 'path'] },
+    { label: 'toFile mode -1', make: () => toFile('x.wav', { mode: -1 }), loc: ['options', 'mode'] },
+    { label: 'toFile join "yes"', make: () => toFile('x.wav', { join: 'yes' as never }), loc: ['options', 'join'] },
+    { label: 'toWavFile format 8-bit', make: () => toWavFile('x.wav', { format: { sampleRate: 22050, channels: 1, bitsPerSample: 8, audioFormat: 1 } }), loc: ['options', 'format', 'bitsPerSample'] },
+    { label: 'toWavFile fsync 1', make: () => toWavFile('x.wav', { fsync: 1 as never }), loc: ['options', 'fsync'] },
+    { label: 'toWritable not a stream', make: () => toWritable({} as never), loc: ['options', 'stream'] },
+    { label: 'toAudioDevice killGraceMs -1', make: () => toAudioDevice({ killGraceMs: -1 }), loc: ['options', 'killGraceMs'] },
+    { label: 'toAudioDevice player without command', make: () => toAudioDevice({ player: { command: '' } }), loc: ['options', 'player', 'command'] },
+    { label: 'fromFile chunkSize 0', make: () => fromFile('x.txt', { chunkSize: 0 }), loc: ['options', 'chunkSize'] },
+  ];
+  for (const { label, make, loc } of cases) {
+    it(label, () => expectThrown(make, loc));
+  }
+
+  it('valid options do not throw (the checks above are not vacuous)', () => {
+    expect(() => segmentSentences({ idleTimeout: 0, firstIdleTimeout: 250, maxBufferSize: 16, locale: 'de-de' })).not.toThrow();
+    expect(() => resubmitSkipped(speakStub, { maxAttempts: 0 })).not.toThrow();
+    expect(() => wordTimeline({ durationOf: () => 1 })).not.toThrow();
+    expect(() => toFile('x.wav', { mode: 0o600, join: false, fsync: false })).not.toThrow();
+    expect(() => toWavFile('x.wav', { format: { sampleRate: 22050, channels: 1, bitsPerSample: 16, audioFormat: 1 } })).not.toThrow();
+    expect(() => toWritable(new PassThrough(), { end: true })).not.toThrow();
+    expect(() => toAudioDevice({ killGraceMs: 0, player: { command: 'aplay', args: ['-q'] } })).not.toThrow();
+    expect(() => fromFile('x.txt', { chunkSize: 1 })).not.toThrow();
   });
 });
