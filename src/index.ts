@@ -12,7 +12,7 @@ import type { ClientOptions } from './client/config.js';
  * ## Example
  * ```ts
  * const client = createClient({ apiKey, baseUrl });
- * const { result: wav } = await lastValueFrom(client.textToSound({ prompt: 'rain on a tin roof' }));
+ * const wav = await lastValueFrom(client.textToSound({ prompt: 'rain on a tin roof' }).pipe(taskResult()));
  * ```
  */
 export function createClient(options: ClientOptions = {}): RxVoiceClient {

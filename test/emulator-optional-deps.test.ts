@@ -38,7 +38,8 @@ import { register } from 'node:module';
 register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});
 const { default: WebSocket } = await import(${JSON.stringify(pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('ws')).href)});
 const root = await import(${JSON.stringify(src('index.ts'))});
-const { startEmulator } = await import(${JSON.stringify(src('emulator/index.ts'))});
+const emulatorEntry = await import(${JSON.stringify(src('emulator/index.ts'))});
+const { startEmulator } = emulatorEntry;
 const out = { rootExports: typeof root.createClient };
 
 function session(url, start) {
@@ -62,6 +63,10 @@ out.toneMp3 = await session(tone.wsUrl + key, { output_format: 'mp3' });
 await tone.close();
 
 const espeak = await startEmulator();
+out.typed = await espeak.context.synthesizer().then(
+  () => undefined,
+  (e) => ({ name: e.name, packageName: e.packageName, typed: e instanceof (emulatorEntry.EspeakUnavailableError) }),
+);
 const res = await fetch(espeak.baseUrl + '/tts-stream', {
   method: 'POST',
   headers: { 'x-api-key': espeak.apiKey, 'content-type': 'application/json' },
@@ -79,6 +84,7 @@ interface ChildResult {
   toneMp3: { code: number; error?: string };
   espeakHttp: { status: number; body: { error?: string } };
   espeakLive: { code: number; error?: string };
+  typed: { name: string; packageName: string; typed: boolean };
 }
 
 function runChild(): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -131,7 +137,9 @@ describe('optional dependencies', () => {
     expect(out.toneWav.frames).toEqual(['session.ready', 'segment.start', 'segment.done', 'session.done']);
     // mp3 without the encoder: 4400 with a message naming the way out.
     expect(out.toneMp3.code).toBe(4400);
-    expect(out.toneMp3.error).toMatch(/output_format "mp3" is not supported.*"wav"/);
+    expect(out.toneMp3.error).toMatch(/output_format "mp3" is not supported.*"wav".*npm install @breezystack\/lamejs/);
+    // the typed error, exported from rxvoice/emulator, names the package
+    expect(out.typed).toEqual({ name: 'EspeakUnavailableError', packageName: 'espeak-ng', typed: true });
     // espeak without espeak-ng: HTTP 500 and live 1011, both naming the package and the tone fallback.
     expect(out.espeakHttp.status).toBe(500);
     expect(out.espeakHttp.body.error).toMatch(/espeak-ng.*npm install espeak-ng.*synth: 'tone'/);

@@ -1,6 +1,7 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import wavefile from 'wavefile';
 import { canEncode, encodeAudio, resample, UnsupportedAudioFormatError } from '../src/audio/encode.js';
+import { loadMp3Encoder } from '../src/audio/mp3.js';
 import { parseWavHeader } from '../src/audio/wav.js';
 import { EmulatorOptionsSchema } from '../src/emulator/options.js';
 import { loadSynthesizer } from '../src/emulator/synth/index.js';
@@ -100,7 +101,9 @@ describe('encodeAudio', () => {
     });
   });
 
-  it('encodes mp3 with the optional encoder, and rejects flac/aac/adts with a typed error', () => {
+  it('encodes mp3 with the optional encoder, and rejects flac/aac/adts with a typed error', async () => {
+    expect(canEncode('mp3')).toBe(false); // not loaded yet
+    expect(await loadMp3Encoder()).toBe(true);
     expect(canEncode('mp3')).toBe(true);
     const tone = new Int16Array(22050);
     for (let i = 0; i < tone.length; i++) tone[i] = Math.round(Math.sin((2 * Math.PI * 440 * i) / 22050) * 10000);

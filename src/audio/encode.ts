@@ -5,12 +5,19 @@
  */
 import type { LiveOutputFormat, TtsStreamFormat } from '../core/schemas.js';
 import { encodeWav16 } from './wav.js';
-import { encodeMp3, mp3Available, nearestMp3SampleRate } from './mp3.js';
+import { encodeMp3, LAME_PACKAGE, mp3Available, nearestMp3SampleRate } from './mp3.js';
+
+export { loadMp3Encoder } from './mp3.js';
 
 /** Any output format named by the service (live session or `/tts-stream`). */
 export type OutputFormat = TtsStreamFormat | LiveOutputFormat;
 
 /** Thrown by {@link encodeAudio} for a format this build cannot encode. */
+/** What to do about a format `canEncode` refuses: for mp3, the package to install. */
+export function missingEncoderHint(format: string): string {
+  return format === 'mp3' && !mp3Available() ? ` (mp3 needs the optional package ${LAME_PACKAGE}: npm install ${LAME_PACKAGE})` : '';
+}
+
 export class UnsupportedAudioFormatError extends Error {
   override name = 'UnsupportedAudioFormatError';
   readonly code = 'unsupported_format' as const;

@@ -15,17 +15,29 @@ interface LameModule {
 /** Sample rates an MPEG-1/2/2.5 layer III stream can carry. */
 export const MP3_SAMPLE_RATES = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
 
-const LAME_PACKAGE = '@breezystack/lamejs';
-// A variable specifier: the package is optional and ships no usable typings.
-const lame: LameModule | undefined = await import(LAME_PACKAGE).then(
-  (mod: Partial<LameModule> & { default?: Partial<LameModule> }) => {
-    const ctor = mod.Mp3Encoder ?? mod.default?.Mp3Encoder;
-    return ctor ? { Mp3Encoder: ctor } : undefined;
-  },
-  () => undefined,
-);
+/** The optional package that encodes mp3. */
+export const LAME_PACKAGE = '@breezystack/lamejs';
+let lame: LameModule | undefined;
+let loading: Promise<boolean> | undefined;
 
-/** Whether the optional MP3 encoder is installed. */
+/**
+ * Load the optional encoder, once (the emulator does at start). Resolves whether it is
+ * installed. An import, not a top-level await, so that `require('rxvoice/emulator')` works.
+ */
+export function loadMp3Encoder(): Promise<boolean> {
+  // A variable specifier: the package is optional and ships no usable typings.
+  loading ??= import(LAME_PACKAGE).then(
+    (mod: Partial<LameModule> & { default?: Partial<LameModule> }) => {
+      const ctor = mod.Mp3Encoder ?? mod.default?.Mp3Encoder;
+      lame = ctor ? { Mp3Encoder: ctor } : undefined;
+      return lame !== undefined;
+    },
+    () => false,
+  );
+  return loading;
+}
+
+/** Whether the optional MP3 encoder is installed and loaded ({@link loadMp3Encoder}). */
 export function mp3Available(): boolean {
   return lame !== undefined;
 }
@@ -42,7 +54,7 @@ export function nearestMp3SampleRate(rate: number): number {
  * 48 kbit/s below). `sampleRate` must be one of {@link MP3_SAMPLE_RATES}.
  */
 export function encodeMp3(pcm: Int16Array, sampleRate: number): Uint8Array {
-  if (!lame) throw new Error(`mp3 encoding needs the optional package ${LAME_PACKAGE}`);
+  if (!lame) throw new Error(`mp3 encoding needs the optional package ${LAME_PACKAGE} (npm install ${LAME_PACKAGE})`);
   if (!(MP3_SAMPLE_RATES as readonly number[]).includes(sampleRate)) {
     throw new RangeError(`mp3 cannot carry ${sampleRate} Hz; use one of ${MP3_SAMPLE_RATES.join(', ')}`);
   }

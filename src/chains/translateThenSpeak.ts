@@ -97,6 +97,7 @@ function check<S extends z.ZodType>(schema: S, request: unknown, endpoint: strin
  *
  * ```ts
  * // batches [t1], [t2, t3], [t4..t7], ...: one POST /translation task each, all at once
+ * const batches = [['Good morning.'], ['How are you?', 'Fine, thanks.']];
  * concat(...batches.map((texts) => client.translate({ texts, source_language: 'en-us', target_language: 'de-de' }).pipe(taskResult())))
  *   .pipe(
  *     mergeMap((result) => result.texts.map((text) => `${text}\n\n`)),

@@ -27,6 +27,7 @@ export interface BackoffOptions {
  * @param options `baseDelayMs` and `maxDelayMs`.
  * @param random A random source in [0, 1); default `Math.random` (tests pass a fixed one).
  * @return The delay, ms.
+ * @internal
  */
 export function backoffDelay(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
   const raw = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt);

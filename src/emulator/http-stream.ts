@@ -5,7 +5,7 @@
  */
 import { routes } from '../core/routes.js';
 import { TranslationStreamRequestSchema, TtsStreamRequestSchema } from '../core/schemas.js';
-import { canEncode, encodeAudio, encodedSampleRate, mimeTypeOf, resample, type OutputFormat } from '../audio/encode.js';
+import { canEncode, encodeAudio, missingEncoderHint, encodedSampleRate, mimeTypeOf, resample, type OutputFormat } from '../audio/encode.js';
 import { WAV_HEADER_BYTES, wavHeader } from '../audio/wav.js';
 import { encodeSseEvent } from '../text/sse-encode.js';
 import { compileRoute, invalidAt, parseJsonBody, problem, validate, type CompiledRoute, type Handler } from './http-util.js';
@@ -47,7 +47,7 @@ const ttsStream: Handler = async (ctx) => {
   if (!voice) throw invalidAt(['body', 'voice_id'], `unknown voice_id ${body.voice_id}`);
   const format = body.output_configuration.format;
   if (!canEncode(format)) {
-    throw invalidAt(['body', 'output_configuration', 'format'], `output format "${format}" is not supported by the emulator`);
+    throw invalidAt(['body', 'output_configuration', 'format'], `output format "${format}" is not supported by the emulator${missingEncoderHint(format)}`);
   }
   const synth = await state.synthesizer();
   const language = resolveLanguage(body.language);

@@ -12,6 +12,7 @@ import { EmulatorOptionsSchema, type EmulatorOptions } from './options.js';
 import { startNetworkRelay, type NetworkRelay } from './network.js';
 import { startServer } from './server.js';
 import { createEmulatorState, type EmulatorState, type RequestLogEntry } from './state.js';
+import { loadMp3Encoder } from '../audio/encode.js';
 
 export { EmulatorOptionsSchema, FaultsSchema, DEFAULT_DEV_API_KEY } from './options.js';
 export type { EmulatorOptions, ResolvedEmulatorOptions, Faults, Latency } from './options.js';
@@ -19,6 +20,7 @@ export { DEFAULT_VOICE_ID, LIBRARY_VOICES } from './state.js';
 export type { EmulatorState, RequestLogEntry, TaskRecord } from './state.js';
 export type { EmulatorContext } from './types.js';
 export { pseudoLocalize } from './pseudo.js';
+export { EspeakUnavailableError } from './synth/espeak.js';
 export { TRANSLATION_FAIL_TRIGGER, STREAMING_WAV_SIZE } from './http-stream.js';
 
 /** A running emulator. */
@@ -52,6 +54,7 @@ export interface Emulator {
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const resolved = EmulatorOptionsSchema.parse(options);
+  await loadMp3Encoder();
   const state = createEmulatorState(resolved);
   // A wildcard address is reached through loopback.
   const reachable = resolved.host === '0.0.0.0' ? '127.0.0.1' : resolved.host === '::' ? '::1' : resolved.host;

@@ -30,7 +30,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type RawData } from 'ws';
-import { canEncode, encodeAudio, encodedSampleRate } from '../audio/encode.js';
+import { canEncode, missingEncoderHint, encodeAudio, encodedSampleRate } from '../audio/encode.js';
 import {
   CloseCodes,
   MAX_AUDIO_FRAME_BYTES,
@@ -205,7 +205,8 @@ class LiveSession {
     if (!canEncode(config.output_format)) {
       return this.reject(
         `output_format "${config.output_format}" is not supported by the emulator; use "wav"` +
-          (canEncode('mp3') ? ' or "mp3"' : ''),
+          (canEncode('mp3') ? ' or "mp3"' : '') +
+          missingEncoderHint(config.output_format),
       );
     }
     const synth = await this.context.synthesizer();

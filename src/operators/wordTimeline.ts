@@ -69,6 +69,8 @@ export function segmentDuration(segment: SpokenSegment): number {
  *
  * ## Example
  * ```ts
+ * import type { TimelineWord } from 'rxvoice/operators';
+ *
  * const heard: TimelineWord[] = [];
  * text$.pipe(client.speak({ voice_id: 1, word_timestamps: true }), concatSegments(), wordTimeline())
  *   .subscribe((word) => heard.push(word));

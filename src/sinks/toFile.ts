@@ -72,7 +72,7 @@ export type FileSinkInput = SpokenSegment | Uint8Array;
  *
  * ## Example
  * ```ts
- * await lastValueFrom(client.speak(text$, { output_format: 'mp3' }).pipe(concatSegments(), toFile('out.mp3')));
+ * await lastValueFrom(text$.pipe(client.speak({ voice_id: 1, output_format: 'mp3' }), concatSegments(), toFile('out.mp3')));
  * ```
  *
  * @param path Where the file ends up.

@@ -90,7 +90,9 @@ const DEFAULT_EMPTY_FORMAT: PcmFormat = { sampleRate: 22050, channels: 1, bitsPe
  *
  * ## Example
  * ```ts
- * const done = await lastValueFrom(client.speak(text$).pipe(concatSegments(), toWavFile('out.wav')));
+ * const done = await lastValueFrom(
+ *   text$.pipe(client.speak({ voice_id: 1 }), concatSegments(), toWavFile('out.wav'), filter((p) => p.type === 'done')),
+ * );
  * console.log(`${done.seconds.toFixed(1)} s written to ${done.path}`);
  * ```
  *

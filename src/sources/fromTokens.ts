@@ -7,7 +7,36 @@ import { fromReadable } from './fromReadable.js';
  * `choices[0].delta.content`. The `openai` package's `ChatCompletionChunk` fits it.
  */
 export interface ChatCompletionChunkLike {
-  choices: ReadonlyArray<{ delta?: { content?: string | null } | null } | undefined>;
+  /** The chunk's choices; only `choices[0].delta.content` is read. */
+  choices: ReadonlyArray<ChatCompletionChoiceLike | undefined>;
+  /** Other fields of a chunk (`id`, `object`, `created`, `model`, ...): accepted, not read. */
+  id?: string;
+  object?: string;
+  created?: number;
+  model?: string;
+  system_fingerprint?: string | null;
+  service_tier?: string | null;
+  usage?: unknown;
+}
+
+/**
+ * One choice of a {@link ChatCompletionChunkLike}, as the `openai` package types it: the
+ * role announcement (`delta.role`), content pieces and the final `finish_reason` all fit.
+ */
+export interface ChatCompletionChoiceLike {
+  /** The new piece: `content` is the text (absent or `null` in role and final chunks). */
+  delta?: {
+    content?: string | null;
+    role?: string | null;
+    refusal?: string | null;
+    tool_calls?: unknown;
+    function_call?: unknown;
+  } | null;
+  /** Which choice (0 for the first). */
+  index?: number;
+  /** Why the answer ended (`stop`, `length`, ...), on the last chunk; else `null`. */
+  finish_reason?: string | null;
+  logprobs?: unknown;
 }
 
 /** An item of a token stream: text, UTF-8 bytes, or a chat completion chunk. */

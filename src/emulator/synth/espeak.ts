@@ -106,9 +106,18 @@ type EspeakFactory = (options: EspeakModuleOptions) => Promise<EspeakInstance>;
 
 const ESPEAK_PACKAGE = 'espeak-ng';
 
-/** Thrown when the optional espeak-ng package is missing or broken. */
+/**
+ * The emulator's espeak synthesizer (its default) needs the optional package `espeak-ng`
+ * (GPL-3.0), which is missing or broken: install it (`npm install espeak-ng`) or start
+ * the emulator with `synth: 'tone'`. The emulator answers such requests with HTTP 500 and
+ * live sessions with close 1011, both carrying this message; `context.synthesizer()`
+ * rejects with this error.
+ */
 export class EspeakUnavailableError extends Error {
   override name = 'EspeakUnavailableError';
+  /** The package to install: `espeak-ng`. */
+  readonly packageName = ESPEAK_PACKAGE;
+  /** @param cause Why importing or compiling the package failed. */
   constructor(cause: unknown) {
     super(
       'the espeak synthesizer needs the optional package "espeak-ng" (npm install espeak-ng); ' +

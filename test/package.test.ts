@@ -1,0 +1,298 @@
+/**
+ * The package as a user gets it: built, packed with `npm pack`, unpacked into a fresh
+ * project's node_modules (its dependencies linked from ours, nothing else: no @types/ws
+ * unless the package depends on it, no devDependencies), then:
+ *
+ * - a strict consumer (`strict`, `module`/`moduleResolution` `nodenext`, no
+ *   `skipLibCheck`) type-checks every entry of `exports`, every TypeScript block of the
+ *   README and of the JSDoc in `src/` (each block its own module, with a shared prelude
+ *   of declared variables for the fragments), real `openai` chat completion chunks into
+ *   `fromTokens`, and a CommonJS file that `require`s the package;
+ * - Node loads every entry both with `import` and with `require` (require(esm), Node
+ *   20.19+);
+ * - every source map in the tarball points at sources the tarball ships.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  exports: Record<string, Record<string, string>>;
+  dependencies: Record<string, string>;
+  files: string[];
+};
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+const work = mkdtempSync(join(tmpdir(), 'rxvoice-package-'));
+const consumer = join(work, 'consumer');
+const installed = join(consumer, 'node_modules', pkg.name);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Subpath of an `exports` key as a specifier: `.` -> `rxvoice`, `./live` -> `rxvoice/live`. */
+const specifierOf = (key: string): string => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`);
+const ENTRIES = Object.keys(pkg.exports).map(specifierOf);
+
+function files(dir: string, keep: (path: string) => boolean): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    return statSync(full).isDirectory() ? files(full, keep) : keep(full) ? [full] : [];
+  });
+}
+
+/** A TypeScript block: where it comes from (for messages) and its code. */
+interface Block {
+  origin: string;
+  code: string;
+}
+
+const FENCE = /```(?:ts|typescript)\n([\s\S]*?)```/g;
+
+function readmeBlocks(): Block[] {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  return [...text.matchAll(FENCE)].map((m) => ({
+    origin: `README.md:${text.slice(0, m.index).split('\n').length}`,
+    code: m[1] as string,
+  }));
+}
+
+function jsdocBlocks(): Block[] {
+  const out: Block[] = [];
+  for (const file of files(join(ROOT, 'src'), (p) => p.endsWith('.ts'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
+      const body = (comment[0] as string)
+        .replace(/^\/\*\*/, '')
+        .replace(/\*\/$/, '')
+        .split('\n')
+        .map((line) => line.replace(/^\s*\* ?/, ''))
+        .join('\n');
+      // examples of internals (`@internal`, not in the package's API) are not a user's code
+      if (/@internal\b/.test(body)) continue;
+      for (const m of body.matchAll(FENCE)) {
+        const line = text.slice(0, comment.index).split('\n').length;
+        out.push({ origin: `${relative(ROOT, file)}:${line}`, code: m[1] as string });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Names the fragments in the README and JSDoc may use without defining them: a script (no
+ * import or export), so its declarations are global and a block's own declarations and
+ * imports shadow them. Every value export of every entry (the first entry naming it), the
+ * rxjs functions the blocks use, and a few variables.
+ */
+function prelude(blocks: readonly Block[]): string {
+  const script = `
+    (async () => {
+      const out = {};
+      for (const e of ${JSON.stringify([...ENTRIES, 'rxjs'])}) out[e] = Object.keys(await import(e));
+      process.stdout.write(JSON.stringify(out));
+    })();
+  `;
+  const keys = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: consumer, encoding: 'utf8' })) as Record<string, string[]>;
+  const used = new Set(blocks.flatMap((b) => b.code.match(/[A-Za-z_$][\w$]*/g) ?? []));
+  const declared = new Map<string, string>();
+  for (const [entry, names] of Object.entries(keys)) {
+    for (const name of names) {
+      if (declared.has(name) || name === 'default') continue;
+      if (entry === 'rxjs' && !used.has(name)) continue;
+      declared.set(name, `declare const ${name}: typeof import('${entry}').${name};`);
+    }
+  }
+  return [
+    ...declared.values(),
+    "declare const client: import('rxvoice').RxVoiceClient;",
+    "declare const apiKey: string;",
+    "declare const baseUrl: string;",
+    "declare const wsUrl: string;",
+    "declare const runId: number;",
+    "declare const connection: import('rxvoice/live').LiveConnection;",
+    "declare const userStartedTalking$: import('rxjs').Observable<unknown>;",
+    "declare const player: { enqueue(audio: Uint8Array): void };",
+    "declare function play(audio: Uint8Array): void;",
+    "declare function onUserSpeaks(handler: () => void): void;",
+    "declare const text: string;",
+    "declare const text$: import('rxjs').Observable<string>;",
+    "declare const tokens$: import('rxjs').Observable<string>;",
+    "declare const segments$: import('rxjs').Observable<import('rxvoice/operators').SpokenSegment>;",
+    "declare const openai: import('openai').OpenAI;",
+    "declare const model: string;",
+    "declare const messages: import('openai/resources/chat/completions').ChatCompletionMessageParam[];",
+  ].join('\n');
+}
+
+/** Uses of the package that must compile, and two that must not (the checker really checks). */
+const SMOKE = `
+import { from, lastValueFrom } from 'rxjs';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { fromTokens, type ChatCompletionChunkLike } from 'rxvoice/sources';
+import { createClient } from 'rxvoice';
+${ENTRIES.map((e, i) => `import * as entry${i} from '${e}';`).join('\n')}
+export const entries = [${ENTRIES.map((_, i) => `entry${i}`).join(', ')}];
+
+// real chunks of the openai package: role announcement, content, finish_reason
+declare const stream: AsyncIterable<ChatCompletionChunk>;
+export const text$ = fromTokens(stream);
+async function* fake(): AsyncGenerator<ChatCompletionChunkLike> {
+  yield { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
+  yield { choices: [{ index: 0, delta: { content: 'Hello.' }, finish_reason: null }] };
+  yield { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+}
+export const fake$ = fromTokens(fake());
+export const done = lastValueFrom(fake$);
+const real: ChatCompletionChunk = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [] };
+export const items = from([real]);
+
+// @ts-expect-error createClient takes an options object, not a number
+createClient(42);
+// @ts-expect-error fromTokens takes a stream, not a number
+fromTokens(7);
+`;
+
+const CJS = `
+import root = require('rxvoice');
+import operators = require('rxvoice/operators');
+export const create: typeof root.createClient = root.createClient;
+export const parse: typeof operators.parseSse = operators.parseSse;
+// @ts-expect-error createClient takes an options object, not a number
+root.createClient(42);
+`;
+
+let pack: { files: string[]; tarball: string };
+
+beforeAll(() => {
+  // build into a copy of the package directory, as `npm publish` would see it
+  const staged = join(work, 'package');
+  mkdirSync(staged);
+  for (const name of ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json']) {
+    if (existsSync(join(ROOT, name))) cpSync(join(ROOT, name), join(staged, name));
+  }
+  for (const name of pkg.files.filter((f) => f !== 'dist')) cpSync(join(ROOT, name), join(staged, name), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(staged, 'node_modules'), 'dir');
+  execFileSync(process.execPath, [TSC, '-p', join(staged, 'tsconfig.build.json')], { cwd: staged, stdio: 'pipe' });
+  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: staged, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const info = (JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
+  pack = { tarball: join(work, info.filename), files: info.files.map((f) => f.path) };
+
+  // the consumer: the tarball unpacked as npm installs it, dependencies linked from ours
+  mkdirSync(installed, { recursive: true });
+  execFileSync('tar', ['-xzf', pack.tarball, '-C', installed, '--strip-components=1']);
+  const link = (name: string): void => {
+    const target = join(consumer, 'node_modules', name);
+    mkdirSync(dirname(target), { recursive: true });
+    if (!existsSync(target)) symlinkSync(join(ROOT, 'node_modules', name), target, 'dir');
+  };
+  // the package's dependencies, and what a strict Node consumer of openai has itself
+  for (const name of [...Object.keys(pkg.dependencies), '@types/node', 'openai']) link(name);
+  for (const name of Object.keys(pkg.dependencies)) {
+    const deps = (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+    for (const dep of Object.keys(deps)) link(dep);
+  }
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  writeFileSync(
+    join(consumer, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false },
+      include: ['src'],
+    }),
+  );
+  mkdirSync(join(consumer, 'src'));
+  writeFileSync(join(consumer, 'src', 'smoke.ts'), SMOKE);
+  writeFileSync(join(consumer, 'src', 'cjs.cts'), CJS);
+}, 240_000);
+
+describe('the packed package in a strict consumer', () => {
+  it('finds TypeScript blocks to check in the README and in the JSDoc', () => {
+    expect(readmeBlocks().length).toBeGreaterThan(3);
+    expect(jsdocBlocks().length).toBeGreaterThan(10);
+  });
+
+  it('type-checks: every entry, every README and JSDoc TypeScript block, openai chunks, CommonJS require', { timeout: 240_000 }, () => {
+    const blocks = [...readmeBlocks(), ...jsdocBlocks()];
+    writeFileSync(join(consumer, 'src', 'prelude.d.ts'), prelude(blocks));
+    const names = blocks.map((b, i) => {
+      const name = `block-${String(i).padStart(3, '0')}.ts`;
+      // a module of its own (its names shadow the prelude's), with top-level await
+      writeFileSync(join(consumer, 'src', name), `${b.code}\nexport {};\n`);
+      return name;
+    });
+    let output = '';
+    try {
+      output = execFileSync(process.execPath, [TSC, '-p', consumer, '--listFiles'], { cwd: consumer, encoding: 'utf8', stdio: 'pipe' });
+    } catch (error) {
+      output = String((error as { stdout?: string }).stdout ?? error);
+    }
+    // --listFiles: the files checked, one absolute path a line; the rest are diagnostics
+    const checked = output.split('\n').filter((line) => line.startsWith('/'));
+    output = output
+      .split('\n')
+      .filter((line) => !line.startsWith('/') && line.trim() !== '')
+      .join('\n');
+    for (const name of [...names, 'smoke.ts', 'cjs.cts']) expect(checked, name).toContain(join(consumer, 'src', name));
+    expect(checked).toContain(join(installed, 'dist', 'index.d.ts'));
+    // name each failing block by where it is written
+    const report = output.replace(/src\/(block-\d+\.ts)\((\d+),(\d+)\)/g, (_, file: string, line: string) => {
+      const b = blocks[names.indexOf(file)]!;
+      const [origin, start] = b.origin.split(/:(?=\d+$)/) as [string, string];
+      return `${origin} (block line ${line}, near line ${Number(start) + Number(line)})`;
+    });
+    expect(report).toBe('');
+  });
+
+  it('Node loads every entry with import and with require', () => {
+    const script = `
+      const { createRequire } = require('node:module');
+      const entries = ${JSON.stringify(ENTRIES)};
+      (async () => {
+        const out = {};
+        for (const e of entries) {
+          const required = require(e);
+          const imported = await import(e);
+          out[e] = { required: Object.keys(required).length, same: Object.keys(required).every((k) => required[k] === imported[k]) };
+        }
+        process.stdout.write(JSON.stringify({ out, createClient: typeof require('rxvoice').createClient }));
+      })().catch((e) => { console.error(e); process.exit(1); });
+    `;
+    writeFileSync(join(consumer, 'load.cjs'), script);
+    const result = JSON.parse(execFileSync(process.execPath, [join(consumer, 'load.cjs')], { cwd: consumer, encoding: 'utf8' })) as {
+      out: Record<string, { required: number; same: boolean }>;
+      createClient: string;
+    };
+    expect(result.createClient).toBe('function');
+    for (const e of ENTRIES) {
+      expect(result.out[e]?.required, e).toBeGreaterThan(0);
+      expect(result.out[e]?.same, e).toBe(true);
+    }
+  });
+
+  it('every entry of exports has types, import and require conditions pointing into dist/', () => {
+    for (const [key, conditions] of Object.entries(pkg.exports)) {
+      expect(Object.keys(conditions), key).toEqual(expect.arrayContaining(['types', 'import', 'require']));
+      for (const target of Object.values(conditions)) {
+        expect(target).toMatch(/^\.\/dist\//);
+        expect(pack.files, `${key}: ${target}`).toContain(target.slice(2));
+      }
+    }
+  });
+
+  it('source maps point at sources the package ships', () => {
+    const maps = pack.files.filter((f) => f.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(10);
+    const missing: string[] = [];
+    for (const map of maps) {
+      const { sources } = JSON.parse(readFileSync(join(installed, map), 'utf8')) as { sources: string[] };
+      for (const source of sources) {
+        const path = relative(installed, resolve(dirname(join(installed, map)), source));
+        if (!pack.files.includes(path)) missing.push(`${map} -> ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
