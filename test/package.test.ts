@@ -189,9 +189,10 @@ beforeAll(() => {
     mkdirSync(dirname(target), { recursive: true });
     if (!existsSync(target)) symlinkSync(join(ROOT, 'node_modules', name), target, 'dir');
   };
-  // the package's dependencies, and what a strict Node consumer of openai has itself
-  for (const name of [...Object.keys(pkg.dependencies), '@types/node', 'openai']) link(name);
-  for (const name of Object.keys(pkg.dependencies)) {
+  // the package's dependencies, what a strict Node consumer of openai has itself, and
+  // bullmq: rxvoice/batch's queue types name it (an optional peer its users install)
+  for (const name of [...Object.keys(pkg.dependencies), '@types/node', 'openai', 'bullmq']) link(name);
+  for (const name of [...Object.keys(pkg.dependencies), 'bullmq']) {
     const deps = (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
     for (const dep of Object.keys(deps)) link(dep);
   }
