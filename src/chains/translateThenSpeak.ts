@@ -20,8 +20,11 @@ import type { SpeakOptions } from '../live/session.js';
 
 /** What the chain needs of a client: `RxVoiceClient` has all three methods. */
 export interface TranslateThenSpeakClient {
+  /** `POST /translation` as a polled task (see `RxVoiceClient.translate`). */
   translate(request: TranslationRequest, options?: CallOptions): Observable<TaskEvent<TranslationResult>>;
+  /** The deprecated `POST /translation/stream`: translated pieces as they arrive. */
   translateStream(request: TranslationStreamRequest, options?: TranslateStreamOptions): Observable<string>;
+  /** A live speech session as an operator: text in, speech events out. */
   speak(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent>;
 }
 

@@ -81,6 +81,7 @@ export interface TaskResultByFamily {
   subtitles: SubtitlesResult;
   dubbing: DubbedRunInfo;
 }
+/** The name of a task family of the service (`textToSound`, `translation`, ...): a key of {@link TaskResultByFamily}. */
 export type TaskFamilyName = keyof TaskResultByFamily;
 
 /** Resuming and inspecting tasks created elsewhere. */
@@ -342,10 +343,12 @@ export class RxVoiceClient {
     return { wsUrl: this.wsUrl, apiKey: t.apiKey(), WebSocket: t.config.WebSocket };
   }
 
+  /** `RxVoiceClient(<baseUrl>)`: never the API key. */
   toString(): string {
     return `RxVoiceClient(${this.baseUrl})`;
   }
 
+  /** What `JSON.stringify` shows: the addresses only, never the API key. */
   toJSON(): { baseUrl: string; wsUrl: string } {
     return { baseUrl: this.baseUrl, wsUrl: this.wsUrl };
   }

@@ -54,7 +54,12 @@ export const PollingOptionsSchema = z.object({
   /** Learned polling: longest wait before a status call, ms. */
   maxLearnedDelayMs: z.number().positive().default(60_000),
 });
-/** Polling of task status (all fields optional; see {@link PollingOptionsSchema} for defaults). */
+/**
+ * Polling of task status, all fields optional. Defaults: `initialDelayMs` 500,
+ * `multiplier` 1.5, `maxDelayMs` 5000, `jitter` 0.2 (plus or minus 20 %), `deadlineMs`
+ * 600000 (10 min, then a TimeoutError), `adaptive` true (learned per family),
+ * `latenessPerPollMs` 130, `minIntervalMs` 100, `maxLearnedDelayMs` 60000.
+ */
 export type PollingOptions = z.input<typeof PollingOptionsSchema>;
 export type ResolvedPollingOptions = z.infer<typeof PollingOptionsSchema>;
 
@@ -65,7 +70,11 @@ export const RetryOptionsSchema = z.object({
   /** Upper bound on a `Retry-After` the client is willing to honour, ms. */
   maxRetryAfterMs: z.number().nonnegative().default(60_000),
 });
-/** Backoff of HTTP retries (all fields optional; see {@link RetryOptionsSchema} for defaults). */
+/**
+ * Backoff of HTTP retries, all fields optional: `baseDelayMs * 2^attempt` capped at
+ * `maxDelayMs`, with jitter. Defaults: `baseDelayMs` 500, `maxDelayMs` 8000,
+ * `maxRetryAfterMs` 60000 (the longest `Retry-After` honoured).
+ */
 export type RetryOptions = z.input<typeof RetryOptionsSchema>;
 export type ResolvedRetryOptions = z.infer<typeof RetryOptionsSchema>;
 
@@ -124,7 +133,7 @@ export const ClientOptionsSchema = z.object({
   /** Environment to read the fallbacks from (default `process.env`). */
   env: z.record(z.string(), z.string().optional()).optional(),
 });
-/** Options of `createClient` (see {@link ClientOptionsSchema} for each field and its default). */
+/** Options of `createClient`: each field, its meaning and its default are documented on the field. */
 export type ClientOptions = z.input<typeof ClientOptionsSchema>;
 
 /** Configuration after defaults and fallbacks. Holds no secret. */
@@ -145,6 +154,7 @@ export interface ResolvedConfig {
   readonly WebSocket: WebSocketConstructor;
   readonly warn: WarnHook;
   readonly bulkConcurrency: number;
+  /** Random source in [0, 1) for the jitter of retry delays (`Math.random` unless given). */
   readonly random: () => number;
 }
 

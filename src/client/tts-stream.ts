@@ -34,11 +34,18 @@ export function pcmSampleBytes(format: TtsStreamFormat): number | undefined {
 
 /** A pure realigner: `feed` returns whole samples, keeping the remainder for the next call. */
 export interface PcmAligner {
+  /** The whole samples of `chunk` plus the bytes held from before; a partial sample at its end is held for the next chunk. */
   feed(chunk: Uint8Array): Uint8Array;
   /** Bytes of a partial sample left over (0 when the stream ended on a sample boundary). */
   pending(): number;
 }
 
+/**
+ * Realigns raw PCM chunks (which a network may split anywhere) on whole samples.
+ *
+ * @param sampleBytes Bytes of one sample frame (e.g. 2 for `pcm_s16le` mono, 4 for `pcm_f32le`).
+ * @returns An aligner: `feed` each chunk in order, `pending()` at the end tells the bytes left over.
+ */
 export function createPcmAligner(sampleBytes: number): PcmAligner {
   let carry = new Uint8Array(0);
   return {

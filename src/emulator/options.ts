@@ -15,6 +15,7 @@ export const LatencySchema = z.union([
     .tuple([z.number().nonnegative(), z.number().nonnegative()])
     .refine(([min, max]) => min <= max, { message: 'a [min, max] range needs min <= max' }),
 ]);
+/** A latency in ms: a fixed number, or a `[min, max]` range drawn uniformly for each use. */
 export type Latency = z.infer<typeof LatencySchema>;
 
 /** Draw one latency in ms from a fixed number or a uniform `[min, max]` range. */
@@ -116,4 +117,5 @@ export const EmulatorOptionsSchema = z.object({
 });
 /** Options of `startEmulator` (see {@link EmulatorOptionsSchema}). */
 export type EmulatorOptions = z.input<typeof EmulatorOptionsSchema>;
+/** {@link EmulatorOptions} after parsing: every default filled in. */
 export type ResolvedEmulatorOptions = z.infer<typeof EmulatorOptionsSchema>;

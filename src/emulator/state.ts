@@ -97,6 +97,7 @@ export interface EmulatorState extends EmulatorContext {
   readonly files: Map<string, TemporaryFile>;
   /** Library and custom voices, by id. */
   readonly voices: Map<number, Voice>;
+  /** Whether `apiKey` is one of the keys the emulator accepts. */
   isAcceptedKey(apiKey: string | undefined): apiKey is string;
   /** Create a task; decides its outcome now (faults, then credits). */
   createTask(kind: RunKind, apiKey: string, data: unknown): TaskRecord;

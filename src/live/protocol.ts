@@ -35,6 +35,13 @@ export const SessionConfigSchema = z.object({
   apply_enhancement: z.boolean().nullable().optional(),
   speaking_rate: z.number().min(0.25).max(4).nullable().optional(),
 });
+/**
+ * The session options of a `session.start` frame, as given: `voice_id` (required),
+ * `language` (default `en-us`), `output_format` (`wav` | `mp3` | `flac` | `aac`; the
+ * service defaults to `mp3`), `sample_rate` (or null), `word_timestamps` (default false),
+ * `idle_timeout` (seconds, default 1.0), the enhancement flags (default false) and
+ * `speaking_rate` (0.25 to 4, or null).
+ */
 export type SessionConfigInput = z.input<typeof SessionConfigSchema>;
 export type SessionConfig = z.infer<typeof SessionConfigSchema>;
 
@@ -58,11 +65,17 @@ export type ClientFrame = z.infer<typeof ClientFrameSchema>;
 
 // Server -> client
 export const WordTimestampSchema = z.object({
+  /** The word as spoken. */
   word: z.string(),
   /** Seconds, relative to the start of the segment's audio. */
   start: z.number(),
+  /** Seconds, relative to the start of the segment's audio. */
   end: z.number(),
 });
+/**
+ * When a word of a segment is spoken: `start` and `end` in seconds from the start of its
+ * segment's audio (`wordTimeline()` puts them on one timeline across segments).
+ */
 export type WordTimestamp = z.infer<typeof WordTimestampSchema>;
 
 export const SessionReadyFrameSchema = z.object({

@@ -42,8 +42,11 @@ import {
 export interface WebSocketLike {
   readonly readyState: number;
   binaryType: string;
+  /** Sends one JSON text frame. */
   send(data: string): void;
+  /** Closes the connection (1000 when `code` is not given). */
   close(code?: number, reason?: string): void;
+  /** Listens to `open`, `message` (text and binary frames), `close` and `error`. */
   addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
 }
 

@@ -86,13 +86,13 @@ export interface SseParserOptions {
   onComment?: (comment: string) => void;
   /**
    * Longest line accepted, in UTF-16 code units (a positive integer). Default
-   * {@link DEFAULT_SSE_MAX_LINE_LENGTH} (1 MiB, 1_048_576).
+   * 1 MiB (1_048_576).
    */
   maxLineLength?: number;
   /**
    * Most characters held for one event (UTF-16 code units, a positive integer): its
    * `data` so far plus an unfinished line; an event whose `data` is longer is never
-   * dispatched. Default {@link DEFAULT_SSE_MAX_EVENT_SIZE} (16 MiB).
+   * dispatched. Default 16 MiB (16_777_216).
    */
   maxEventSize?: number;
 }
