@@ -8,11 +8,13 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TYPEDOC = join(ROOT, 'node_modules', 'typedoc', 'bin', 'typedoc');
+/** typedoc.config.mjs (a variable specifier: it is JavaScript, read for its options). */
+const CONFIG = pathToFileURL(join(ROOT, 'typedoc.config.mjs')).href;
 
 function typedoc(cwd: string, args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
@@ -29,7 +31,7 @@ afterAll(() => rmSync(fixture, { recursive: true, force: true }));
 
 describe('API reference (TypeDoc)', () => {
   it('documents every entry of package.json exports', async () => {
-    const config = (await import('../typedoc.config.mjs')) as { default: { entryPoints: string[] } };
+    const config = (await import(CONFIG)) as { default: { entryPoints: string[] } };
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
     expect(config.default.entryPoints).toEqual(Object.values(pkg.exports).map((e) => e.types.replace('./dist/', './src/').replace(/\.d\.ts$/, '.ts')));
   });
@@ -46,7 +48,7 @@ describe('API reference (TypeDoc)', () => {
     writeFileSync(join(fixture, 'index.ts'), '/** Documented. */\nexport const a = 1;\nexport function undocumented(): number {\n  return 2;\n}\n');
     symlinkSync(join(ROOT, 'node_modules'), join(fixture, 'node_modules'), 'dir');
     // the package's own validation settings, as flags
-    const { default: config } = (await import('../typedoc.config.mjs')) as {
+    const { default: config } = (await import(CONFIG)) as {
       default: { validation: Record<string, boolean>; requiredToBeDocumented: string[] };
     };
     const { code, output } = await typedoc(fixture, [
