@@ -7,7 +7,7 @@
  * Flags:
  * - `--quick` (or `BENCH_QUICK=1`): fewer repetitions and smaller sizes (about a minute);
  * - `--only a,b` (or bare names): run only these (`live-overhead`, `concurrency`,
- *   `long-stream`, `polling`, `batch`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`); a partial run writes
+ *   `long-stream`, `polling`, `batch`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`, `web`); a partial run writes
  *   `bench/results.partial.json` instead of `bench/results.json` (a quick run:
  *   `bench/results.quick.json`);
  * - `--list`: print the benchmark names.
@@ -38,6 +38,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'golden-rules', module: './golden-rules.js' },
   { name: 'boundary-wait', module: './boundary-wait.js' },
   { name: 'sse', module: './sse.js', quick: { megabytes: 5, rounds: 5 } },
+  { name: 'web', module: './web.js' },
 ];
 
 type Row = BenchRow & { benchmark?: string };

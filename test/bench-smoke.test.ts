@@ -22,6 +22,7 @@ describe('bench modules', () => {
       'golden-rules': () => import('../bench/golden-rules.js'),
       'boundary-wait': () => import('../bench/boundary-wait.js'),
       sse: () => import('../bench/sse.js'),
+      web: () => import('../bench/web.js'),
     };
     for (const [name, load] of Object.entries(modules)) {
       const mod = await load();

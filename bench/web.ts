@@ -1,0 +1,157 @@
+/**
+ * Speech in a browser page: what the page downloads, and how soon audio that reached it
+ * plays.
+ *
+ * - bundle size: `rxvoice/live` + `rxvoice/web` + the operators a page uses (what the
+ *   captions example imports: `speak`, `toWebAudio`, `playbackState`, `wordsAsHeard`,
+ *   `segmentSentences`), bundled and minified for the browser with esbuild, gzipped;
+ *   peer: the libraries alone (`rxjs` and `zod`, the same imports), so the ratio shows
+ *   what rxvoice's own code adds;
+ * - first frame to first sample: in headless Chromium, through the relay, from an
+ *   emulator behind an emulated network (30 ms one way, 256 kB/s: about six times the
+ *   speed of 22 kHz WAV), speaking a chat answer with espeak: for each segment, the audio
+ *   clock from its first audio frame reaching the page to its first sample playing
+ *   (`toWebAudio`, which decodes WAV as it streams); peer: the same segment played whole,
+ *   as an `<audio>` element or `decodeAudioData` must, which cannot start before the
+ *   segment's last frame has arrived (the lower bound: decoding time not counted).
+ *   Skipped without Chromium.
+ *
+ * Run alone: `npx tsx bench/web.ts`.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { startEmulator } from '../src/emulator/index.js';
+import { attachLiveRelay } from '../src/relay/index.js';
+import { CHAT_ANSWER } from '../examples/lib/chat-answer.js';
+import { findTool } from '../test/setup/tools.js';
+import type { BenchRow } from './types.js';
+import { median, row } from './util.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Bundles `contents` (an entry module's source) for the browser, minified: an ES module,
+ * or with `globalName` a script that puts the exports on `window[globalName]`.
+ */
+export async function browserBundle(contents: string, globalName?: string): Promise<Uint8Array> {
+  const result = await build({
+    stdin: { contents, resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    platform: 'browser',
+    ...(globalName === undefined ? { format: 'esm' as const } : { format: 'iife' as const, globalName }),
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.contents;
+}
+
+const PAGE_ENTRY = [
+  "export { speak } from './src/live/index.ts';",
+  "export { toWebAudio, playbackState, wordsAsHeard } from './src/web/index.ts';",
+  "export { segmentSentences } from './src/operators/index.ts';",
+].join('\n');
+const FLOOR_ENTRY = [
+  "export { Observable, Subject, defer, from, timer, asyncScheduler, filter, map, scan, share, startWith, merge, concatMap } from 'rxjs';",
+  "export { z } from 'zod';",
+].join('\n');
+
+async function sizes(): Promise<BenchRow> {
+  const ours = gzipSync(await browserBundle(PAGE_ENTRY)).byteLength;
+  const peer = gzipSync(await browserBundle(FLOOR_ENTRY)).byteLength;
+  return row('web page bundle (live + web + operators), gzipped', ours / 1024, peer / 1024, 'KB', 'peer: rxjs + zod alone, same bundler', 'lower');
+}
+
+/**
+ * In the page: speaks `texts` through the relay and plays them; per segment, the audio
+ * clock at its first audio frame, at its `segmentDone`, and at its first sample.
+ * (Plain JavaScript, so the bundler of this file cannot rewrite it.)
+ */
+const PAGE_RUN = `
+window.benchRun = async function (wsUrl, texts) {
+  const rx = window.rxweb;
+  const context = new AudioContext();
+  await context.resume();
+  const seen = new Map();
+  function entry(id) {
+    if (!seen.has(id)) seen.set(id, { first: NaN, done: NaN, start: NaN });
+    return seen.get(id);
+  }
+  await rx.lastValueFrom(rx.of(...texts).pipe(
+    rx.speak({ wsUrl, apiKey: '', WebSocket }, { voice_id: 1, output_format: 'wav' }),
+    rx.tap(function (event) {
+      if (event.type === 'audio' && Number.isNaN(entry(event.segment_id).first)) entry(event.segment_id).first = context.currentTime;
+      if (event.type === 'segmentDone') entry(event.segment_id).done = context.currentTime;
+    }),
+    rx.toWebAudio({ context }),
+    rx.tap(function (event) {
+      if (event.type === 'segmentScheduled') entry(event.segment_id).start = event.startTime;
+    }),
+    rx.toArray(),
+  ));
+  await context.close();
+  return [...seen.values()];
+};`;
+
+interface SegmentTiming {
+  first: number;
+  done: number;
+  start: number;
+}
+
+async function firstSample(chromiumPath: string): Promise<BenchRow[]> {
+  const { chromium } = await import('playwright-core');
+  const emulator = await startEmulator({ synth: 'espeak', latencyMs: 30, bandwidthBytesPerSecond: 256_000 });
+  const server = createServer((_, res) => res.writeHead(404).end());
+  const relay = attachLiveRelay(server, { path: '/speech', apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const wsUrl = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/speech`;
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'] });
+  try {
+    const script = new TextDecoder().decode(await browserBundle(`${PAGE_ENTRY}\nexport { of, tap, toArray, lastValueFrom } from 'rxjs';`, 'rxweb'));
+    const page = await browser.newPage();
+    await page.addScriptTag({ content: script });
+    await page.addScriptTag({ content: PAGE_RUN });
+    const timings: SegmentTiming[] = [];
+    // one sentence a session: its segment finds nothing playing (a later segment of a
+    // session waits for the ones before it, which is playback, not latency)
+    for (const sentence of CHAT_ANSWER.split(/(?<=[.!?])\s+/)) {
+      const result = (await page.evaluate(`window.benchRun(${JSON.stringify(wsUrl)}, ${JSON.stringify([sentence])})`)) as SegmentTiming[];
+      timings.push(...result.filter((t) => [t.first, t.done, t.start].every(Number.isFinite)));
+    }
+    const ours = median(timings.map((t) => (t.start - t.first) * 1000));
+    const peer = median(timings.map((t) => (t.done - t.first) * 1000));
+    return [
+      row(
+        'web: a segment\'s first audio frame in the page to its first sample playing',
+        ours,
+        peer,
+        'ms',
+        `median of ${timings.length} sentences (espeak, 30 ms one way, 256 kB/s); ours includes bufferSeconds 50 ms; peer: whole-segment playback, earliest start`,
+        'lower',
+      ),
+    ];
+  } finally {
+    await browser.close();
+    await relay.close();
+    server.closeAllConnections();
+    server.close();
+    await emulator.close();
+  }
+}
+
+/** The rows of this benchmark (the latency row only when Chromium is found). */
+export async function run(): Promise<BenchRow[]> {
+  const rows = [await sizes()];
+  const chromiumPath = findTool('chromium');
+  if (chromiumPath !== undefined) rows.push(...(await firstSample(chromiumPath)));
+  else console.error('bench web: no Chromium (chromium on PATH or CHROMIUM_PATH): the first-sample row is skipped');
+  return rows;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const r of await run()) console.log(r);
+}
