@@ -4,6 +4,7 @@
  *
  * - bundle size: `rxvoice/live` + `rxvoice/web` + the operators a page uses (what the
  *   captions example imports: `speak`, `toWebAudio`, `playbackState`, `wordsAsHeard`,
+ *   `speakableText`,
  *   `segmentSentences`), bundled and minified for the browser with esbuild, gzipped;
  *   peer: the libraries alone (`rxjs` and `zod`, the same imports), so the ratio shows
  *   what rxvoice's own code adds;
@@ -52,7 +53,7 @@ export async function browserBundle(contents: string, globalName?: string): Prom
 const PAGE_ENTRY = [
   "export { speak } from './src/live/index.ts';",
   "export { toWebAudio, playbackState, wordsAsHeard } from './src/web/index.ts';",
-  "export { segmentSentences } from './src/operators/index.ts';",
+  "export { segmentSentences, speakableText } from './src/operators/index.ts';",
 ].join('\n');
 const FLOOR_ENTRY = [
   "export { Observable, Subject, defer, from, timer, asyncScheduler, filter, map, scan, share, startWith, merge, concatMap } from 'rxjs';",

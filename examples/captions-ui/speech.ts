@@ -5,9 +5,9 @@
  */
 import { map, merge, scan, share, type Observable } from 'rxjs';
 import { speak } from '../../src/live/index.js';
+import { speakableText } from '../../src/operators/index.js';
 import { playbackState, toWebAudio, type AudioContextLike, type AudioNodeLike, type PlaybackEvent, type PlaybackState } from '../../src/web/index.js';
 import { tokenStream, type TokenPace } from '../lib/chat-answer.js';
-import { speakable } from './speakable.js';
 
 /** What a view needs to speak an answer. */
 export interface AnswerOptions {
@@ -38,7 +38,8 @@ export function speakAnswer(options: AnswerOptions): Answer {
   const tokens$ = tokenStream(options.markdown, options.pace).pipe(share());
   const markdown$ = tokens$.pipe(scan((text, token) => text + token, ''));
   const playback$ = tokens$.pipe(
-    speakable(),
+    // markdown in, text to speak out: markers, addresses and emoji are not spoken
+    speakableText(),
     // a browser cannot set headers and holds no key: the relay adds it
     speak({ wsUrl: options.relayUrl, apiKey: '', WebSocket }, { voice_id: options.voiceId ?? 1, output_format: 'wav', word_timestamps: true }),
     toWebAudio({ context: options.context, ...(options.destination ? { destination: options.destination } : {}) }),
