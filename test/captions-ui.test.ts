@@ -34,7 +34,7 @@ class TrackingWebSocket extends WebSocket {
 
 interface Hooks {
   status: string;
-  highlighted: Array<{ segment_id: number; index: number; word: string; expected: number; heardAt: number }>;
+  highlighted: Array<{ segment_id: number; index: number; word: string; expected: number; heardAt: number; heardPerf: number }>;
   segments: Array<{ segment_id: number; text: string; startTime: number; receivedTime: number }>;
   errors: string[];
 }
@@ -56,6 +56,18 @@ describe.skipIf(!CHROMIUM)('captions UI in headless Chromium', { timeout: 90_000
     });
     page = await browser.newPage();
     page.setDefaultTimeout(20_000);
+    // The page's event loop, watched: spans (performance.now() ms) in which a 5 ms timer
+    // did not run for over 30 ms, i.e. the page could not run at all (a loaded machine).
+    await page.addInitScript(() => {
+      const gaps: Array<[number, number]> = [];
+      (window as unknown as { eventLoopGaps: typeof gaps }).eventLoopGaps = gaps;
+      let last = performance.now();
+      setInterval(() => {
+        const now = performance.now();
+        if (now - last > 30) gaps.push([last, now]);
+        last = now;
+      }, 5);
+    });
     page.on('console', (message) => seen.push(message.text()));
     page.on('websocket', (ws) => {
       seen.push(ws.url());
@@ -93,11 +105,19 @@ describe.skipIf(!CHROMIUM)('captions UI in headless Chromium', { timeout: 90_000
       expect(indexes.length).toBe(segment.text.trim().split(/\s+/).length);
     }
     console.log(`captions-ui: lateness ms ${run.highlighted.map((h) => Math.round((h.heardAt - h.expected) * 1000)).join(" ")}`);
-    // each within 50 ms of the audio-clock time its timestamp gives (and never early)
-    for (const h of run.highlighted) {
-      expect(h.heardAt - h.expected).toBeGreaterThanOrEqual(-0.003);
-      expect(h.heardAt - h.expected).toBeLessThanOrEqual(0.05);
-    }
+    // each within 50 ms of the audio-clock time its timestamp gives (and never early). A word
+    // whose due moment fell in a span where the page's event loop could not run at all (the
+    // machine was busy; see eventLoopGaps) is not held against the player, but such words
+    // must stay rare, or the check would say nothing.
+    const gaps = await page.evaluate(() => (window as unknown as { eventLoopGaps: Array<[number, number]> }).eventLoopGaps);
+    const late = run.highlighted.filter((h) => h.heardAt - h.expected > 0.05);
+    const excused = late.filter((h) => {
+      const due = h.heardPerf - (h.heardAt - h.expected) * 1000;
+      return gaps.some(([from, to]) => from < h.heardPerf && to > due);
+    });
+    expect(late.filter((h) => !excused.includes(h))).toEqual([]);
+    expect(excused.length).toBeLessThanOrEqual(Math.floor(run.highlighted.length / 10));
+    for (const h of run.highlighted) expect(h.heardAt - h.expected).toBeGreaterThanOrEqual(-0.003);
     // the first audio started before the last segment's audio even arrived
     expect(run.segments[0]!.startTime).toBeLessThan(run.segments.at(-1)!.receivedTime);
     // speech skipped the markup; the page shows it rendered

@@ -18,6 +18,8 @@ interface Highlight {
   expected: number;
   /** Audio-clock time when the page highlighted it. */
   heardAt: number;
+  /** `performance.now()` then. */
+  heardPerf: number;
 }
 const hooks = {
   status: 'ready',
@@ -97,7 +99,7 @@ $('speak').addEventListener('click', () => {
         hooks.segments.push({ segment_id, text, startTime, receivedTime });
       } else if (item.event.type === 'word') {
         const { segment_id, index, word, start } = item.event;
-        hooks.highlighted.push({ segment_id, index, word, expected: (starts.get(segment_id) ?? NaN) + start, heardAt: ctx.currentTime });
+        hooks.highlighted.push({ segment_id, index, word, expected: (starts.get(segment_id) ?? NaN) + start, heardAt: ctx.currentTime, heardPerf: performance.now() });
       }
     },
     error: (error: unknown) => {
