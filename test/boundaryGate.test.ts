@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { cut } from './fixtures/cut.js';
 import fc from 'fast-check';
 import { createBoundaryGate } from '../src/text/boundaryGate.js';
 import { createSentenceSegmenter } from '../src/text/sentences.js';
@@ -18,17 +19,6 @@ function sentenceEnds(text: string, locale?: string): Set<number> {
   return ends;
 }
 
-function cut(text: string, at: readonly number[]): string[] {
-  const points = [...new Set(at.map((a) => a % (text.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let last = 0;
-  for (const p of points) {
-    out.push(text.slice(last, p));
-    last = p;
-  }
-  out.push(text.slice(last));
-  return out;
-}
 
 describe('boundary gate', () => {
   it('holds a stop whose sentence end is undecided, releases words at once', () => {

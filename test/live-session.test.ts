@@ -305,10 +305,12 @@ describe('speak: validation and connection', () => {
     );
     const frames = server.received[0]!.map((f) => JSON.parse(f) as Record<string, unknown>);
     expect(frames[0]).toMatchObject({ type: 'session.start', voice_id: 3, language: 'de-de', output_format: 'wav' });
+    // client-side boundaries (the default): the stop at the end is undecided until the text ends
     expect(frames.slice(1)).toEqual([
       { type: 'text.chunk', text: 'Hel' },
       { type: 'text.chunk', text: 'lo ' },
-      { type: 'text.chunk', text: 'world.' },
+      { type: 'text.chunk', text: 'world' },
+      { type: 'text.chunk', text: '.' },
       { type: 'text.done' },
     ]);
     expect(events).toEqual([
@@ -957,7 +959,8 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       const result$ = cold('(ab|)', { a: 'One. ', b: 'Two.' }).pipe(
         speak(
           { wsUrl: 'ws://fake', apiKey: 'k y', WebSocket: Ctor, headersSupported: false },
-          { voice_id: 1, scheduler, reconnect: { maxAttempts: 2, baseDelayMs: 10, random: () => 1 } },
+          // already segmented text: each string is one text.chunk
+          { voice_id: 1, scheduler, clientBoundaries: false, reconnect: { maxAttempts: 2, baseDelayMs: 10, random: () => 1 } },
         ),
       );
       expectObservable(result$).toBe('-(rsadtb)---(xSAEo|)', {
@@ -1008,7 +1011,8 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       );
       const text = cold('a-b-c-d-e|', { a: 'One. ', b: 'Two. ', c: 'x', d: 'y', e: 'z' });
       const result$ = text.pipe(
-        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler }),
+        // one text.chunk per string, so the frames sent count the strings taken
+        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, clientBoundaries: false }),
       );
       expectObservable(result$, '^----!').toBe('-(rsa)', {
         r: { type: 'ready', session_id: 's', run_id: 1, config: expect.objectContaining({ voice_id: 1 }) },
@@ -1019,6 +1023,38 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       scheduler.flush();
       expect(sockets[0]!.closedWith).toBe(1000);
       expect(sockets[0]!.sent.map((f) => JSON.parse(f).type)).toEqual(['session.start', 'text.chunk', 'text.chunk', 'text.chunk']);
+    });
+  });
+
+  it('client-side boundaries: an undecided stop waits for the next token, at most boundaryHoldMs', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const sockets: FakeSocket[] = [];
+      FakeSocket.created = sockets;
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
+        },
+        [],
+      );
+      // "Dr." then, 100 ms later, " Smith." (decides it); then "Bye." and 400 ms of silence
+      const text = cold('-a 99ms b 99ms c', { a: 'See Dr.', b: ' Smith.', c: ' Bye.' });
+      const chunksAt: Record<number, string[]> = {};
+      for (const at of [2, 102, 202, 450, 452]) {
+        scheduler.schedule(() => {
+          chunksAt[at] = sockets[0]!.sent.map((f) => JSON.parse(f) as { type: string; text?: string }).filter((f) => f.type === 'text.chunk').map((f) => f.text!);
+        }, at);
+      }
+      const result$ = text.pipe(speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler }));
+      expectObservable(result$, '^ 500ms !').toBe('-r', { r: expect.objectContaining({ type: 'ready' }) });
+      scheduler.flush();
+      expect(chunksAt[2]).toEqual(['See Dr']); // the stop after "Dr" is held (it shows up at 102: the control)
+      expect(chunksAt[102]).toEqual(['See Dr', '. Smith']); // the next token decided "Dr." (no end): sent
+      expect(chunksAt[202]).toEqual(['See Dr', '. Smith', '.', ' Bye']); // "Smith." ended: its own chunk
+      expect(chunksAt[450]).toEqual(['See Dr', '. Smith', '.', ' Bye']); // "Bye." is held...
+      expect(chunksAt[452]).toEqual(['See Dr', '. Smith', '.', ' Bye', '.']); // ...until boundaryHoldMs (250)
     });
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { cut } from './fixtures/cut.js';
 import fc from 'fast-check';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
@@ -17,18 +18,6 @@ function pieces(tokens: readonly string[], options?: SpeakableTextOptions): Spea
 const speak = (markdown: string, options?: SpeakableTextOptions): string => pieces([markdown], options).map((p) => p.text).join('');
 const perChar = (markdown: string, options?: SpeakableTextOptions): string => pieces([...markdown], options).map((p) => p.text).join('');
 
-/** Cut a text at the given offsets (sorted, deduplicated, in range). */
-function cut(text: string, at: readonly number[]): string[] {
-  const points = [...new Set(at.map((a) => a % (text.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let last = 0;
-  for (const p of points) {
-    out.push(text.slice(last, p));
-    last = p;
-  }
-  out.push(text.slice(last));
-  return out;
-}
 
 describe('speakableText: what is not spoken', () => {
   const cases: Array<[string, string, string]> = [

@@ -20,6 +20,7 @@ import type { ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
+import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
 import {
   CloseCodes,
   MAX_AUDIO_FRAME_BYTES,
@@ -117,6 +118,17 @@ export type SpeakOptions = SessionConfigInput & {
    * ({@link DEFAULT_LIVE_MAX_PAYLOAD}); audio frames are at most 64 KiB.
    */
   maxPayload?: number | undefined;
+  /**
+   * Client-side sentence boundaries (default true): a `text.chunk` never ends just after a
+   * stop unless that stop ends a sentence (`"The U.S."` waits for `" Government"`), so the
+   * service's segments are the sentences whatever the token split. An undecided stop waits
+   * for the next token, at most `boundaryHoldMs`, or the end of the text; words without a
+   * stop go out at once. Set false for text that is already segmented (each string then
+   * goes out as it comes).
+   */
+  clientBoundaries?: boolean | undefined;
+  /** Longest wait of an undecided stop for the next token, ms (then it is sent). Default 250. */
+  boundaryHoldMs?: number | undefined;
 };
 
 /** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
@@ -137,6 +149,8 @@ const ClientOptionsSchema = z.object({
     .optional(),
   readyTimeoutMs: z.number().positive().default(10_000),
   maxPayload: z.int().positive().default(DEFAULT_LIVE_MAX_PAYLOAD),
+  clientBoundaries: z.boolean().default(true),
+  boundaryHoldMs: z.number().nonnegative().max(60_000).default(250),
 });
 
 /** Options checked and completed with their defaults, and where to connect. */
@@ -170,11 +184,11 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
 
 /** Check the options with their schemas: the resolved session, or a ValidationError with every issue found. */
 function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
-  const { reconnect, scheduler, readyTimeoutMs, maxPayload, ...configInput } = options;
+  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, ...configInput } = options;
   const issues: ValidationIssue[] = [];
   const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
   if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
-  const clientInput = { reconnect, readyTimeoutMs, maxPayload };
+  const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs };
   const client = ClientOptionsSchema.safeParse(clientInput);
   if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
@@ -236,8 +250,11 @@ function startFrame(config: SessionConfig): ClientFrame {
  * Bad options throw a {@link ValidationError} at once, when `speak` is called (nothing
  * is sent, no connection made). Subscribing opens the WebSocket, sends `session.start` and subscribes to the
  * text source at once (so that an LLM starts producing while the socket connects). Text
- * that arrives before `session.ready` is buffered and sent, in order, right after it;
- * each non-empty string becomes one `text.chunk` (empty strings are skipped). When the text source completes,
+ * that arrives before `session.ready` is buffered and sent, in order, right after it.
+ * Text goes out in `text.chunk`s as it comes, except that a chunk never ends just after a
+ * stop that is not certain to end a sentence (`clientBoundaries`, on by default: `"See Dr."`
+ * waits for the next token, at most `boundaryHoldMs`); with `clientBoundaries: false` each
+ * non-empty string becomes one `text.chunk` (empty strings are skipped). When the text source completes,
  * `text.done` is sent; the output completes after `session.done` and a clean close.
  *
  * ```
@@ -350,6 +367,9 @@ class LiveSession {
   private outbox: string[] = [];
   private textComplete = false;
   private textSubscription: Subscription | undefined;
+  /** Client-side sentence boundaries (undefined when turned off) and its hold timer. */
+  private readonly gate: BoundaryGate | undefined;
+  private holdTimer: Subscription | undefined;
   /** Sessions that became ready (the first emits `ready`, the others `reconnected`). */
   private readyCount = 0;
   /** Reconnect attempts since the last delivered segment. */
@@ -362,17 +382,23 @@ class LiveSession {
   constructor(
     private readonly options: ResolvedSpeak,
     private readonly subscriber: Subscriber<LiveSpeechEvent>,
-  ) {}
+  ) {
+    // a numeric language id (deprecated) says nothing of the script: the default rules apply
+    const language = options.config.language;
+    this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
+  }
 
   /** Open the socket, then subscribe to the text (so that it is produced while the socket connects). */
   start(text$: Observable<string>): void {
     this.open();
     if (this.phase === 'finished') return;
     this.textSubscription = text$.subscribe({
-      next: (text) => this.sendText(text),
+      next: (text) => this.pushText(text),
       error: (error: unknown) =>
         this.finish(this.error('text_source', `The text source failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
       complete: () => {
+        this.holdTimer?.unsubscribe();
+        for (const chunk of this.gate?.end() ?? []) this.sendText(chunk);
         this.textComplete = true;
         if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
       },
@@ -385,6 +411,7 @@ class LiveSession {
     this.phase = 'finished';
     this.textSubscription?.unsubscribe();
     this.reconnectTimer?.unsubscribe();
+    this.holdTimer?.unsubscribe();
     if (this.connection) this.closeSocket(this.connection, CloseCodes.normal);
   }
 
@@ -455,7 +482,26 @@ class LiveSession {
 
   // --- text out --------------------------------------------------------------
 
-  /** A piece of text from the source: recorded in the ledger, sent when ready, else kept. */
+  /**
+   * A token from the source: through the boundary gate (what it releases is sent; an
+   * undecided stop waits for the next token or `boundaryHoldMs`), or sent as it is.
+   */
+  private pushText(text: string): void {
+    const gate = this.gate;
+    if (!gate) return this.sendText(text);
+    if (this.phase === 'finished' || typeof text !== 'string') return;
+    for (const chunk of gate.feed(text)) this.sendText(chunk);
+    this.holdTimer?.unsubscribe();
+    this.holdTimer = undefined;
+    if (gate.held() !== '') {
+      this.holdTimer = timer(this.options.boundaryHoldMs, this.options.scheduler).subscribe(() => {
+        this.holdTimer = undefined;
+        for (const chunk of gate.flush()) this.sendText(chunk);
+      });
+    }
+  }
+
+  /** A piece of text to send: recorded in the ledger, sent when ready, else kept. */
   private sendText(text: string): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
     this.ledger.push(text);
@@ -671,7 +717,8 @@ class LiveSession {
     message: string,
     options: { closeCode?: number; reason?: string | undefined; cause?: unknown } = {},
   ): LiveSessionError {
-    return liveSessionError(code, message, { ...options, unspoken: this.ledger.unspoken() });
+    // text held by the boundary gate was never sent: it is unspoken too
+    return liveSessionError(code, message, { ...options, unspoken: this.ledger.unspoken() + (this.gate?.held() ?? '') });
   }
 
   private scrub(text: string): string {

@@ -11,7 +11,8 @@
  *
  * Each completed sentence's last part is released as its own chunk, ending exactly at the
  * boundary; the text after it follows in the next chunk. Joining everything released gives
- * back the input exactly.
+ * back the input exactly. Work per token is bounded by the token and the held text (a stop
+ * and the few characters after it), whatever the length of the sentence.
  */
 import { createSentenceSegmenter, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentences.js';
 
@@ -33,54 +34,66 @@ const TRAILING_STOPS = /[.!?;:…。！？｡．।॥؟۔։።፧፨။‼⁇�
 /** Create a boundary gate (the same rules and options as `createSentenceSegmenter`). */
 export function createBoundaryGate(options: SentenceSegmenterOptions = {}): BoundaryGate {
   const segmenter: SentenceSegmenter = createSentenceSegmenter(options);
-  /** Code units of the segmenter's pending text already released. */
+  /** Text fed but not released (a prefix of it is released at a time). */
+  let unsent = '';
+  /** Length of the segmenter's pending text, and how much of it was released already. */
+  let pendingLen = 0;
   let sent = 0;
-  let heldCount = 0;
+
+  function take(n: number, out: string[]): void {
+    if (n <= 0) return;
+    out.push(unsent.slice(0, n));
+    unsent = unsent.slice(n);
+  }
 
   function release(pieces: string[]): string[] {
     const out: string[] = [];
     for (const piece of pieces) {
       // a completed sentence: what is left of it, ending at its boundary
-      if (piece.length > sent) out.push(piece.slice(sent));
+      take(piece.length - sent, out);
       sent = Math.max(0, sent - piece.length);
+      pendingLen -= piece.length;
     }
-    const pending = segmenter.pending();
     const undecided = segmenter.undecidedFrom();
-    let safe = undecided >= 0 ? undecided : pending.length;
-    const trailing = TRAILING_STOPS.exec(pending.slice(0, safe));
-    if (trailing) safe -= trailing[0].length;
-    if (safe > sent) {
-      out.push(pending.slice(sent, safe));
-      sent = safe;
+    let safe = (undecided >= 0 ? undecided : pendingLen) - sent;
+    if (safe > 0) {
+      const before = unsent.slice(Math.max(0, safe - 16), safe);
+      const trailing = TRAILING_STOPS.exec(before);
+      if (trailing) safe -= trailing[0].length;
     }
-    heldCount = pending.length - sent;
+    if (safe > 0) {
+      take(safe, out);
+      sent += safe;
+    }
     return out;
   }
 
-  function releaseAll(pieces: string[]): string[] {
-    const out = release(pieces);
-    const pending = segmenter.pending();
-    if (pending.length > sent) out.push(pending.slice(sent));
-    sent = pending.length;
-    heldCount = 0;
+  function releaseAll(): string[] {
+    const out: string[] = [];
+    sent += unsent.length;
+    take(unsent.length, out);
     return out;
   }
 
   return {
     feed(text) {
-      return text.length === 0 ? [] : release(segmenter.feed(text));
+      if (text.length === 0) return [];
+      unsent += text;
+      pendingLen += text.length;
+      return release(segmenter.feed(text));
     },
     flush() {
-      return heldCount === 0 ? [] : releaseAll([]);
+      return releaseAll();
     },
     end() {
-      const out = releaseAll([]);
       segmenter.end();
+      pendingLen = 0;
+      const out = releaseAll();
       sent = 0;
       return out;
     },
     held() {
-      return heldCount === 0 ? '' : segmenter.pending().slice(sent);
+      return unsent;
     },
   };
 }
