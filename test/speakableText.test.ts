@@ -213,15 +213,16 @@ describe('speakableText: properties', () => {
     );
   });
 
-  it('loses no letter or digit outside link addresses, in order', () => {
+  it('loses no letter or digit, in order', () => {
     // no fences, list numbers, tags or escapes here: those drop characters by design
-    const safe = ['word', ' ', 'Tip', '.', '\n', '\n\n', '*', '**', '_', '__', '~~', '~', '# ', '> ', '- ', '* ', '[', ']', '(', ')', '](#)', '![', '|', '---', '\ud83c\udf89', 'my_value_2', '2 * 3', '°', '%', '你好'];
+    // (link addresses here are `#`: no letters, so every letter of the input must be spoken)
+    const safe = ['word', ' ', 'Tip', '.', '\n', '\n\n', '*', '**', '_', '__', '~~', '~', '# ', '> ', '- ', '* ', '[', ']', '](#)', '![', '|', '---', '\ud83c\udf89', 'my_value_2', '2 * 3', '°', '%', '你好'];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...safe, 'alpha', 'beta', '7'), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 8 }), (parts, at) => {
         const md = parts.join('');
         // letters and digits, in order (markers between two words may join them: `a**b`)
         const words = (s: string): string => s.replace(/[^\p{L}\p{N}]+/gu, '');
-        const expected = words(md.replace(/\]\([^)\n]*\)/g, ']'));
+        const expected = words(md);
         expect(words(pieces(cut(md, at)).map((p) => p.text).join(''))).toEqual(expected);
       }),
       { numRuns: 1000 },
