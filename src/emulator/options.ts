@@ -40,7 +40,13 @@ export const FaultsSchema = z.object({
     .optional(),
   /** Fail synthesis of any segment whose text contains this substring, `times` times. */
   failSynthesisMatching: z.object({ text: z.string(), times: z.int().nonnegative() }).optional(),
-  /** Drop the live connection (no close frame) after this many binary frames in the session. */
+  /**
+   * Drop the live connection (TCP closed, no close frame) once this many binary (audio)
+   * frames went out on it, counted across its segments: the next frame, JSON or binary,
+   * is not sent. Each connection counts from 0, a client's reconnection too, so every
+   * connection is dropped after as many frames. 0 drops at the first frame after
+   * `session.ready`. Unset (the default): never.
+   */
   dropAfterFrames: z.int().nonnegative().optional(),
   /** Extra latency added to each synthesis, ms. */
   synthesisLatencyMs: LatencySchema.optional(),

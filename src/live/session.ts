@@ -84,7 +84,12 @@ export interface LiveConnection {
 
 /** Reconnect policy after an abnormal close (off unless given). */
 export interface ReconnectOptions {
-  /** Attempts in a row without a delivered segment in between; then the error is passed on. */
+  /**
+   * Reconnection attempts allowed in a row (the first connection is not one): each new
+   * session opened after an abnormal close counts one, a segment delivered (its
+   * `segmentDone`) resets the count to 0; when a drop comes with the count at
+   * `maxAttempts`, the error is passed on. 0: never reconnect. An integer, 0 to 1000.
+   */
   maxAttempts: number;
   /** Delay before the first attempt, ms (doubles each attempt). Default 250. */
   baseDelayMs?: number;

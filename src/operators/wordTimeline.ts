@@ -53,6 +53,10 @@ export function segmentDuration(segment: SpokenSegment): number {
  * played back to back, the segments make one timeline. This operator shifts each word by
  * the total duration of the audio of the segments before it.</span>
  *
+ * Operator order: `speak(...)`, then `concatSegments()`, then `wordTimeline()`. It reads
+ * whole segments, so it comes after `concatSegments()` (the raw events of `speak` do not
+ * type-check as its input), and the session needs `word_timestamps: true`.
+ *
  * For each {@link SpokenSegment} (from `concatSegments()`), emits one
  * {@link TimelineWord} per word timestamp, in order, with `start`/`end` in seconds from
  * the start of the first segment's audio, and a running `index`. The offset of a segment
