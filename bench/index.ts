@@ -7,7 +7,7 @@
  * Flags:
  * - `--quick` (or `BENCH_QUICK=1`): fewer repetitions and smaller sizes (about a minute);
  * - `--only a,b` (or bare names): run only these (`live-overhead`, `concurrency`,
- *   `long-stream`, `polling`, `batch`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`, `web`); a partial run writes
+ *   `long-stream`, `polling`, `batch`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`, `web`, `fairness`); a partial run writes
  *   `bench/results.partial.json` instead of `bench/results.json` (a quick run:
  *   `bench/results.quick.json`);
  * - `--list`: print the benchmark names.
@@ -39,6 +39,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'boundary-wait', module: './boundary-wait.js' },
   { name: 'sse', module: './sse.js', quick: { megabytes: 5, rounds: 5 } },
   { name: 'web', module: './web.js' },
+  { name: 'fairness', module: './fairness.js', quick: { floodChars: 100_000, seconds: 3 } },
 ];
 
 type Row = BenchRow & { benchmark?: string };

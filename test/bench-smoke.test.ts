@@ -23,6 +23,7 @@ describe('bench modules', () => {
       'boundary-wait': () => import('../bench/boundary-wait.js'),
       sse: () => import('../bench/sse.js'),
       web: () => import('../bench/web.js'),
+      fairness: () => import('../bench/fairness.js'),
     };
     for (const [name, load] of Object.entries(modules)) {
       const mod = await load();

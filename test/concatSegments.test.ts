@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { from } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { concatSegments } from '../src/operators/concatSegments.js';
+import { concatSegments, DEFAULT_MAX_SEGMENT_BYTES } from '../src/operators/concatSegments.js';
+import { LimitExceededError } from '../src/core/errors.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../src/live/events.js';
 
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -131,5 +132,38 @@ describe('concatSegments', () => {
     expect(audio.byteLength).toBe(64_000);
     expect(audio.buffer.byteLength).toBe(64_000);
     expect(audio[64 * 999]).toBe(999 % 256);
+  });
+
+  it('a segment growing past maxSegmentBytes ends the stream with LimitExceededError; at the limit it is emitted', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      // a (2 bytes) + b (1 byte) = 3 bytes: fits a cap of 3, not a cap of 2
+      expectObservable(cold('r-s-a-b-d|', e).pipe(concatSegments({ maxSegmentBytes: 3 }))).toBe('--------S|', { S: seg0 });
+      expectObservable(cold('r-s-a-b-d|', e).pipe(concatSegments({ maxSegmentBytes: 2 }))).toBe(
+        '------#',
+        undefined,
+        new LimitExceededError('maxSegmentBytes', 2, 'concatSegments: segment 0 has more than maxSegmentBytes (2 bytes) of audio'),
+      );
+    });
+  });
+
+  it('the cap is per segment: many segments each under it pass however much audio in total', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = cold('r-s-a-b-d-t-c-f|', e);
+      expectObservable(source.pipe(concatSegments({ maxSegmentBytes: 3 }))).toBe('--------S-----T|', { S: seg0, T: seg1 });
+    });
+  });
+
+  it('bad maxSegmentBytes throws when the operator is created; the default is 64 MiB', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => concatSegments({ maxSegmentBytes: bad })).toThrow(RangeError);
+    }
+    expect(DEFAULT_MAX_SEGMENT_BYTES).toBe(64 * 1024 * 1024);
+    const events: LiveSpeechEvent[] = [{ type: 'segmentStart', segment_id: 0, text: 'x' }];
+    const mib = new Uint8Array(1024 * 1024);
+    for (let i = 0; i <= 64; i++) events.push({ type: 'audio', segment_id: 0, bytes: mib });
+    let error: unknown;
+    from(events).pipe(concatSegments()).subscribe({ error: (e: unknown) => (error = e) });
+    expect(error).toBeInstanceOf(LimitExceededError);
+    expect(error).toMatchObject({ option: 'maxSegmentBytes', limit: DEFAULT_MAX_SEGMENT_BYTES });
   });
 });

@@ -23,6 +23,16 @@
  *    credits run out at segment N, segments before N are still delivered, then one
  *    `session.error` and close 4402.
  *
+ * Fairness (one client cannot slow the rest): the session yields to the event loop
+ * between segments (other sessions and HTTP requests run in between); binary frames wait
+ * for the socket to drain past {@link SEND_HIGH_WATER_BYTES}; while more than
+ * `options.livePendingTextChars` of received text wait to be spoken, the socket is not
+ * read (TCP backpressure on the client) until half of it went out; a session where no
+ * frame came in and none went out for `options.liveIdleTimeoutMs` gets a
+ * `session.error` and close 4408; and each key holds at most `options.liveSessionsPerKey`
+ * sessions (one more: `session.error`, close 4429). Close codes 4408 and 4429 are the
+ * emulator's choice (the contract shows no others), after HTTP 408 and 429.
+ *
  * Faults (`options.faults`, per key): failSynthesis, failSynthesisMatching,
  * synthesisLatencyMs, creditsAfterSegments, dropAfterFrames (the TCP socket is
  * destroyed with no close frame).
@@ -51,6 +61,13 @@ export const DEFAULT_LIVE_SAMPLE_RATE = 22050;
 export const SYNTHESIS_RETRIES = 3;
 /** Stop sending while this many bytes wait in the socket's buffer. */
 export const SEND_HIGH_WATER_BYTES = 1024 * 1024;
+/** Reasons sent with the emulator's closes. */
+const CLOSE_REASONS: Record<number, string> = {
+  [CloseCodes.creditsExhausted]: 'insufficient credits',
+  [CloseCodes.rejected]: 'session rejected',
+  [CloseCodes.idleTimeout]: 'idle timeout',
+  [CloseCodes.tooManySessions]: 'too many sessions',
+};
 /** Close code used when the emulator shuts down under a live session. */
 const CLOSE_GOING_AWAY = 1001;
 
@@ -97,11 +114,43 @@ export const handleLiveConnection: LiveConnectionHandler = (socket, _request: In
   new LiveSession(socket, apiKey, context).start();
 };
 
+/** Open live sessions per emulator and key (for `liveSessionsPerKey`). */
+const openSessions = new WeakMap<EmulatorContext, Map<string, Set<LiveSession>>>();
+
+/** What one open live session holds (for tests and benchmarks of the emulator's fairness). */
+export interface LiveSessionStats {
+  /** Received text not yet sent as segments, characters (segmenter buffer included). */
+  pendingTextChars: number;
+  /** Reading of the socket is paused (backpressure on the client). */
+  readingPaused: boolean;
+  /** Segments created / sent so far. */
+  segments: number;
+  sent: number;
+}
+
+/** Stats of every open live session of an emulator, by key order of opening. */
+export function liveSessionStats(context: EmulatorContext): LiveSessionStats[] {
+  const perKey = openSessions.get(context);
+  if (!perKey) return [];
+  return [...perKey.values()].flatMap((sessions) => [...sessions].map((session) => session.stats()));
+}
+
+/** Resolves on the next turn of the event loop, after pending I/O. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 class LiveSession {
   private phase: 'awaiting-start' | 'starting' | 'ready' | 'ending' | 'closed' = 'awaiting-start';
   private readonly timers = new Set<NodeJS.Timeout>();
   private startTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** `liveIdleTimeoutMs`: no frame in or out for that long closes the session (4408). */
+  private quietTimer: NodeJS.Timeout | undefined;
+  /** Counted in `openSessions` (released once, at cleanup). */
+  private counted = false;
+  /** Characters of received text not yet sent as segments (segmenter buffer aside). */
+  private unsentChars = 0;
+  /** Reading of the socket paused (too much text waiting). */
+  private readingPaused = false;
   private unregisterClose: (() => void) | undefined;
   private readonly faults: Faults;
 
@@ -138,11 +187,32 @@ class LiveSession {
     this.faults = context.faultsFor(apiKey);
   }
 
+  stats(): LiveSessionStats {
+    return {
+      pendingTextChars: this.unsentChars + (this.segmenter?.pending().length ?? 0),
+      readingPaused: this.readingPaused,
+      segments: this.segments.length,
+      sent: this.nextToSend,
+    };
+  }
+
   start(): void {
     if (this.context.closing) {
       this.socket.close(CLOSE_GOING_AWAY, 'emulator closing');
       return;
     }
+    const perKey = openSessions.get(this.context) ?? new Map<string, Set<LiveSession>>();
+    openSessions.set(this.context, perKey);
+    const open = perKey.get(this.apiKey) ?? new Set<LiveSession>();
+    const limit = this.context.options.liveSessionsPerKey;
+    if (open.size >= limit) {
+      this.socket.on('error', () => undefined);
+      this.fail(`too many live sessions open for this API key (at most ${limit})`, CloseCodes.tooManySessions);
+      return;
+    }
+    open.add(this);
+    perKey.set(this.apiKey, open);
+    this.counted = true;
     this.unregisterClose = this.context.onClose(() => {
       if (this.phase === 'closed') return;
       this.cleanup();
@@ -153,7 +223,11 @@ class LiveSession {
     this.startTimer = this.setTimer(() => {
       if (this.phase === 'awaiting-start') this.reject(`no session.start within ${startTimeout / 1000} s`);
     }, startTimeout);
-    this.socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    this.touch();
+    this.socket.on('message', (data, isBinary) => {
+      this.touch();
+      this.onMessage(data, isBinary);
+    });
     this.socket.on('close', () => this.cleanup());
     this.socket.on('error', () => this.cleanup());
   }
@@ -294,6 +368,8 @@ class LiveSession {
     const text = this.whitespace + piece;
     this.whitespace = '';
     this.segments.push({ id: this.segments.length, text, state: 'waiting' });
+    this.unsentChars += text.length;
+    this.applyBackpressure();
     this.schedule();
   }
 
@@ -417,6 +493,9 @@ class LiveSession {
         return;
       }
       if (!segment || (segment.state !== 'ready' && segment.state !== 'skipped')) return;
+      // One segment per turn of the event loop: other sessions and HTTP requests run in between.
+      await nextTurn();
+      if (!this.isLive()) return;
       if (segment.state === 'skipped') {
         if (!this.sendJson({ type: 'segment.skipped', segment_id: segment.id, text: segment.text })) return;
         this.runData?.segments.push({ segment_id: segment.id, text: segment.text, status: 'skipped' });
@@ -435,8 +514,38 @@ class LiveSession {
       segment.audio = undefined;
       segment.words = undefined;
       this.nextToSend++;
+      this.unsentChars -= segment.text.length;
+      this.touch();
+      this.applyBackpressure();
       this.schedule();
     }
+  }
+
+  /**
+   * Stop reading the socket while more than `livePendingTextChars` of text wait to be
+   * spoken; read again once at most half of that waits.
+   */
+  private applyBackpressure(): void {
+    if (!this.isLive()) return;
+    const limit = this.context.options.livePendingTextChars;
+    const waiting = this.unsentChars + (this.segmenter?.pending().length ?? 0);
+    if (!this.readingPaused && waiting > limit) {
+      this.readingPaused = true;
+      this.socket.pause();
+    } else if (this.readingPaused && waiting <= limit / 2) {
+      this.readingPaused = false;
+      this.socket.resume();
+    }
+  }
+
+  /** A frame came in or went out: the session is not idle; restart the idle clock. */
+  private touch(): void {
+    this.clearTimer(this.quietTimer);
+    const idleMs = this.context.options.liveIdleTimeoutMs;
+    this.quietTimer = this.setTimer(() => {
+      this.quietTimer = undefined;
+      this.fail(`no frame in or out for ${idleMs / 1000} s: the idle session is closed`, CloseCodes.idleTimeout);
+    }, idleMs);
   }
 
   /** After every segment went out and input ended: session.done, close 1000. */
@@ -493,7 +602,7 @@ class LiveSession {
       this.socket.send(JSON.stringify({ type: 'session.error', error: message }));
       this.socket.close(
         code,
-        code === CloseCodes.creditsExhausted ? 'insufficient credits' : code === CloseCodes.rejected ? 'session rejected' : 'internal error',
+        CLOSE_REASONS[code] ?? 'internal error',
       );
     }
     this.log(`session closed ${code}: ${message}`);
@@ -518,6 +627,14 @@ class LiveSession {
     }
     this.unregisterClose?.();
     this.unregisterClose = undefined;
+    this.quietTimer = undefined;
+    if (this.counted) {
+      this.counted = false;
+      const perKey = openSessions.get(this.context);
+      const open = perKey?.get(this.apiKey);
+      open?.delete(this);
+      if (open?.size === 0) perKey?.delete(this.apiKey);
+    }
   }
 
   // ---------------------------------------------------------------------------

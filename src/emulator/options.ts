@@ -108,6 +108,23 @@ export const EmulatorOptionsSchema = z.object({
   concurrency: z.int().positive().default(3),
   /** Live session: close 4400 when no `session.start` arrives within this many ms. */
   liveStartTimeoutMs: z.number().positive().default(10_000),
+  /**
+   * Live session: close 4408 (after a `session.error`) when, for this many ms, the client
+   * sent no frame and no frame reached it. Default 2 minutes.
+   */
+  liveIdleTimeoutMs: z.number().positive().default(120_000),
+  /**
+   * Live sessions open at once per API key; one more is refused with a `session.error`
+   * and close 4429. Default 32.
+   */
+  liveSessionsPerKey: z.int().positive().default(32),
+  /**
+   * Live session: text received but not yet spoken (characters) above which the
+   * emulator stops reading the socket until half of it went out, so a client pushing
+   * text faster than it is spoken meets TCP backpressure instead of growing memory.
+   * Default 64 Ki characters.
+   */
+  livePendingTextChars: z.int().positive().default(64 * 1024),
   /** Base backoff between synthesis retries, ms (doubles each retry). */
   retryBaseMs: z.number().nonnegative().default(20),
   /** Tone synth: seconds per word and sample rate. */

@@ -18,6 +18,10 @@ export const CloseCodes = {
   invalidKey: 4401,
   rejected: 4400,
   creditsExhausted: 4402,
+  /** Not in the contract (its other codes are "not shown"); the emulator's choice, after HTTP 408: the session sat idle. */
+  idleTimeout: 4408,
+  /** Not in the contract; the emulator's choice, after HTTP 429: too many live sessions open for the key. */
+  tooManySessions: 4429,
 } as const;
 
 /** The configuration carried by `session.start` (everything but `type`). */

@@ -1,4 +1,5 @@
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
+import { LimitExceededError } from '../core/errors.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../live/events.js';
 import { LIVE_OUTPUT_FORMATS, type LiveOutputFormat, type WordTimestamp } from '../live/protocol.js';
 
@@ -8,6 +9,19 @@ interface Pending {
   word_timestamps: WordTimestamp[];
   chunks: Uint8Array[];
   bytes: number;
+}
+
+/** Default {@link ConcatSegmentsOptions.maxSegmentBytes}: 64 MiB (over 11 minutes of 48 kHz 16-bit mono WAV). */
+export const DEFAULT_MAX_SEGMENT_BYTES = 64 * 1024 * 1024;
+
+/** Options of {@link concatSegments}. */
+export interface ConcatSegmentsOptions {
+  /**
+   * Most audio bytes held for one segment; a segment growing past it ends the stream with
+   * a `LimitExceededError` (`option: 'maxSegmentBytes'`). Default
+   * {@link DEFAULT_MAX_SEGMENT_BYTES} (64 MiB), far beyond any spoken sentence.
+   */
+  maxSegmentBytes?: number;
 }
 
 function formatOf(config: Record<string, unknown>): LiveOutputFormat | undefined {
@@ -42,14 +56,18 @@ function join(chunks: Uint8Array[], total: number): Uint8Array {
  * Skipped segments emit nothing (their text is on the `segmentSkipped` event, which
  * `resubmitSkipped` handles). A segment abandoned by a reconnect (a `reconnected` event,
  * or a new `segmentStart`, before its `segmentDone`) is dropped, as is a partial segment
- * when the source errors or completes. Memory holds at most one segment's audio.
+ * when the source errors or completes. Memory holds at most one segment's audio, and at
+ * most `maxSegmentBytes` of it: a segment whose audio grows past that (a service that never
+ * ends a segment) ends the stream with a `LimitExceededError` naming the option, instead of
+ * growing memory without bound.
  *
  * ```
  * events:   r-s-a-a-d-s-a-d-|
  * concat:   --------S-----S-|
  * ```
  *
- * Errors and completion of the source are passed through.
+ * Errors and completion of the source are passed through. A bad `maxSegmentBytes` (not a
+ * positive integer) throws a `RangeError` when the operator is created.
  *
  * ## Example
  * ```ts
@@ -57,9 +75,14 @@ function join(chunks: Uint8Array[], total: number): Uint8Array {
  *   .subscribe((segment) => player.enqueue(segment.audio));
  * ```
  *
+ * @param options `maxSegmentBytes` (default 64 MiB).
  * @return A function that returns an Observable of {@link SpokenSegment}s, in order.
  */
-export function concatSegments(): OperatorFunction<LiveSpeechEvent, SpokenSegment> {
+export function concatSegments(options: ConcatSegmentsOptions = {}): OperatorFunction<LiveSpeechEvent, SpokenSegment> {
+  const maxSegmentBytes = options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES;
+  if (!Number.isSafeInteger(maxSegmentBytes) || maxSegmentBytes < 1) {
+    throw new RangeError(`concatSegments: maxSegmentBytes must be a positive integer, got ${String(maxSegmentBytes)}`);
+  }
   return (source) =>
     defer(() => {
       let format: LiveOutputFormat | undefined;
@@ -81,8 +104,17 @@ export function concatSegments(): OperatorFunction<LiveSpeechEvent, SpokenSegmen
               return undefined;
             case 'audio':
               if (pending && pending.segment_id === event.segment_id) {
-                pending.chunks.push(event.bytes);
                 pending.bytes += event.bytes.byteLength;
+                if (pending.bytes > maxSegmentBytes) {
+                  const id = pending.segment_id;
+                  pending = undefined;
+                  throw new LimitExceededError(
+                    'maxSegmentBytes',
+                    maxSegmentBytes,
+                    `concatSegments: segment ${id} has more than maxSegmentBytes (${maxSegmentBytes} bytes) of audio`,
+                  );
+                }
+                pending.chunks.push(event.bytes);
               }
               return undefined;
             case 'segmentDone': {

@@ -1,5 +1,5 @@
 export { parseSse, type ParseSseOptions, type SseEvent, SseError } from './parseSse.js';
-export { concatSegments } from './concatSegments.js';
+export { concatSegments, DEFAULT_MAX_SEGMENT_BYTES, type ConcatSegmentsOptions } from './concatSegments.js';
 export type { SpokenSegment } from '../live/events.js';
 export { resubmitSkipped, type ResubmitSkippedOptions } from './resubmitSkipped.js';
 export {

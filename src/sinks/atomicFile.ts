@@ -1,16 +1,61 @@
 /**
  * A file written under a temporary name in the target's directory and renamed onto the
  * target only when complete, so no half-written file ever exists under the final name.
+ *
+ * A process killed mid-write (`kill -9`, power loss) leaves its temporary file behind;
+ * the next `open` in that directory removes temporary files of our own naming
+ * (`.<name>.<12 hex digits>.tmp`) not modified for `staleAfterMs` (default one hour), so
+ * they do not pile up. A file being written is modified at every write, so only writers
+ * stalled for that long could lose theirs.
  */
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, statSync } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SinkError } from './errors.js';
 
 export interface AtomicFileOptions {
   /** File mode of the new file (before umask). Default 0o666. */
   mode?: number;
+  /**
+   * Age (since last modification) past which a temporary file of our naming left in the
+   * target directory is removed on open, ms. Default {@link STALE_TEMP_AGE_MS} (one hour).
+   */
+  staleAfterMs?: number;
+}
+
+/** Default age past which leftover temporary files are removed: one hour. */
+export const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
+
+/** Names `temporaryPathFor` gives: `.<name>.<12 hex digits>.tmp`. */
+const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Remove temporary files of our naming in `directory` not modified for `staleAfterMs`.
+ * Best effort: never throws (a file may vanish or be locked meanwhile). Resolves with the
+ * names removed.
+ */
+export async function removeStaleTemporaryFiles(directory: string, staleAfterMs = STALE_TEMP_AGE_MS, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!TEMP_NAME.test(name)) continue;
+    const path = join(directory, name);
+    try {
+      const info = await stat(path);
+      if (!info.isFile() || now - info.mtimeMs < staleAfterMs) continue;
+      await unlink(path);
+      removed.push(name);
+    } catch {
+      // gone or not ours to remove: leave it
+    }
+  }
+  return removed;
 }
 
 /** The temporary name for `path`: `.<name>.<random>.tmp` in the same directory. */
@@ -76,6 +121,7 @@ export class AtomicFile {
   static async open(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
     const target = resolve(path);
     checkWritablePath(target);
+    await removeStaleTemporaryFiles(dirname(target), options.staleAfterMs ?? STALE_TEMP_AGE_MS);
     const temporaryPath = temporaryPathFor(target);
     const handle = await open(temporaryPath, 'wx', options.mode ?? 0o666);
     return new AtomicFile(target, temporaryPath, handle);
