@@ -5,7 +5,9 @@
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Dispatcher } from 'undici';
-import { WebSocket as WsWebSocket } from 'ws';
+import { connect as netConnect, isIP, type NetConnectOpts, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { WebSocket as WsWebSocket, type ClientOptions as WsClientOptions } from 'ws';
 import { z } from 'zod';
 import { RxVoiceError } from '../core/errors.js';
 import { routes } from '../core/routes.js';
@@ -122,7 +124,7 @@ export const ClientOptionsSchema = z.object({
   fetch: z.custom<FetchLike>(isFunction).optional(),
   /** Allow sending the key over plain `http://` to a host that is not loopback. */
   allowInsecureHttp: z.boolean().default(false),
-  /** WebSocket constructor for the live session (default: `ws`). */
+  /** WebSocket constructor for the live session (default: `ws`, connecting without printing its options under NODE_DEBUG). */
   WebSocket: z.custom<WebSocketConstructor>(isFunction).optional(),
   /** Deprecation warnings hook (default: `process.emitWarning`). */
   warn: z.custom<WarnHook>(isFunction).optional(),
@@ -156,6 +158,23 @@ export interface ResolvedConfig {
   readonly bulkConcurrency: number;
   /** Random source in [0, 1) for the jitter of retry delays (`Math.random` unless given). */
   readonly random: () => number;
+}
+
+/**
+ * `ws`'s WebSocket, opening its connection with the host, port and server name only.
+ * `ws` hands its whole option object (the request headers with `x-api-key` among them)
+ * to `net.connect` / `tls.connect`, which print it under `NODE_DEBUG=net` / `tls`.
+ */
+export class QuietWebSocket extends WsWebSocket {
+  constructor(url: string | URL, protocols?: string | string[], options?: WsClientOptions) {
+    const secure = new URL(url).protocol === 'wss:';
+    const createConnection = ((opts: NetConnectOpts & { host?: string; port?: number | string }): Socket => {
+      const host = opts.host ?? 'localhost';
+      const port = Number(opts.port ?? (secure ? 443 : 80));
+      return secure ? tlsConnect({ host, port, servername: isIP(host) ? '' : host }) : netConnect({ host, port });
+    }) as unknown as WsClientOptions['createConnection'];
+    super(url, protocols, { ...options, createConnection });
+  }
 }
 
 /** True for `localhost`, 127.0.0.0/8 and `::1`. */
@@ -227,7 +246,7 @@ export function resolveConfig(options: ClientOptions = {}): { config: ResolvedCo
     dispatcher: o.dispatcher,
     fetch: o.fetch,
     allowInsecureHttp: o.allowInsecureHttp,
-    WebSocket: o.WebSocket ?? (WsWebSocket as unknown as WebSocketConstructor),
+    WebSocket: o.WebSocket ?? (QuietWebSocket as unknown as WebSocketConstructor),
     warn: o.warn ?? defaultWarn,
     bulkConcurrency: o.bulkConcurrency,
     random: o.random ?? Math.random,

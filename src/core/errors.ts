@@ -352,11 +352,29 @@ export class LimitExceededError extends RxVoiceError {
   }
 }
 
-/** Replace every occurrence of each secret in `text` with `***`. */
+/**
+ * Secrets shorter than this are not cut out of text: replacing every `e` of a message
+ * would garble it (`Conn***ctionError`) and show the key. A text holding such a short
+ * secret is withheld whole instead ({@link WITHHELD_TEXT}). Real API keys are far longer.
+ */
+export const MIN_REDACTED_SECRET_LENGTH = 8;
+
+/** What {@link redact} gives instead of a text that holds a secret too short to cut out. */
+export const WITHHELD_TEXT = '[text withheld: it could contain the API key]';
+
+/**
+ * Replace every occurrence of each secret in `text` with `***`. A secret shorter than
+ * {@link MIN_REDACTED_SECRET_LENGTH} is never replaced inside ordinary text: when the
+ * text holds it, the whole text is withheld ({@link WITHHELD_TEXT}); otherwise the text
+ * is returned as it is.
+ */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length > 0) out = out.split(secret).join('***');
+    if (!secret) continue;
+    if (secret.length < MIN_REDACTED_SECRET_LENGTH) {
+      if (out.includes(secret)) return WITHHELD_TEXT;
+    } else out = out.split(secret).join('***');
   }
   return out;
 }

@@ -18,6 +18,8 @@ export {
   speak,
   DEFAULT_LIVE_OUTPUT_FORMAT,
   DEFAULT_LIVE_MAX_PAYLOAD,
+  DEFAULT_RESPONSE_TIMEOUT_MS,
+  DEFAULT_CLOSE_GRACE_MS,
   type SpeakOptions,
   type LiveConnection,
   type ReconnectOptions,

@@ -58,7 +58,7 @@ export interface WebSocketLike {
 export type WebSocketConstructorLike = new (
   url: string,
   protocols?: string | string[],
-  options?: { headers?: Record<string, string>; maxPayload?: number },
+  options?: { headers?: Record<string, string>; maxPayload?: number; closeTimeout?: number },
 ) => WebSocketLike;
 
 const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
@@ -134,10 +134,32 @@ export type SpeakOptions = SessionConfigInput & {
   clientBoundaries?: boolean | undefined;
   /** Longest wait of an undecided stop for the next token, ms (then it is sent). Default 250. */
   boundaryHoldMs?: number | undefined;
+  /**
+   * While text waits to be spoken, how long the service may send nothing at all (no frame
+   * of any kind) before the session ends with a `'timeout'` error carrying `unspoken`
+   * (retryable: `reconnect` treats it as a drop), ms. Catches a service silent after
+   * `session.ready` or mid-segment, trickling a frame byte by byte, or a half-open TCP
+   * connection. Timed on `scheduler`; where the WebSocket has pings (`ws`), one is sent
+   * each third of it while waiting (a dead peer then fails faster). Default 15 000
+   * ({@link DEFAULT_RESPONSE_TIMEOUT_MS}).
+   */
+  responseTimeoutMs?: number | undefined;
+  /**
+   * After the session closes its socket (unsubscribe, end), how long to wait for the
+   * server's close frame before the socket is cut, ms (`ws`'s `closeTimeout`; a
+   * browser-style constructor cannot be told). Default 1000 ({@link DEFAULT_CLOSE_GRACE_MS}).
+   */
+  closeGraceMs?: number | undefined;
 };
 
 /** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
 export const DEFAULT_LIVE_MAX_PAYLOAD = 1024 * 1024;
+
+/** Default `responseTimeoutMs`: 15 s of silence while text waits to be spoken ends the session. */
+export const DEFAULT_RESPONSE_TIMEOUT_MS = 15_000;
+
+/** Default `closeGraceMs`: a server ignoring the close frame is cut off after 1 s. */
+export const DEFAULT_CLOSE_GRACE_MS = 1000;
 
 /** rxvoice's default output format for live sessions (the service's own default is mp3). */
 export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
@@ -156,16 +178,18 @@ const ClientOptionsSchema = z.object({
   maxPayload: z.int().positive().default(DEFAULT_LIVE_MAX_PAYLOAD),
   clientBoundaries: z.boolean().default(true),
   boundaryHoldMs: z.number().nonnegative().max(60_000).default(250),
+  responseTimeoutMs: z.number().positive().default(DEFAULT_RESPONSE_TIMEOUT_MS),
+  closeGraceMs: z.number().nonnegative().default(DEFAULT_CLOSE_GRACE_MS),
 });
 
-/** Options checked and completed with their defaults, and where to connect. */
+/** Options checked and completed with their defaults, and where to connect (never the key: see {@link LiveSession}). */
 interface ResolvedSpeak extends z.output<typeof ClientOptionsSchema> {
   config: SessionConfig;
   scheduler: SchedulerLike;
   url: string;
-  headers: Record<string, string> | undefined;
+  /** Whether the key goes in the `x-api-key` header (else it is in the `url`'s query). */
+  headersSupported: boolean;
   WebSocket: WebSocketConstructorLike;
-  apiKey: string;
 }
 
 /**
@@ -189,11 +213,11 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
 
 /** Check the options with their schemas: the resolved session, or a ValidationError with every issue found. */
 function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
-  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, ...configInput } = options;
+  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, ...configInput } = options;
   const issues: ValidationIssue[] = [];
   const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
   if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
-  const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs };
+  const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs };
   const client = ClientOptionsSchema.safeParse(clientInput);
   if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
@@ -208,9 +232,8 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
     config: config.data,
     scheduler: scheduler ?? asyncScheduler,
     url,
-    headers: headersSupported ? { 'x-api-key': connection.apiKey } : undefined,
+    headersSupported,
     WebSocket: Ctor,
-    apiKey: connection.apiKey,
   };
 }
 
@@ -283,13 +306,16 @@ function startFrame(config: SessionConfig): ClientFrame {
  *   an audio frame over 64 KiB, out-of-order segment ids, a message over `maxPayload`,
  *   a WebSocket-level violation, `session.done` while text is still unspoken):
  *   `'protocol'`, and the socket is closed (1002) and cut off;
- * - no `session.ready` within `readyTimeoutMs`: `'timeout'` (retryable);
+ * - no `session.ready` within `readyTimeoutMs`, or, while text waits to be spoken, no
+ *   frame at all for `responseTimeoutMs` (15 s by default): `'timeout'` (retryable, so
+ *   `reconnect` treats it as a drop);
  * - the text source errors: the socket is closed and the output errors with
  *   `'text_source'`, the source's own error (unchanged) as `cause`.
  *
  * Unsubscribing (e.g. `takeUntil(userStartedTalking$)` for barge-in) closes the socket
  * at once with 1000, unsubscribes the text source and clears every timer; nothing more
- * is emitted.
+ * is emitted. A server that does not answer the close frame is cut off after
+ * `closeGraceMs` (1 s by default; `ws` only, a browser closes on its own terms).
  *
  * Reconnect (option `reconnect`, off by default): after an abnormal close (code
  * `'connection'` or a ready timeout, never 4400/4401/4402), a new session is opened
@@ -321,7 +347,7 @@ function startFrame(config: SessionConfig): ClientFrame {
  * @param connection Where to connect: `wsUrl`, `apiKey`, optional WebSocket constructor.
  * @param options The `session.start` configuration (`voice_id` required; `output_format`
  * defaults to `'wav'` here, the service's default is mp3) and client options
- * (`reconnect`, `scheduler`, `readyTimeoutMs`, `maxPayload`).
+ * (`reconnect`, `scheduler`, `readyTimeoutMs`, `maxPayload`, `responseTimeoutMs`, `closeGraceMs`).
  * @return A function that returns an Observable of {@link LiveSpeechEvent}s for a text
  * source.
  * @throws {ValidationError} At once, for bad options or a `wsUrl` that is not a ws(s) address.
@@ -330,7 +356,7 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
   const resolved = resolve(connection, options);
   return (text$) =>
     new Observable<LiveSpeechEvent>((subscriber) => {
-      const session = new LiveSession(resolved, subscriber);
+      const session = new LiveSession(resolved, subscriber, connection.apiKey);
       session.start(text$);
       return () => session.stop();
     });
@@ -358,6 +384,8 @@ interface Connection {
   /** The message of the socket's last error event (scrubbed). */
   transportError: string | undefined;
   readyTimer: Subscription | undefined;
+  /** Scheduler time of the last frame from the server (for `responseTimeoutMs`). */
+  lastFrameAt: number;
 }
 
 const OPEN = 1;
@@ -383,11 +411,20 @@ class LiveSession {
   /** Added to the server's segment ids, so that ids keep increasing across reconnects. */
   private idOffset = 0;
   private maxConsumerId = -1;
+  /** Checks `responseTimeoutMs` while text waits to be spoken (undefined when nothing waits). */
+  private responseWatch: Subscription | undefined;
+  /**
+   * The key, in a private field: no `util.inspect` of anything reaches it (the resolved
+   * options, the socket's options and the connection hold no copy once connected).
+   */
+  readonly #apiKey: string;
 
   constructor(
     private readonly options: ResolvedSpeak,
     private readonly subscriber: Subscriber<LiveSpeechEvent>,
+    apiKey: string,
   ) {
+    this.#apiKey = apiKey;
     // a numeric language id (deprecated) says nothing of the script: the default rules apply
     const language = options.config.language;
     this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
@@ -417,6 +454,7 @@ class LiveSession {
     this.textSubscription?.unsubscribe();
     this.reconnectTimer?.unsubscribe();
     this.holdTimer?.unsubscribe();
+    this.stopResponseWatch();
     if (this.connection) this.closeSocket(this.connection, CloseCodes.normal);
   }
 
@@ -429,8 +467,12 @@ class LiveSession {
     const options = this.options;
     let socket: WebSocketLike;
     try {
-      socket = options.headers
-        ? new options.WebSocket(options.url, undefined, { headers: options.headers, maxPayload: options.maxPayload })
+      socket = options.headersSupported
+        ? new options.WebSocket(options.url, undefined, {
+            headers: { 'x-api-key': this.#apiKey },
+            maxPayload: options.maxPayload,
+            closeTimeout: options.closeGraceMs,
+          })
         : new options.WebSocket(options.url);
     } catch (cause) {
       // no `cause`: its message may hold the address (and a query key)
@@ -446,6 +488,7 @@ class LiveSession {
       sessionError: undefined,
       transportError: undefined,
       readyTimer: undefined,
+      lastFrameAt: options.scheduler.now(),
     };
     this.connection = connection;
     // Listeners are never removed: once the socket is not the current one they do
@@ -453,6 +496,7 @@ class LiveSession {
     socket.addEventListener('open', () => this.send(connection, startFrame(options.config)));
     socket.addEventListener('message', (event) => {
       if (this.connection !== connection) return;
+      connection.lastFrameAt = this.options.scheduler.now();
       const data = (event as { data: unknown }).data;
       if (typeof data === 'string') this.onTextFrame(connection, data);
       else this.onAudioFrame(connection, data);
@@ -466,7 +510,10 @@ class LiveSession {
   }
 
   private closeSocket(connection: Connection, code: number, reason?: string): void {
-    if (this.connection === connection) this.connection = undefined;
+    if (this.connection === connection) {
+      this.connection = undefined;
+      this.stopResponseWatch();
+    }
     connection.readyTimer?.unsubscribe();
     try {
       connection.socket.close(code, reason);
@@ -510,8 +557,10 @@ class LiveSession {
   private sendText(text: string): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
     this.ledger.push(text);
-    if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.chunk', text });
-    else this.outbox.push(text);
+    if (this.phase === 'ready' && this.connection) {
+      this.send(this.connection, { type: 'text.chunk', text });
+      this.watchResponse(this.connection);
+    } else this.outbox.push(text);
   }
 
   // --- frames in -------------------------------------------------------------
@@ -602,6 +651,7 @@ class LiveSession {
       this.outbox = [];
       for (const text of pending) this.send(connection, { type: 'text.chunk', text });
       if (this.textComplete) this.send(connection, { type: 'text.done' });
+      this.watchResponse(connection);
       this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.options.config } });
       return;
     }
@@ -610,6 +660,7 @@ class LiveSession {
     const resent = this.ledger.unspoken();
     if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
     if (this.textComplete) this.send(connection, { type: 'text.done' });
+    this.watchResponse(connection);
     this.emit({ type: 'reconnected', attempt: this.attemptsInRow, session_id, run_id, resent });
   }
 
@@ -635,6 +686,7 @@ class LiveSession {
   private onClose(connection: Connection, code: number, reason: string): void {
     if (this.connection !== connection) return;
     this.connection = undefined;
+    this.stopResponseWatch();
     connection.readyTimer?.unsubscribe();
     const allDelivered = this.textComplete && this.ledger.unspoken() === '' && connection.inProgress === undefined;
     const cleanEnd = code === CloseCodes.normal && (this.phase === 'done' || allDelivered);
@@ -675,6 +727,48 @@ class LiveSession {
           : `The server broke the WebSocket protocol (${code})`,
       );
     }
+  }
+
+  // --- response timeout -------------------------------------------------------
+
+  /**
+   * Start watching for `responseTimeoutMs` of silence, if text waits to be spoken and no
+   * watch runs: the silence counts from now. Checked each third of the timeout.
+   */
+  private watchResponse(connection: Connection): void {
+    if (this.responseWatch !== undefined || !this.waitsForSpeech(connection)) return;
+    connection.lastFrameAt = this.options.scheduler.now();
+    const every = this.options.responseTimeoutMs / 3;
+    this.responseWatch = timer(every, every, this.options.scheduler).subscribe(() => this.checkResponse(connection));
+  }
+
+  private stopResponseWatch(): void {
+    this.responseWatch?.unsubscribe();
+    this.responseWatch = undefined;
+  }
+
+  /** Text was pushed and not yet delivered as audio, on the socket in use, ready. */
+  private waitsForSpeech(connection: Connection): boolean {
+    return this.connection === connection && this.phase === 'ready' && (connection.inProgress !== undefined || this.ledger.unspoken() !== '');
+  }
+
+  private checkResponse(connection: Connection): void {
+    if (!this.waitsForSpeech(connection)) return this.stopResponseWatch();
+    const ms = this.options.responseTimeoutMs;
+    if (this.options.scheduler.now() - connection.lastFrameAt < ms) {
+      // a ping keeps intermediaries open and makes a dead TCP peer fail sooner
+      try {
+        (connection.socket as { ping?: () => void }).ping?.();
+      } catch {
+        // closing meanwhile: the close event says what happened
+      }
+      return;
+    }
+    this.stopResponseWatch();
+    this.closeSocket(connection, CloseCodes.normal);
+    // a silent peer is not trusted to answer the close frame either
+    (connection.socket as { terminate?: () => void }).terminate?.();
+    this.retryOrFail(this.error('timeout', `The service sent nothing for ${ms} ms while text waited to be spoken (responseTimeoutMs)`));
   }
 
   private onReadyTimeout(connection: Connection): void {
@@ -727,7 +821,7 @@ class LiveSession {
   }
 
   private scrub(text: string): string {
-    const apiKey = this.options.apiKey;
+    const apiKey = this.#apiKey;
     return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
   }
 }
