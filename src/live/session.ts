@@ -242,6 +242,8 @@ export interface SessionPlan {
   url: string;
   headers: Record<string, string> | undefined;
   maxPayload: number;
+  /** `ws`'s `closeTimeout` for the socket (see `closeGraceMs`). */
+  closeGraceMs: number;
   WebSocket: WebSocketConstructorLike;
   startFrame: string;
 }
@@ -256,8 +258,9 @@ export interface SessionPlan {
 export function sessionPlan(connection: LiveConnection, options: SpeakOptions): SessionPlan | ValidationError {
   const resolved = resolve(connection, options);
   if (resolved instanceof ValidationError) return resolved;
-  const { url, headers, maxPayload, WebSocket } = resolved;
-  return { url, headers, maxPayload, WebSocket, startFrame: JSON.stringify(startFrame(resolved.config)) };
+  const { url, maxPayload, closeGraceMs, WebSocket } = resolved;
+  const headers = resolved.headersSupported ? { 'x-api-key': connection.apiKey } : undefined;
+  return { url, headers, maxPayload, closeGraceMs, WebSocket, startFrame: JSON.stringify(startFrame(resolved.config)) };
 }
 
 function startFrame(config: SessionConfig): ClientFrame {

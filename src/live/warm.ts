@@ -138,10 +138,11 @@ export class WarmSessionPool {
   }
 
   #open(): void {
-    const { url, headers, maxPayload, WebSocket, startFrame } = this.#target;
+    const { url, headers, maxPayload, closeGraceMs, WebSocket, startFrame } = this.#target;
     let socket: WebSocketLike;
     try {
-      socket = new WebSocket(url, undefined, headers === undefined ? { maxPayload } : { headers, maxPayload });
+      const closeTimeout = closeGraceMs;
+      socket = new WebSocket(url, undefined, headers === undefined ? { maxPayload, closeTimeout } : { headers, maxPayload, closeTimeout });
     } catch {
       return; // a constructor that throws: the next speak goes cold and meets it
     }
