@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { from } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { concatSegments, DEFAULT_MAX_SEGMENT_BYTES } from '../src/operators/concatSegments.js';
-import { LimitExceededError } from '../src/core/errors.js';
+import { LimitExceededError, ValidationError } from '../src/core/errors.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../src/live/events.js';
 
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -155,7 +155,7 @@ describe('concatSegments', () => {
 
   it('bad maxSegmentBytes throws when the operator is created; the default is 64 MiB', () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => concatSegments({ maxSegmentBytes: bad })).toThrow(RangeError);
+      expect(() => concatSegments({ maxSegmentBytes: bad })).toThrow(ValidationError);
     }
     expect(DEFAULT_MAX_SEGMENT_BYTES).toBe(64 * 1024 * 1024);
     const events: LiveSpeechEvent[] = [{ type: 'segmentStart', segment_id: 0, text: 'x' }];

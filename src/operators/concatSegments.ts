@@ -1,5 +1,7 @@
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import { LimitExceededError } from '../core/errors.js';
+import { z } from '../core/options.js';
+import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../live/events.js';
 import { LIVE_OUTPUT_FORMATS, type LiveOutputFormat, type WordTimestamp } from '../live/protocol.js';
 
@@ -23,6 +25,8 @@ export interface ConcatSegmentsOptions {
    */
   maxSegmentBytes?: number;
 }
+
+const OptionsSchema = z.object({ maxSegmentBytes: z.optional(z.int().check(z.positive())) });
 
 function formatOf(config: Record<string, unknown>): LiveOutputFormat | undefined {
   const value = config['output_format'];
@@ -67,7 +71,8 @@ function join(chunks: Uint8Array[], total: number): Uint8Array {
  * ```
  *
  * Errors and completion of the source are passed through. A bad `maxSegmentBytes` (not a
- * positive integer) throws a `RangeError` when the operator is created.
+ * positive integer) throws a `ValidationError` (at `options.maxSegmentBytes`) when the
+ * operator is created.
  *
  * ## Example
  * ```ts
@@ -76,13 +81,11 @@ function join(chunks: Uint8Array[], total: number): Uint8Array {
  * ```
  *
  * @param options `maxSegmentBytes` (default 64 MiB).
+ * @throws {ValidationError} At once, for a `maxSegmentBytes` that is not a positive integer.
  * @return A function that returns an Observable of {@link SpokenSegment}s, in order.
  */
 export function concatSegments(options: ConcatSegmentsOptions = {}): OperatorFunction<LiveSpeechEvent, SpokenSegment> {
-  const maxSegmentBytes = options.maxSegmentBytes ?? DEFAULT_MAX_SEGMENT_BYTES;
-  if (!Number.isSafeInteger(maxSegmentBytes) || maxSegmentBytes < 1) {
-    throw new RangeError(`concatSegments: maxSegmentBytes must be a positive integer, got ${String(maxSegmentBytes)}`);
-  }
+  const { maxSegmentBytes = DEFAULT_MAX_SEGMENT_BYTES } = checkOptions(OptionsSchema, options, 'concatSegments');
   return (source) =>
     defer(() => {
       let format: LiveOutputFormat | undefined;
