@@ -7,7 +7,7 @@
  * Flags:
  * - `--quick` (or `BENCH_QUICK=1`): fewer repetitions and smaller sizes (about a minute);
  * - `--only a,b` (or bare names): run only these (`live-overhead`, `concurrency`,
- *   `long-stream`, `polling`, `batch`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`, `web`, `fairness`); a partial run writes
+ *   `long-stream`, `polling`, `warm`, `batch`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`, `web`, `fairness`); a partial run writes
  *   `bench/results.partial.json` instead of `bench/results.json` (a quick run:
  *   `bench/results.quick.json`);
  * - `--list`: print the benchmark names.
@@ -33,6 +33,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'concurrency', module: './concurrency.js' },
   { name: 'long-stream', module: './long-stream.js' },
   { name: 'polling', module: './polling.js' },
+  { name: 'warm', module: './warm.js', quick: { answers: 4 } },
   { name: 'batch', module: './batch.js', quick: { jobs: 200 } },
   { name: 'segmentation', module: './segmentation.js', quick: { chars: 500_000, rounds: 3 } },
   { name: 'golden-rules', module: './golden-rules.js' },

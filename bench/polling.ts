@@ -29,7 +29,7 @@ import { routes } from '../src/core/routes.js';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { createClient, type RxVoiceClient, type TaskEvent } from '../src/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, row, seeded, sleep } from './util.js';
+import { QUICK, row, seeded, sleep, runAlone } from './util.js';
 
 /** One task of the mix. */
 export interface MixTask {
@@ -253,12 +253,4 @@ export async function run(options: PollingOptions = {}): Promise<BenchRow[]> {
   return rows;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  run().then(
-    (rows) => console.table(rows),
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
-}
+if (import.meta.url === `file://${process.argv[1]}`) runAlone(run);

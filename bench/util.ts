@@ -343,3 +343,14 @@ export function oursSession(
     tally.start();
   });
 }
+
+/** Run one benchmark module on its own (`npx tsx bench/x.ts`): print its rows, or the error with exit code 1. */
+export function runAlone(run: () => Promise<BenchRow[]>): void {
+  run().then(
+    (rows) => console.table(rows),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { lastValueFrom, merge, share, tap } from 'rxjs';
 import { parseWavHeader } from '../src/audio/wav.js';
 import { startEmulator } from '../src/emulator/index.js';
-import { createClient, type LiveSpeechEvent, type SpokenSegment } from '../src/index.js';
+import { createClient, type LiveSpeechEvent, type SegmentMetrics, type SessionMetrics, type SpeechMetrics, type SpokenSegment } from '../src/index.js';
 import { concatSegments, speakableText } from '../src/operators/index.js';
 import { findPlayer, toWavFile } from '../src/sinks/index.js';
 import { MARKDOWN_ANSWER, tokenStream } from './lib/chat-answer.js';
@@ -34,15 +34,13 @@ const synth = values.synth === 'tone' ? 'tone' : 'espeak';
 const outPath = resolve(values.out);
 mkdirSync(dirname(outPath), { recursive: true });
 
-/** What we learn about each segment while it streams. */
-interface SegmentTiming {
+/** What we learn about each segment while it streams: text, words and duration from the events, timing from the session's metrics. */
+interface SegmentRow {
   id: number;
   text: string;
-  /** When the token that completed the segment's text was pushed, ms. */
-  completedAt: number | undefined;
-  firstAudioAt: number | undefined;
   seconds: number;
   words: number;
+  metrics: SegmentMetrics | undefined;
 }
 
 const started = performance.now();
@@ -53,46 +51,31 @@ const player = values['no-play'] ? undefined : await findPlayer('wav').catch(() 
 console.log(`rxvoice demo: emulator at ${emulator.baseUrl} (synth ${synth}); the chat-bot starts answering…\n`);
 
 // The chat-bot's markdown tokens are printed as they come (as a chat window shows them);
-// the speakable text made of them is what is spoken. Where each speakable piece ends, and when.
-const tokens: Array<{ end: number; at: number }> = [];
-let pushed = '';
-let inputEndedAt: number | undefined;
+// the speakable text made of them is what is spoken.
 const text$ = tokenStream(MARKDOWN_ANSWER).pipe(
   tap({
     next: (token) => process.stdout.write(token),
     complete: () => process.stdout.write('\n\n'),
   }),
   speakableText(),
-  tap({
-    next: (text) => {
-      pushed += text;
-      tokens.push({ end: pushed.length, at: performance.now() });
-    },
-    complete: () => {
-      inputEndedAt = performance.now();
-    },
-  }),
 );
 
-const timings = new Map<number, SegmentTiming>();
-let searchFrom = 0;
+const rows = new Map<number, SegmentRow>();
+// Timing as data, from the session itself (the `metrics` option of speak).
+let session: SessionMetrics | undefined;
+const metrics = (report: SpeechMetrics): void => {
+  if (report.type === 'session') session = report;
+  else {
+    const row = rows.get(report.segment_id);
+    if (row) row.metrics = report;
+  }
+};
 
 const events$ = text$.pipe(
-  client.speak({ voice_id: Number(values.voice), word_timestamps: true, output_format: 'wav' }),
+  client.speak({ voice_id: Number(values.voice), word_timestamps: true, output_format: 'wav', metrics }),
   tap((event: LiveSpeechEvent) => {
     if (event.type === 'segmentStart') {
-      const located = locate(event.text);
-      timings.set(event.segment_id, {
-        id: event.segment_id,
-        text: event.text.trim(),
-        completedAt: located,
-        firstAudioAt: undefined,
-        seconds: 0,
-        words: event.word_timestamps?.length ?? 0,
-      });
-    } else if (event.type === 'audio') {
-      const timing = timings.get(event.segment_id);
-      if (timing && timing.firstAudioAt === undefined) timing.firstAudioAt = performance.now();
+      rows.set(event.segment_id, { id: event.segment_id, text: event.text.trim(), seconds: 0, words: event.word_timestamps?.length ?? 0, metrics: undefined });
     } else if (event.type === 'segmentSkipped') {
       console.warn(`segment ${event.segment_id} skipped: ${event.text}`);
     }
@@ -103,8 +86,8 @@ const events$ = text$.pipe(
 const segments$ = events$.pipe(
   concatSegments(),
   tap((segment: SpokenSegment) => {
-    const timing = timings.get(segment.segment_id);
-    if (timing) timing.seconds = wavSeconds(segment.audio);
+    const row = rows.get(segment.segment_id);
+    if (row) row.seconds = wavSeconds(segment.audio);
   }),
   share(),
 );
@@ -126,31 +109,6 @@ try {
 const finished = performance.now();
 printTimeline();
 
-/**
- * When was the text of a segment complete? Find it in the text pushed so far (ignoring
- * whitespace, which the service may trim or fold), then take the token that pushed the
- * character after it (the boundary), or the end of the input.
- */
-function locate(segmentText: string): number | undefined {
-  const compactSegment = segmentText.replace(/\s+/g, '');
-  if (compactSegment === '') return undefined;
-  const offsets: number[] = [];
-  let compact = '';
-  for (let i = 0; i < pushed.length; i++) {
-    const ch = pushed[i] as string;
-    if (!/\s/.test(ch)) {
-      compact += ch;
-      offsets.push(i);
-    }
-  }
-  const at = compact.indexOf(compactSegment, searchFrom);
-  if (at < 0) return inputEndedAt;
-  searchFrom = at + compactSegment.length;
-  const lastChar = offsets[at + compactSegment.length - 1] ?? 0;
-  const completing = tokens.find((t) => t.end > lastChar + 1);
-  return completing?.at ?? inputEndedAt ?? performance.now();
-}
-
 function wavSeconds(audio: Uint8Array): number {
   const info = parseWavHeader(audio);
   if (!info) return 0;
@@ -159,32 +117,29 @@ function wavSeconds(audio: Uint8Array): number {
 }
 
 function printTimeline(): void {
-  const rows = [...timings.values()].sort((a, b) => a.id - b.id);
-  const ttfa = rows
-    .map((r) => (r.firstAudioAt !== undefined && r.completedAt !== undefined ? Math.max(0, r.firstAudioAt - r.completedAt) : undefined))
-    .filter((v): v is number => v !== undefined);
+  const sorted = [...rows.values()].sort((a, b) => a.id - b.id);
+  const firstAudio = sorted.map((r) => r.metrics?.firstAudioMs).filter((v): v is number => v !== undefined);
   console.log('Timeline (first audio: from the token that completed the segment to its first audio byte)');
   console.log('  seg  first audio  duration  text');
-  for (const row of rows) {
-    const first =
-      row.firstAudioAt !== undefined && row.completedAt !== undefined ? `${Math.max(0, row.firstAudioAt - row.completedAt).toFixed(0)} ms` : '-';
+  for (const row of sorted) {
+    const first = row.metrics?.firstAudioMs !== undefined ? `${row.metrics.firstAudioMs.toFixed(0)} ms` : '-';
     const text = row.text.length > 60 ? `${row.text.slice(0, 57)}...` : row.text;
     console.log(`  ${String(row.id).padStart(3)}  ${first.padStart(11)}  ${row.seconds.toFixed(2).padStart(6)} s  ${text}`);
   }
-  const audioSeconds = rows.reduce((sum, r) => sum + r.seconds, 0);
-  const firstToken = tokens[0]?.at;
-  const firstAudio = rows[0]?.firstAudioAt;
-  const mean = ttfa.length > 0 ? ttfa.reduce((a, b) => a + b, 0) / ttfa.length : 0;
-  const max = ttfa.length > 0 ? Math.max(...ttfa) : 0;
+  const audioSeconds = sorted.reduce((sum, r) => sum + r.seconds, 0);
+  const mean = firstAudio.length > 0 ? firstAudio.reduce((a, b) => a + b, 0) / firstAudio.length : 0;
+  const max = firstAudio.length > 0 ? Math.max(...firstAudio) : 0;
+  const synthesis = sorted.map((r) => r.metrics?.synthesisMs).filter((v): v is number => v !== undefined);
+  const ms = (value: number | undefined): string => (value === undefined ? '-' : `${value.toFixed(0)} ms`);
   console.log('');
-  console.log(`Totals: ${rows.length} segments, ${rows.reduce((s, r) => s + r.words, 0)} words, ${audioSeconds.toFixed(2)} s of audio`);
+  console.log(`Totals: ${sorted.length} segments, ${sorted.reduce((s, r) => s + r.words, 0)} words, ${audioSeconds.toFixed(2)} s of audio`);
   console.log(
-    `  first token -> first audio: ${firstToken !== undefined && firstAudio !== undefined ? (firstAudio - firstToken).toFixed(0) : '-'} ms; ` +
+    `  connect ${ms(session?.connectMs)}, session.ready ${ms(session?.readyMs)}, first token -> first audio ${ms(session?.textToFirstAudioMs)}; ` +
       `time to first audio per segment: mean ${mean.toFixed(0)} ms, max ${max.toFixed(0)} ms`,
   );
   console.log(
-    `  answer streamed in ${((inputEndedAt ?? finished) - (firstToken ?? started)) / 1000 > 0 ? (((inputEndedAt ?? finished) - (firstToken ?? started)) / 1000).toFixed(2) : '0'} s; ` +
-      `whole run ${((finished - started) / 1000).toFixed(2)} s`,
+    `  synthesis per segment (text -> last audio byte): mean ${(synthesis.reduce((a, b) => a + b, 0) / Math.max(1, synthesis.length)).toFixed(0)} ms; ` +
+      `session ${((session?.totalMs ?? 0) / 1000).toFixed(2)} s; whole run ${((finished - started) / 1000).toFixed(2)} s`,
   );
   const playback = !player
     ? '; no audio player found, playback skipped'

@@ -17,6 +17,7 @@ describe('bench modules', () => {
       concurrency: () => import('../bench/concurrency.js'),
       'long-stream': () => import('../bench/long-stream.js'),
       polling: () => import('../bench/polling.js'),
+      warm: () => import('../bench/warm.js'),
       batch: () => import('../bench/batch.js'),
       segmentation: () => import('../bench/segmentation.js'),
       'golden-rules': () => import('../bench/golden-rules.js'),

@@ -53,7 +53,6 @@ import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { sessionPlan, speak as speakLive, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/session.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
-import { ValidationError } from '../core/errors.js';
 
 /**
  * Live sessions kept warm for one set of speak options (from `client.warmSpeaker`).
@@ -254,9 +253,8 @@ export class RxVoiceClient {
     const connection = this.#liveConnection();
     const liveOptions = { ...options, scheduler: options.scheduler ?? this.#transport.config.scheduler };
     if (this.#warmPools.size === 0) return speakLive(connection, liveOptions);
+    // Bad options throw here, as speak would throw them.
     const plan = sessionPlan(connection, liveOptions);
-    // Bad options: speak reports them as it would without pools.
-    if (plan instanceof ValidationError) return speakLive(connection, liveOptions);
     const pools = this.#warmPools;
     const { startFrame, WebSocket: Cold } = plan;
     // Called by the session for each socket it opens (reconnects too): a warm session
@@ -312,8 +310,8 @@ export class RxVoiceClient {
    */
   warmSpeaker(options: SpeakOptions, pool: WarmPoolOptions = {}): WarmSpeaker {
     const scheduler = options.scheduler ?? this.#transport.config.scheduler;
+    // Throws ValidationError for bad options, before anything is sent.
     const plan = sessionPlan(this.#liveConnection(), { ...options, scheduler });
-    if (plan instanceof ValidationError) throw plan;
     const warm = new WarmSessionPool(plan, { ...pool, scheduler: pool.scheduler ?? scheduler });
     const pools = this.#warmPools;
     pools.add(warm);

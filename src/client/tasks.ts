@@ -44,12 +44,31 @@ export interface TaskPendingEvent {
   elapsedMs: number;
 }
 
+/**
+ * Timings of a task, ms on the client's scheduler: how long it waited in the service
+ * (queue and processing, as polling saw it) and what polling cost.
+ */
+export interface TaskTiming {
+  /** Subscription to the creation answer (0 for `client.tasks.resume`). */
+  createMs: number;
+  /** Creation answer to the answer of the status call that found the task done: its time in the service, as seen (an upper bound). */
+  pendingMs: number;
+  /** When the last status call that still answered PENDING was sent, after the creation answer (a lower bound of the time in the service; 0 if none). */
+  lastPendingMs: number;
+  /** Status calls made. */
+  polls: number;
+  /** Download of the result. */
+  resultMs: number;
+}
+
 /** The last event: the task succeeded and its result was fetched. */
 export interface TaskResultEvent<R> {
   type: 'result';
   task_id: string;
   run_id: number;
   result: R;
+  /** Queue and poll timings of the task. */
+  timing: TaskTiming;
 }
 
 /** Progress of a task, ending with its result. */
@@ -165,8 +184,15 @@ export function pollTask<R>(
                 return throwError(() => new ProtocolError(`${family.name} task ${taskId} is SUCCESS but carries no run_id`));
               }
               transport.rememberRun(runId, family.name);
+              const pendingMs = scheduler.now() - started;
               return family.result(runId, options).pipe(
-                map((result): TaskResultEvent<R> => ({ type: 'result', task_id: taskId, run_id: runId, result })),
+                map((result): TaskResultEvent<R> => ({
+                  type: 'result',
+                  task_id: taskId,
+                  run_id: runId,
+                  result,
+                  timing: { createMs: 0, pendingMs, lastPendingMs: lastSentMs, polls: n + 1, resultMs: scheduler.now() - started - pendingMs },
+                })),
               );
             }
             case 'ERROR':
@@ -193,10 +219,22 @@ export function runTask<R>(
   options: CallOptions = {},
   size?: number,
 ): Observable<TaskEvent<R>> {
+  const { scheduler } = transport.config;
   return withSignal(
-    create$.pipe(
-      switchMap(({ task_id }) => concat(of<TaskEvent<R>>({ type: 'created', task_id }), pollTask(transport, family, task_id, options, size))),
-    ),
+    defer(() => {
+      const subscribed = scheduler.now();
+      return create$.pipe(
+        switchMap(({ task_id }) => {
+          const createMs = scheduler.now() - subscribed;
+          return concat(
+            of<TaskEvent<R>>({ type: 'created', task_id }),
+            pollTask(transport, family, task_id, options, size).pipe(
+              map((event) => (event.type === 'result' ? { ...event, timing: { ...event.timing, createMs } } : event)),
+            ),
+          );
+        }),
+      );
+    }),
     options.signal,
   );
 }

@@ -28,6 +28,7 @@ export {
 } from './session.js';
 export type * from './events.js';
 export { WarmSessionPool, WARM_POOL_DEFAULTS, type WarmPoolOptions } from './warm.js';
+export type { SpeechMetrics, SpeechMetricsObserver, SegmentMetrics, SessionMetrics } from './metrics.js';
 export { SpeechLedger } from './ledger.js';
 export {
   CloseCodes,

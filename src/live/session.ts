@@ -10,6 +10,7 @@
  *   and handled, by type, in `onServerFrame()`; audio in `onAudioFrame()`;
  * - the session's state is one `phase`.
  */
+import { SpeechMetricsRecorder, type SpeechMetricsObserver } from './metrics.js';
 import { Observable, asyncScheduler, timer, type OperatorFunction, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { z } from 'zod';
@@ -150,6 +151,12 @@ export type SpeakOptions = SessionConfigInput & {
    * browser-style constructor cannot be told). Default 1000 ({@link DEFAULT_CLOSE_GRACE_MS}).
    */
   closeGraceMs?: number | undefined;
+  /**
+   * Receives the session's timing metrics as data (`SpeechMetrics`): one
+   * `segment` report per delivered or skipped segment, one `session` report when the
+   * session ends (complete, error or unsubscribe), then `complete`. Off by default.
+   */
+  metrics?: SpeechMetricsObserver | undefined;
 };
 
 /** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
@@ -186,6 +193,7 @@ const ClientOptionsSchema = z.object({
 interface ResolvedSpeak extends z.output<typeof ClientOptionsSchema> {
   config: SessionConfig;
   scheduler: SchedulerLike;
+  metrics: SpeechMetricsObserver | undefined;
   url: string;
   /** Whether the key goes in the `x-api-key` header (else it is in the `url`'s query). */
   headersSupported: boolean;
@@ -213,7 +221,7 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
 
 /** Check the options with their schemas: the resolved session, or a ValidationError with every issue found. */
 function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
-  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, ...configInput } = options;
+  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, ...configInput } = options;
   const issues: ValidationIssue[] = [];
   const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
   if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
@@ -231,6 +239,7 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
     ...client.data,
     config: config.data,
     scheduler: scheduler ?? asyncScheduler,
+    metrics,
     url,
     headersSupported,
     WebSocket: Ctor,
@@ -249,15 +258,14 @@ export interface SessionPlan {
 }
 
 /**
- * The {@link SessionPlan} of a session with these options, or the `ValidationError`
- * that `speak` would report: for warm sessions (warm.ts), which must start exactly as
- * the session would.
+ * The {@link SessionPlan} of a session with these options, for warm sessions (warm.ts),
+ * which must start exactly as the session would. Throws the `ValidationError` that
+ * `speak` would throw.
  *
  * @internal
  */
-export function sessionPlan(connection: LiveConnection, options: SpeakOptions): SessionPlan | ValidationError {
+export function sessionPlan(connection: LiveConnection, options: SpeakOptions): SessionPlan {
   const resolved = resolve(connection, options);
-  if (resolved instanceof ValidationError) return resolved;
   const { url, maxPayload, closeGraceMs, WebSocket } = resolved;
   const headers = resolved.headersSupported ? { 'x-api-key': connection.apiKey } : undefined;
   return { url, headers, maxPayload, closeGraceMs, WebSocket, startFrame: JSON.stringify(startFrame(resolved.config)) };
@@ -421,6 +429,7 @@ class LiveSession {
    * options, the socket's options and the connection hold no copy once connected).
    */
   readonly #apiKey: string;
+  private readonly metrics: SpeechMetricsRecorder | undefined;
 
   constructor(
     private readonly options: ResolvedSpeak,
@@ -431,6 +440,7 @@ class LiveSession {
     // a numeric language id (deprecated) says nothing of the script: the default rules apply
     const language = options.config.language;
     this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
+    this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
   }
 
   /** Open the socket, then subscribe to the text (so that it is produced while the socket connects). */
@@ -454,6 +464,7 @@ class LiveSession {
   stop(): void {
     if (this.phase === 'finished') return;
     this.phase = 'finished';
+    this.metrics?.end('unsubscribed');
     this.textSubscription?.unsubscribe();
     this.reconnectTimer?.unsubscribe();
     this.holdTimer?.unsubscribe();
@@ -496,7 +507,10 @@ class LiveSession {
     this.connection = connection;
     // Listeners are never removed: once the socket is not the current one they do
     // nothing (ws emits 'error' on a socket closed while connecting, which must stay handled).
-    socket.addEventListener('open', () => this.send(connection, startFrame(options.config)));
+    socket.addEventListener('open', () => {
+      if (this.connection === connection) this.metrics?.opened();
+      this.send(connection, startFrame(options.config));
+    });
     socket.addEventListener('message', (event) => {
       if (this.connection !== connection) return;
       connection.lastFrameAt = this.options.scheduler.now();
@@ -542,6 +556,8 @@ class LiveSession {
    * undecided stop waits for the next token or `boundaryHoldMs`), or sent as it is.
    */
   private pushText(text: string): void {
+    // Timed when the source pushes it: a stop held by the gate counts as latency.
+    if (this.phase !== 'finished' && typeof text === 'string' && text.length > 0) this.metrics?.textPushed(text);
     const gate = this.gate;
     if (!gate) return this.sendText(text);
     if (this.phase === 'finished' || typeof text !== 'string') return;
@@ -605,6 +621,7 @@ class LiveSession {
         connection.inProgress = frame.segment_id;
         ledger.segmentStarted(frame.segment_id, frame.text);
         const segment_id = this.consumerId(frame.segment_id);
+        this.metrics?.segmentStarted(segment_id, frame.text);
         this.emit(
           frame.word_timestamps
             ? { type: 'segmentStart', segment_id, text: frame.text, word_timestamps: frame.word_timestamps }
@@ -617,6 +634,7 @@ class LiveSession {
           return this.protocolError(connection, `segment.done ${frame.segment_id} for a segment not started`);
         connection.inProgress = undefined;
         ledger.segmentDelivered(frame.segment_id);
+        this.metrics?.segmentDone();
         this.attemptsInRow = 0;
         this.emit({ type: 'segmentDone', segment_id: this.idOffset + frame.segment_id });
         return;
@@ -628,6 +646,7 @@ class LiveSession {
         connection.lastServerId = frame.segment_id;
         connection.inProgress = undefined;
         ledger.segmentSkipped(frame.segment_id, frame.text);
+        this.metrics?.segmentSkipped(this.idOffset + frame.segment_id, frame.text);
         this.emit({ type: 'segmentSkipped', segment_id: this.consumerId(frame.segment_id), text: frame.text });
         return;
       case 'session.error':
@@ -650,6 +669,7 @@ class LiveSession {
     this.phase = 'ready';
     this.readyCount++;
     if (this.readyCount === 1) {
+      this.metrics?.ready();
       const pending = this.outbox;
       this.outbox = [];
       for (const text of pending) this.send(connection, { type: 'text.chunk', text });
@@ -661,6 +681,7 @@ class LiveSession {
     // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
     this.outbox = [];
     const resent = this.ledger.unspoken();
+    this.metrics?.reconnected(resent);
     if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
     if (this.textComplete) this.send(connection, { type: 'text.done' });
     this.watchResponse(connection);
@@ -674,6 +695,7 @@ class LiveSession {
     if (bytes.byteLength > MAX_AUDIO_FRAME_BYTES) {
       return this.protocolError(connection, `The server sent an audio frame of ${bytes.byteLength} bytes (at most ${MAX_AUDIO_FRAME_BYTES})`);
     }
+    this.metrics?.audio(bytes.byteLength);
     this.emit({ type: 'audio', segment_id: this.idOffset + connection.inProgress, bytes });
   }
 
@@ -804,6 +826,7 @@ class LiveSession {
 
   private finish(error?: LiveSessionError): void {
     if (this.phase === 'finished') return;
+    this.metrics?.end(error === undefined ? 'complete' : 'error');
     this.stop();
     if (error === undefined) this.subscriber.complete();
     else this.subscriber.error(error);

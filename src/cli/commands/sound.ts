@@ -65,6 +65,7 @@ export async function soundCommand(argv: string[], context: CommandContext): Pro
         path: output,
         bytes: last.result.byteLength,
         ...(seconds !== undefined ? { seconds } : {}),
+        timing: last.timing,
       };
       if (values.json) writeJson(io.stdout, summary);
       progress.succeed(`wrote ${output}${seconds !== undefined ? ` (${seconds.toFixed(2)} s of audio)` : ''}, run ${last.run_id}`);

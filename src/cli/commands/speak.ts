@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { catchError, EMPTY, merge, of, share, tap, throwError, type Observable } from 'rxjs';
 import type { LiveSpeechEvent, SpokenSegment } from '../../live/events.js';
+import type { SessionMetrics, SpeechMetrics } from '../../live/metrics.js';
 import { concatSegments, resubmitSkipped } from '../../operators/index.js';
 import { checkWritablePath, SinkError, toAudioDevice, toWavFile, toWritable } from '../../sinks/index.js';
 import { fromTokens } from '../../sources/index.js';
@@ -61,6 +62,8 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
     let segments = 0;
     let audioTotal = 0;
     let sessionId: string | undefined;
+    // Timing as data, from the session (the `metrics` option of speak).
+    let timing: SessionMetrics | undefined;
     try {
       const text$: Observable<string> = textArg === '-' ? fromTokens(io.stdin) : of(textArg);
       const speakOperator = client.speak({
@@ -70,6 +73,9 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         ...(values.language !== undefined ? { language: values.language } : {}),
         ...(idleTimeout !== undefined ? { idle_timeout: idleTimeout } : {}),
         ...(speakingRate !== undefined ? { speaking_rate: speakingRate } : {}),
+        metrics: (report: SpeechMetrics) => {
+          if (report.type === 'session') timing = report;
+        },
       });
       const events$ = text$.pipe(
         // Opt-in: a resubmitted text is spoken later than its place in the input, which a
@@ -126,13 +132,21 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         );
       }
       await runToEnd(merge(...sinks), context.signal, 3000);
-      const summary = { type: 'done', session_id: sessionId, segments, seconds: round(audioTotal), ...(path ? { path } : {}), skipped: lost };
+      const summary = {
+        type: 'done',
+        session_id: sessionId,
+        segments,
+        seconds: round(audioTotal),
+        ...(path ? { path } : {}),
+        skipped: lost,
+        ...(timing ? { timing: { connectMs: timing.connectMs, readyMs: timing.readyMs, firstAudioMs: timing.firstAudioMs, totalMs: timing.totalMs } } : {}),
+      };
       if (values.json) writeJson(io.stdout, summary);
       if (playbackError) throw playbackError;
       if (lost.length > 0) {
         throw new LiveSessionError('segments_skipped', `${lost.length} segment(s) could not be synthesized and were not spoken`, { unspoken: lost.join(' ') });
       }
-      progress.succeed(`spoke ${segments} segment(s), ${audioTotal.toFixed(2)} s of audio${path ? ` to ${path}` : ''}`);
+      progress.succeed(`spoke ${segments} segment(s), ${audioTotal.toFixed(2)} s of audio${path ? ` to ${path}` : ''}${timingText(timing)}`);
       return ExitCode.ok;
     } finally {
       progress.stop();
@@ -165,6 +179,13 @@ function printSegment(out: CliOutput, segment: SpokenSegment, start: number, sec
       writeLine(out, `      ${(start + word.start).toFixed(3)}  ${(start + word.end).toFixed(3)}  ${word.word}`);
     }
   }
+}
+
+/** `; first audio after 140 ms (connect 61 ms, ready 102 ms)` from the session's metrics. */
+function timingText(timing: SessionMetrics | undefined): string {
+  if (timing?.firstAudioMs === undefined) return '';
+  const ms = (value: number | undefined): string => (value === undefined ? '-' : `${Math.round(value)} ms`);
+  return `; first audio after ${ms(timing.firstAudioMs)} (connect ${ms(timing.connectMs)}, ready ${ms(timing.readyMs)})`;
 }
 
 function round(value: number): number {
