@@ -30,6 +30,7 @@ export {
   type TaskCreatedEvent,
   type TaskPendingEvent,
   type TaskResultEvent,
+  type TaskTiming,
 } from './client/tasks.js';
 export { batchSizes, type BulkResultEntry, type BulkResultMap } from './client/shared.js';
 export { createPcmAligner, pcmSampleBytes, type TtsStreamChunk, type PcmAligner } from './client/tts-stream.js';

@@ -60,7 +60,39 @@ interface WarmSession {
 }
 
 /**
- * A pool of warm sessions for one configuration (one `session.start` frame).
+ * A pool of warm sessions for one configuration (one `session.start` frame): the
+ * engine of `client.warmSpeaker` (use that; this class is for wiring `speak` by hand).
+ *
+ * `fill()` opens sessions up to `sessions`; `take()` hands a ready one out as a
+ * WebSocket for the session code (through a `WebSocket` constructor passed to `speak`)
+ * and opens a replacement; `close()` closes what it holds. Nothing here throws after
+ * construction: a session that fails while waiting is dropped.
+ *
+ * ## Example
+ * ```ts
+ * import { of } from 'rxjs';
+ * import { WarmSessionPool, speak, type LiveConnection, type LiveWebSocketLike, type WebSocketConstructorLike } from 'rxvoice/live';
+ * import WebSocket from 'ws';
+ *
+ * const url = 'ws://127.0.0.1:8080/live-tts/ws';
+ * const apiKey = 'my-key';
+ * const pool = new WarmSessionPool({
+ *   url,
+ *   headers: { 'x-api-key': apiKey },
+ *   maxPayload: 1024 * 1024,
+ *   WebSocket: WebSocket as unknown as WebSocketConstructorLike,
+ *   startFrame: JSON.stringify({ type: 'session.start', voice_id: 1, output_format: 'wav' }),
+ * });
+ * pool.fill();
+ * await pool.whenReady();
+ * function Warm(u: string, p?: string | string[], init?: { headers?: Record<string, string>; maxPayload?: number }): LiveWebSocketLike {
+ *   return pool.take() ?? (new WebSocket(u, p, init) as unknown as LiveWebSocketLike);
+ * }
+ * const connection: LiveConnection = { wsUrl: url, apiKey, WebSocket: Warm as unknown as WebSocketConstructorLike, headersSupported: true };
+ * of('Hello there.').pipe(speak(connection, { voice_id: 1 })).subscribe();
+ * ```
+ * (The `startFrame` must be exactly the frame `speak` sends for its options; the
+ * client computes it for you.)
  */
 export class WarmSessionPool {
   readonly #target: SessionPlan;
