@@ -6,7 +6,7 @@
  *
  * Flags:
  * - `--quick` (or `BENCH_QUICK=1`): fewer repetitions and smaller sizes (about a minute);
- * - `--only a,b` (or bare names): run only these (`live-overhead`, `concurrency`,
+ * - `--only a,b` (or bare names): run only these (`live-overhead`, `live-budget`, `concurrency`,
  *   `long-stream`, `polling`, `warm`, `batch`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`, `web`, `fairness`); a partial run writes
  *   `bench/results.partial.json` instead of `bench/results.json` (a quick run:
  *   `bench/results.quick.json`);
@@ -30,6 +30,7 @@ interface Benchmark {
 
 const BENCHMARKS: Benchmark[] = [
   { name: 'live-overhead', module: './live-overhead.js' },
+  { name: 'live-budget', module: './live-budget.js' },
   { name: 'concurrency', module: './concurrency.js' },
   { name: 'long-stream', module: './long-stream.js' },
   { name: 'polling', module: './polling.js' },
