@@ -33,7 +33,7 @@ export interface LocaleRules {
 const COMMON_ALWAYS = [
   'mr', 'mrs', 'ms', 'mx', 'messrs', 'dr', 'prof', 'st', 'sr', 'vs', 'e.g', 'i.e', 'approx', 'cf',
   'viz', 'al', 'ca', 'mt', 'gen', 'col', 'lt', 'sgt', 'capt', 'rev', 'hon', 'gov', 'sen', 'rep',
-  'pres', 'supt', 'cmdr', 'adm', 'ft', 'ste', 'jr', 'esq', 'dept', 'univ', 'assn', 'bros', 'corp', 'inst',
+  'pres', 'supt', 'cmdr', 'adm', 'ft', 'ste',
 ];
 const COMMON_NUMERIC = [
   'no', 'nos', 'nr', 'fig', 'figs', 'p', 'pp', 'vol', 'vols', 'art', 'ch', 'chap', 'sec', 'sect',

@@ -377,6 +377,8 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   let prevWordStart = -1;
   let prevWordBullet = false;
   let prevWordCapitalized = false;
+  /** The word before is a number (`10 h.`: a unit, not an initial). */
+  let prevWordNumeric = false;
   let lineIsList = false;
   let lastCode = 0;
   let nlCand = -1;
@@ -409,6 +411,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     prevWordStart = -1;
     prevWordBullet = false;
     prevWordCapitalized = false;
+    prevWordNumeric = false;
     lineIsList = false;
     lastCode = 0;
     nlCand = -1;
@@ -494,6 +497,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     if (w === 'I') return PRONOUN_I;
     if (w.length === 1) {
       const cls = classify(w.charCodeAt(0));
+      if (cls === LOWER && prevWordNumeric && lead === 0 && w <= 'z') return PLAIN; // `10 h.`, `5 m.`: a unit (`150 г.` is a year: no)
       if (cls === UPPER || cls === LOWER || cls === CASELESS) return ALWAYS;
     }
     if (w.length > rules.longest && !MULTI_INITIALS.test(w)) return PLAIN;
@@ -583,7 +587,9 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       let k = i;
       while (k < ahead.length && !isWhitespace(ahead.charCodeAt(k))) k++;
       if (k >= ahead.length && !final && k - i < LOOKBACK) return WAIT;
-      const next = ahead.slice(i, k).replace(/[.!?…]+$/u, '');
+      const raw = ahead.slice(i, k);
+      const next = raw.replace(/[.!?…]+$/u, '');
+      if (next.length === 1 && raw.length > 1 && isDot(raw.charCodeAt(1))) return NO; // `Ph.D.`
       return next.length > 0 && isLetter(next.charCodeAt(next.length > 1 ? 1 : 0)) && !/[./:@_\\]/.test(next) ? END : NO;
     }
     if (cls === LOWER) return NO;
@@ -832,6 +838,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     if (len - wordStart > 6) {
       prevWordBullet = false;
       prevWordCapitalized = classify(wordHead.charCodeAt(0)) === UPPER;
+      prevWordNumeric = false;
       return false;
     }
     const word = textRange(wordStart, len);
@@ -851,6 +858,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     }
     prevWordBullet = bullet;
     prevWordCapitalized = classify(word.charCodeAt(0)) === UPPER;
+    prevWordNumeric = /^\d+$/.test(word);
     return false;
   }
 
