@@ -80,6 +80,7 @@ interface WarmSession {
  *   url,
  *   headers: { 'x-api-key': apiKey },
  *   maxPayload: 1024 * 1024,
+ *   closeGraceMs: 1000,
  *   WebSocket: WebSocket as unknown as WebSocketConstructorLike,
  *   startFrame: JSON.stringify({ type: 'session.start', voice_id: 1, output_format: 'wav' }),
  * });
