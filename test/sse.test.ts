@@ -6,7 +6,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { createSseParser, SseError, type SseEvent, type SseParser } from '../src/text/sse.js';
 import { parseSse } from '../src/operators/index.js';
 import { RxVoiceError } from '../src/core/errors.js';
-import { cut } from './cut.js';
+import { cut } from './fixtures/cut.js';
 
 const enc = new TextEncoder();
 

@@ -17,7 +17,7 @@ import { parseSse } from '../../src/operators/parseSse.js';
 import { createSentenceSegmenter } from '../../src/text/sentences.js';
 import { httpServer, wsServer } from './helpers.js';
 import { SEED } from '../setup/seed.js';
-import { cut } from '../cut.js';
+import { cut } from '../fixtures/cut.js';
 
 const runs = { sse: 400, sentences: 400, live: 300, http: 150, text: 120 };
 let totalRuns = 0;
