@@ -20,7 +20,7 @@ export function createClient(options: ClientOptions = {}): RxVoiceClient {
 }
 
 export { RxVoiceClient, TasksResource, type WarmSpeaker, type TaskFamilyName, type TaskResultByFamily } from './client/client.js';
-export { isLoopbackHost, type ClientOptions, type PollingOptions, type RetryOptions, type ResolvedConfig, type FetchLike, type WarnHook, type WebSocketConstructor } from './client/config.js';
+export { type ClientOptions, type PollingOptions, type RetryOptions, type ResolvedConfig, type FetchLike, type WarnHook, type WebSocketConstructor } from './client/config.js';
 export type { CallOptions } from './client/request.js';
 export {
   taskResult,
@@ -32,7 +32,7 @@ export {
   type TaskResultEvent,
   type TaskTiming,
 } from './client/tasks.js';
-export { batchSizes, type BulkResultEntry, type BulkResultMap } from './client/shared.js';
+export type { BulkResultEntry, BulkResultMap } from './client/shared.js';
 export { createPcmAligner, pcmSampleBytes, type TtsStreamChunk, type PcmAligner } from './client/tts-stream.js';
 export { StreamError, type TranslationStreamEvent, type TranslateStreamOptions } from './client/translation-stream.js';
 export { SseError, createSseParser, type SseEvent, type SseParser, type SseParserOptions, type SseErrorType } from './text/sse.js';
@@ -42,7 +42,25 @@ export type { AudioSeparationRequest } from './client/separation.js';
 export type { CreateStoryRequest, TranslatedResultOptions } from './client/stories.js';
 export type { TranscriptionRequest } from './client/transcription.js';
 export type { SubtitlesRequest } from './client/subtitles.js';
-export * from './core/errors.js';
+export {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  ConnectionError,
+  LimitExceededError,
+  PaymentRequiredError,
+  ProtocolError,
+  RateLimitError,
+  RedirectError,
+  StreamIdleError,
+  TaskError,
+  TaskFailedError,
+  TaskTimeoutError,
+  TimeoutError,
+  type LiveSessionErrorOptions,
+  type RxVoiceErrorCode,
+  type RxVoiceErrorOptions,
+} from './core/errors.js';
 export type * from './core/schemas.js';
 // The live session's entry (`rxvoice/live`): speak, its events, SpeechLedger, close codes.
 export * from './live/index.js';

@@ -1,7 +1,8 @@
 import { lastValueFrom } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fetch as undiciFetch } from 'undici';
-import { ApiError, ConnectionError, RateLimitError, batchSizes, type RxVoiceClient } from '../src/index.js';
+import { ApiError, ConnectionError, RateLimitError, type RxVoiceClient } from '../src/index.js';
+import { batchSizes } from '../src/client/shared.js';
 import type { Emulator } from '../src/emulator/index.js';
 import { parseRetryAfter, retryDelay } from '../src/client/request.js';
 import { VirtualClock, clientFor, countingProxy, emulator, type SeenRequest } from './client-helpers.js';

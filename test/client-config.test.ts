@@ -15,8 +15,8 @@ import {
   TimeoutError,
   ValidationError,
   createClient,
-  isLoopbackHost,
 } from '../src/index.js';
+import { isLoopbackHost } from '../src/client/config.js';
 import type { Emulator } from '../src/emulator/index.js';
 import { clientFor, countingProxy, emulator } from './client-helpers.js';
 
