@@ -16,7 +16,8 @@
  */
 import { lastValueFrom, map, timer, zip, from, type Observable } from 'rxjs';
 import { startEmulator } from '../src/emulator/index.js';
-import { createClient, type RxVoiceClient, type SessionMetrics, type SpeakOptions, type SpeechMetrics } from '../src/index.js';
+import { createClient, type RxVoiceClient } from '../src/index.js';
+import type { SessionMetrics, SpeakOptions, SpeechMetrics } from '../src/live/index.js';
 import type { BenchRow } from './types.js';
 import { QUICK, median, row, runAlone } from './util.js';
 

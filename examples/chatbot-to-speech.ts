@@ -15,7 +15,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { lastValueFrom, merge, share, tap } from 'rxjs';
-import type { SpokenSegment } from '../src/index.js';
+import type { SpokenSegment } from '../src/live/index.js';
 import { concatSegments, speakableText } from '../src/operators/index.js';
 import { findPlayer, toWavFile } from '../src/sinks/index.js';
 import { fromTokens } from '../src/sources/index.js';

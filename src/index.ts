@@ -1,5 +1,11 @@
 /**
- * rxvoice: the public face. `createClient` and the types and errors callers need.
+ * rxvoice: the HTTP client. `createClient`, its resources and types, the HTTP errors, the
+ * service's wire types, and chains such as `translateThenSpeak`.
+ *
+ * Each public name has one entry. The live session (`speak`, its events, the warm pool) and
+ * the errors a live session raises (`RxVoiceError`, the base of every error here too,
+ * `ValidationError`, `LiveSessionError`, ...) come from `rxvoice/live`, which browsers load
+ * without this client; `parseSse`, `createSseParser` and `SseError` from `rxvoice/operators`.
  */
 import { RxVoiceClient } from './client/client.js';
 import type { ClientOptions } from './client/config.js';
@@ -35,7 +41,6 @@ export {
 export type { BulkResultEntry, BulkResultMap } from './client/shared.js';
 export { createPcmAligner, pcmSampleBytes, type TtsStreamChunk, type PcmAligner } from './client/tts-stream.js';
 export { StreamError, type TranslationStreamEvent, type TranslateStreamOptions } from './client/translation-stream.js';
-export { SseError, createSseParser, type SseEvent, type SseParser, type SseParserOptions, type SseErrorType } from './text/sse.js';
 export type { UploadInput, UploadFile, UploadSource } from './client/upload.js';
 export type { CreateCustomVoiceRequest } from './client/voices.js';
 export type { AudioSeparationRequest } from './client/separation.js';
@@ -57,12 +62,47 @@ export {
   TaskFailedError,
   TaskTimeoutError,
   TimeoutError,
-  type LiveSessionErrorOptions,
-  type RxVoiceErrorCode,
-  type RxVoiceErrorOptions,
 } from './core/errors.js';
-export type * from './core/schemas.js';
-// The live session's entry (`rxvoice/live`): speak, its events, SpeechLedger, close codes.
-export * from './live/index.js';
+// The service's wire types (inferred from the zod schemas; `LiveOutputFormat` is rxvoice/live's).
+export type {
+  Language,
+  Gender,
+  Formality,
+  AudioType,
+  TaskStatusValue,
+  ValidationIssue,
+  ValidationErrorBody,
+  ErrorBody,
+  TaskCreated,
+  TaskStatus,
+  DialogueItem,
+  TextToSoundRequest,
+  RunIdsRequest,
+  OutputUrlEntry,
+  BulkResults,
+  TtsRequest,
+  TtsStreamFormat,
+  TtsStreamRequest,
+  CreateCustomVoiceFields,
+  CreateCustomVoiceResponse,
+  Voice,
+  AudioSeparationResult,
+  CreateStoryFields,
+  StoryRun,
+  TranslatedStoryResult,
+  TranslatedStoryQuery,
+  ProjectSetupRequest,
+  ProjectSetupResult,
+  TranslationStreamRequest,
+  TranslationRequest,
+  TranslationResult,
+  TranscriptionFields,
+  TranscriptionResult,
+  SubtitlesFields,
+  SubtitlesResult,
+  EndToEndDubbingRequest,
+  DubbedRunInfo,
+  RunKind,
+} from './core/schemas.js';
 // Chains above the client and the operators.
 export { translateThenSpeak, type TranslateThenSpeakOptions, type TranslateThenSpeakClient } from './chains/translateThenSpeak.js';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, tap, toArray } from 'rxjs';
 import { pseudoLocalize } from '../src/emulator/index.js';
-import { LiveSessionError, StreamError, TaskFailedError, ValidationError, type RxVoiceClient } from '../src/index.js';
+import { StreamError, TaskFailedError, type RxVoiceClient } from '../src/index.js';
+import { LiveSessionError, ValidationError } from '../src/live/index.js';
 import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
 import { translateThenSpeak } from '../src/chains/translateThenSpeak.js';
 import type { LiveSpeechEvent } from '../src/live/events.js';

@@ -10,12 +10,11 @@ import {
   ConnectionError,
   ProtocolError,
   RateLimitError,
-  RxVoiceError,
   TaskFailedError,
   TimeoutError,
-  ValidationError,
   createClient,
 } from '../src/index.js';
+import { RxVoiceError, ValidationError } from '../src/live/index.js';
 import { isLoopbackHost } from '../src/client/config.js';
 import type { Emulator } from '../src/emulator/index.js';
 import { clientFor, countingProxy, emulator } from './client-helpers.js';

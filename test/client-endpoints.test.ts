@@ -1,6 +1,7 @@
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, ValidationError, taskResult, type RxVoiceClient } from '../src/index.js';
+import { ApiError, taskResult, type RxVoiceClient } from '../src/index.js';
+import { ValidationError } from '../src/live/index.js';
 import type { Emulator } from '../src/emulator/index.js';
 import { clientFor, emulator } from './client-helpers.js';
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { lastValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ValidationError, taskResult, type RxVoiceClient } from '../src/index.js';
+import { taskResult, type RxVoiceClient } from '../src/index.js';
+import { ValidationError } from '../src/live/index.js';
 import type { Emulator } from '../src/emulator/index.js';
 import { clientFor, countingProxy, emulator } from './client-helpers.js';
 

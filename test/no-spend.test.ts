@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../src/cli/main.js';
 import { routes } from '../src/core/routes.js';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { createClient, ValidationError, type RxVoiceClient } from '../src/index.js';
+import { createClient, type RxVoiceClient } from '../src/index.js';
+import { ValidationError } from '../src/live/index.js';
 import { concatSegments } from '../src/operators/index.js';
 import { checkWritablePath, SinkError, toFile, toWavFile } from '../src/sinks/index.js';
 

@@ -121,7 +121,7 @@ function prelude(blocks: readonly Block[]): string {
     "declare const text: string;",
     "declare const text$: import('rxjs').Observable<string>;",
     "declare const tokens$: import('rxjs').Observable<string>;",
-    "declare const segments$: import('rxjs').Observable<import('rxvoice/operators').SpokenSegment>;",
+    "declare const segments$: import('rxjs').Observable<import('rxvoice/live').SpokenSegment>;",
     "declare const openai: import('openai').OpenAI;",
     "declare const model: string;",
     "declare const messages: import('openai/resources/chat/completions').ChatCompletionMessageParam[];",

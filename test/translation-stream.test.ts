@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { filter, lastValueFrom, take, toArray } from 'rxjs';
-import { AuthenticationError, ProtocolError, RxVoiceError, StreamError, ValidationError, type RxVoiceClient } from '../src/index.js';
+import { AuthenticationError, ProtocolError, StreamError, type RxVoiceClient } from '../src/index.js';
+import { RxVoiceError, ValidationError } from '../src/live/index.js';
 import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../src/emulator/index.js';
 import { clientFor, emulator } from './client-helpers.js';
 

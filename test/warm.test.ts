@@ -6,7 +6,8 @@
 import { lastValueFrom, of, Subject, takeUntil, toArray, VirtualTimeScheduler } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { createClient, LiveSessionError, ValidationError, type LiveSpeechEvent, type RxVoiceClient, type SpeakOptions } from '../src/index.js';
+import { createClient, type RxVoiceClient } from '../src/index.js';
+import { LiveSessionError, ValidationError, type LiveSpeechEvent, type SpeakOptions } from '../src/live/index.js';
 
 const POOR_KEY = 'rxv-warm-poor-key';
 const OPTIONS: SpeakOptions = { voice_id: 1, output_format: 'wav' };

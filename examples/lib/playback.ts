@@ -1,6 +1,6 @@
 /** Playback of the examples' speech that never costs the WAV file written alongside. */
 import { catchError, EMPTY, throwError, type Observable } from 'rxjs';
-import type { SpokenSegment } from '../../src/index.js';
+import type { SpokenSegment } from '../../src/live/index.js';
 import { SinkError, toAudioDevice, type PlayerCommand } from '../../src/sinks/index.js';
 
 /**

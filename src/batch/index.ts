@@ -24,7 +24,19 @@ export {
   type JobLineError,
   type ParsedJobs,
 } from './jobs.js';
-export type * from './events.js';
+export type {
+  BatchEvent,
+  BatchProgressEvent,
+  JobEvent,
+  JobEventBase,
+  JobCreatedEvent,
+  JobResumedEvent,
+  JobPendingEvent,
+  JobDoneEvent,
+  JobRetryingEvent,
+  JobFailedEvent,
+  KindCounts,
+} from './events.js';
 export { JournalError, QueueConnectionError, QueueError, UnconfirmedTaskError } from './errors.js';
 export { Journal, type JournalRecord, type RecordedJob } from './journal.js';
 export { isRetryable } from './run-job.js';

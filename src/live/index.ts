@@ -26,10 +26,19 @@ export {
   type WebSocketLike as LiveWebSocketLike,
   type WebSocketConstructorLike,
 } from './session.js';
-export type * from './events.js';
+export type {
+  LiveSpeechEvent,
+  ReadyEvent,
+  SegmentStartEvent,
+  AudioEvent,
+  SegmentDoneEvent,
+  SegmentSkippedEvent,
+  ReconnectedEvent,
+  DoneEvent,
+  SpokenSegment,
+} from './events.js';
 export { WarmSessionPool, WARM_POOL_DEFAULTS, type WarmPoolOptions } from './warm.js';
 export type { SpeechMetrics, SpeechMetricsObserver, SegmentMetrics, SessionMetrics } from './metrics.js';
-export { SpeechLedger } from './ledger.js';
 export {
   CloseCodes,
   DEFAULT_IDLE_TIMEOUT,
@@ -46,4 +55,7 @@ export {
   SessionRejectedError,
   ValidationError,
   type LiveSessionErrorCode,
+  type LiveSessionErrorOptions,
+  type RxVoiceErrorCode,
+  type RxVoiceErrorOptions,
 } from '../core/errors.js';

@@ -1,6 +1,7 @@
-export { parseSse, type ParseSseOptions, type SseEvent, SseError } from './parseSse.js';
+export { parseSse, type ParseSseOptions } from './parseSse.js';
+// The incremental SSE parser under parseSse (also what the client's translateStream feeds), and its error.
+export { createSseParser, SseError, type SseEvent, type SseParser, type SseParserOptions, type SseErrorType } from '../text/sse.js';
 export { concatSegments, DEFAULT_MAX_SEGMENT_BYTES, type ConcatSegmentsOptions } from './concatSegments.js';
-export type { SpokenSegment } from '../live/events.js';
 export { resubmitSkipped, type ResubmitSkippedOptions } from './resubmitSkipped.js';
 export {
   wordTimeline,

@@ -27,7 +27,7 @@ export interface ParseSseOptions {
  * anywhere; events come out exactly as an `EventSource` would dispatch them.</span>
  *
  * Each subscription gets its own incremental parser (`createSseParser`, exported from
- * `rxvoice`, a wrapper of eventsource-parser), fed every source chunk in turn. An event is emitted at each blank line that
+ * this entry too, a wrapper of eventsource-parser), fed every source chunk in turn. An event is emitted at each blank line that
  * ends an event with at least one `data` line: `{ event, data, id?, retry? }`, with
  * `event` defaulting to `message`, `data` lines joined with `\n`, `id` present when this
  * event set one, `retry` when a valid `retry:` line came since the previous event. Comments are skipped (see

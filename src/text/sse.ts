@@ -48,7 +48,7 @@ export type SseErrorType = 'max-line-length' | 'max-event-size';
  *
  * @example
  * ```ts
- * import { createSseParser, SseError } from 'rxvoice';
+ * import { createSseParser, SseError } from 'rxvoice/operators';
  *
  * const parser = createSseParser({ onEvent: (e) => console.log(e.data), maxLineLength: 16 });
  * try {
@@ -170,7 +170,7 @@ function nextLineEnd(text: string, from: number): number {
  *
  * @example
  * ```ts
- * import { createSseParser, type SseEvent } from 'rxvoice';
+ * import { createSseParser, type SseEvent } from 'rxvoice/operators';
  *
  * const events: SseEvent[] = [];
  * const parser = createSseParser({ onEvent: (e) => events.push(e) });
