@@ -1,13 +1,7 @@
 /**
- * Speech in a browser page: what the page downloads, and how soon audio that reached it
- * plays.
+ * Speech in a browser page: how soon audio that reached it plays.
  *
- * - bundle size: `rxvoice/live` + `rxvoice/web` + the operators a page uses (what the
- *   captions example imports: `speak`, `toWebAudio`, `playbackState`, `wordsAsHeard`,
- *   `speakableText`,
- *   `segmentSentences`), bundled and minified for the browser with esbuild, gzipped;
- *   peer: the libraries alone (`rxjs` and `zod`, the same imports), so the ratio shows
- *   what rxvoice's own code adds;
+ * - bundle sizes are in `bundle.ts`;
  * - first frame to first sample: in headless Chromium, through the relay, from an
  *   emulator behind an emulated network (30 ms one way, 256 kB/s: about six times the
  *   speed of 22 kHz WAV), speaking a chat answer with espeak: for each segment, the audio
@@ -22,49 +16,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { startEmulator } from '../src/emulator/index.js';
 import { attachLiveRelay } from '../src/relay/index.js';
 import { CHAT_ANSWER } from '../examples/lib/chat-answer.js';
 import { findTool } from '../test/setup/tools.js';
 import type { BenchRow } from './types.js';
+import { CAPTIONS_PAGE, browserBundle } from './bundle.js';
 import { median, row } from './util.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/**
- * Bundles `contents` (an entry module's source) for the browser, minified: an ES module,
- * or with `globalName` a script that puts the exports on `window[globalName]`.
- */
-export async function browserBundle(contents: string, globalName?: string): Promise<Uint8Array> {
-  const result = await build({
-    stdin: { contents, resolveDir: ROOT, loader: 'ts' },
-    bundle: true,
-    platform: 'browser',
-    ...(globalName === undefined ? { format: 'esm' as const } : { format: 'iife' as const, globalName }),
-    minify: true,
-    write: false,
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0]!.contents;
-}
-
-const PAGE_ENTRY = [
-  "export { speak } from './src/live/index.ts';",
-  "export { toWebAudio, playbackState, wordsAsHeard } from './src/web/index.ts';",
-  "export { segmentSentences, speakableText } from './src/operators/index.ts';",
-].join('\n');
-const FLOOR_ENTRY = [
-  "export { Observable, Subject, defer, from, timer, asyncScheduler, filter, map, scan, share, startWith, merge, concatMap } from 'rxjs';",
-  "export { z } from 'zod';",
-].join('\n');
-
-async function sizes(): Promise<BenchRow> {
-  const ours = gzipSync(await browserBundle(PAGE_ENTRY)).byteLength;
-  const peer = gzipSync(await browserBundle(FLOOR_ENTRY)).byteLength;
-  return row('web page bundle (live + web + operators), gzipped', ours / 1024, peer / 1024, 'KB', 'peer: rxjs + zod alone, same bundler', 'lower');
-}
 
 /**
  * In the page: speaks `texts` through the relay and plays them; per segment, the audio
@@ -112,7 +70,7 @@ async function firstSample(chromiumPath: string): Promise<BenchRow[]> {
   const wsUrl = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/speech`;
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'] });
   try {
-    const script = new TextDecoder().decode(await browserBundle(`${PAGE_ENTRY}\nexport { of, tap, toArray, lastValueFrom } from 'rxjs';`, 'rxweb'));
+    const script = new TextDecoder().decode(await browserBundle(`${CAPTIONS_PAGE}\nexport { of, tap, toArray, lastValueFrom } from 'rxjs';`, 'rxweb'));
     const page = await browser.newPage();
     await page.addScriptTag({ content: script });
     await page.addScriptTag({ content: PAGE_RUN });
@@ -146,7 +104,7 @@ async function firstSample(chromiumPath: string): Promise<BenchRow[]> {
 
 /** The rows of this benchmark (the latency row only when Chromium is found). */
 export async function run(): Promise<BenchRow[]> {
-  const rows = [await sizes()];
+  const rows: BenchRow[] = [];
   const chromiumPath = findTool('chromium');
   if (chromiumPath !== undefined) rows.push(...(await firstSample(chromiumPath)));
   else console.error('bench web: no Chromium (chromium on PATH or CHROMIUM_PATH): the first-sample row is skipped');

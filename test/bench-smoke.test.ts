@@ -24,6 +24,7 @@ describe('bench modules', () => {
       'boundary-wait': () => import('../bench/boundary-wait.js'),
       sse: () => import('../bench/sse.js'),
       web: () => import('../bench/web.js'),
+      bundle: () => import('../bench/bundle.js'),
       fairness: () => import('../bench/fairness.js'),
     };
     for (const [name, load] of Object.entries(modules)) {

@@ -3,6 +3,8 @@ import { TestScheduler } from 'rxjs/testing';
 import { EMPTY, Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, timer, toArray } from 'rxjs';
 import { WebSocket as NodeWebSocket, WebSocketServer, type RawData } from 'ws';
 import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { IncomingMessage } from 'node:http';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import type { EmulatorOptions } from '../src/emulator/options.js';
@@ -368,23 +370,53 @@ describe('speak: the browser path', () => {
     return bare;
   }
 
-  it('speak, rxvoice/operators and rxvoice/sources load no Node built-in: only rxjs, zod (or zod/mini) and ws (the default constructor)', async () => {
-    expect([...(await runtimeImports('../src/live/session.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod']);
+  it('speak, rxvoice/operators and rxvoice/sources load no Node built-in and not the full zod: only rxjs, zod/mini and ws (the default constructor)', async () => {
+    expect([...(await runtimeImports('../src/live/session.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod/mini']);
     // src/live/index.ts: the browser entry (speak, events, errors)
-    expect([...(await runtimeImports('../src/live/index.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod']);
+    expect([...(await runtimeImports('../src/live/index.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod/mini']);
+    // the emulator's graph does load the full zod (HTTP schemas): the scan sees it
+    expect(await runtimeImports('../src/emulator/index.ts')).toContain('zod');
     // while the main entry is Node-only (undici, uploads from files)
     expect([...(await runtimeImports('../src/index.ts'))].some((spec) => spec.startsWith('node:'))).toBe(true);
     // the whole rxvoice/operators barrel (parseSse included: eventsource-parser and a
     // TextDecoder) loads in a browser
     const bare = await runtimeImports('../src/operators/index.ts');
     expect(bare).toContain('eventsource-parser');
-    expect([...bare].filter((spec) => spec.startsWith('node:') || !['rxjs', 'zod', 'zod/mini', 'eventsource-parser'].includes(spec))).toEqual([]);
+    expect([...bare].filter((spec) => spec.startsWith('node:') || !['rxjs', 'zod/mini', 'eventsource-parser'].includes(spec))).toEqual([]);
     // rxvoice/sources loads too (fromTokens for fetch streams; fromFile/fromStdin need Node
     // only when subscribed)
     const sources = await runtimeImports('../src/sources/index.ts');
     expect([...sources].filter((spec) => spec.startsWith('node:') || spec !== 'rxjs')).toEqual([]);
     // the scan does see Node built-ins: uploads from files are Node-only
     expect(await runtimeImports('../src/client/upload.ts')).toContain('node:fs');
+  });
+});
+
+describe('speak: readable option errors where only rxvoice/live is loaded (a page)', () => {
+  it('names each bad option in plain words, without the full zod and its English messages', async () => {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const program =
+      `import * as z from 'zod/mini';` +
+      `import { speak } from './src/live/index.ts';` +
+      `const control = z.safeParse(z.int(), 'x').error?.issues[0]?.message;` +
+      `let message = 'no error';` +
+      `try { speak({ wsUrl: 'ws://127.0.0.1:9' }, { voice_id: -1, speaking_rate: 9, language: 'EN', readyTimeoutMs: 0, reconnect: { maxAttempts: 1.5 } }); } catch (e) { message = e.name + ': ' + e.message; }` +
+      `process.stdout.write(JSON.stringify({ control, message }));`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    expect(await new Promise<number | null>((r) => child.on('close', r))).toBe(0);
+    const { control, message } = JSON.parse(out) as { control: string; message: string };
+    // control: in this process a schema without its own message says only "Invalid input"
+    // (the full zod, which installs English messages, was not loaded)
+    expect(control).toBe('Invalid input');
+    expect(message).toMatch(/^ValidationError: Invalid request for \/live-tts\/ws: /);
+    expect(message).toContain('session.start.voice_id: must be a non-negative integer voice id');
+    expect(message).toContain('session.start.speaking_rate: must be at most 4');
+    expect(message).toContain('session.start.language: must be a lower-case locale tag like "en-us"');
+    expect(message).toContain('options.readyTimeoutMs: must be > 0 ms');
+    expect(message).toContain('options.reconnect.maxAttempts: must be an integer');
+    expect(message).not.toContain('Invalid input');
   });
 });
 

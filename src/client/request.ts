@@ -33,7 +33,7 @@ import {
   type ObservableInput,
 } from 'rxjs';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   AbortError,
   ApiError,
@@ -217,8 +217,8 @@ export class HttpTransport {
   }
 
   /** Validate `input` with `schema` locally; throws `ValidationError` (`source: 'local'`). */
-  validate<S extends z.ZodType>(schema: S, input: unknown, endpoint: string, prefix: ReadonlyArray<string | number> = ['body']): z.infer<S> {
-    const result = schema.safeParse(input);
+  validate<S extends z.core.$ZodType>(schema: S, input: unknown, endpoint: string, prefix: ReadonlyArray<string | number> = ['body']): z.infer<S> {
+    const result = z.safeParse(schema, input);
     if (!result.success) {
       throw new ValidationError(toValidationIssues(result.error, input, prefix), { source: 'local', endpoint });
     }

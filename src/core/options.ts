@@ -11,6 +11,10 @@ import type { SchedulerLike } from 'rxjs';
 export const milliseconds = () =>
   z.number({ error: 'must be a finite number of milliseconds' }).check(z.minimum(0, { error: 'must be >= 0 ms' }));
 
+/** A duration in milliseconds: a finite number > 0. */
+export const positiveMilliseconds = () =>
+  z.number({ error: 'must be a finite number of milliseconds' }).check(z.positive({ error: 'must be > 0 ms' }));
+
 /** A whole number at least `min`. */
 export const integerAtLeast = (min: number) =>
   z.int({ error: 'must be an integer' }).check(z.minimum(min, { error: `must be an integer >= ${min}` }));
@@ -32,4 +36,4 @@ export const scheduler = () =>
     { error: 'must be an RxJS scheduler' },
   );
 
-export { z };
+

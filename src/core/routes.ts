@@ -4,6 +4,9 @@
  *
  * Paths marked "DESIGN" are the ones the contract leaves open and `shared/DESIGN.md` fixes.
  */
+/** DESIGN: the live speech WebSocket's path (a browser bundle of `rxvoice/live` needs only this one). */
+export const LIVE_TTS_PATH = '/live-tts/ws';
+
 const seg = (value: string | number): string => encodeURIComponent(String(value));
 
 export const routes = {
@@ -21,7 +24,7 @@ export const routes = {
   fetchTtsResults: '/fetch-tts-results',
   ttsStream: '/tts-stream',
   /** DESIGN: live speech WebSocket. */
-  liveTts: '/live-tts/ws',
+  liveTts: LIVE_TTS_PATH,
 
   // Voices
   createCustomVoice: '/create-custom-voice',

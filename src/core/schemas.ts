@@ -5,30 +5,22 @@
  * responses with them. Types are `z.infer` of these schemas, never hand-written.
  */
 import { z } from 'zod';
+import { LanguageSchema, VoiceIdSchema } from './primitives.js';
 
 // ---------------------------------------------------------------------------
 // Shared pieces
 // ---------------------------------------------------------------------------
 
-/** A locale tag: lower-case `<language>-<region>`, e.g. `en-us`, `pt-br`, `zh-cn`. */
-export const LocaleTagSchema = z
-  .string()
-  .regex(/^[a-z]{2,3}-[a-z0-9]{2,4}$/, 'must be a lower-case locale tag like "en-us"');
-
-/**
- * A numeric language id (integer or numeric string). Accepted by the service but deprecated.
- *
- * @deprecated Use a locale tag such as `"en-us"` ({@link LocaleTagSchema}); the client warns once when it sends one.
- */
-export const NumericLanguageIdSchema = z.union([
-  z.int().positive(),
-  z.string().regex(/^[0-9]+$/, 'must be a numeric language id'),
-]);
-
-/** Language parameter: a locale tag, or (deprecated: warns once) a numeric id. */
-export const LanguageSchema = z.union([LocaleTagSchema, NumericLanguageIdSchema]);
-/** A language parameter: a lower-case locale tag such as `en-us` (a numeric id is accepted but deprecated: the client warns once). */
-export type Language = z.infer<typeof LanguageSchema>;
+export {
+  LocaleTagSchema,
+  NumericLanguageIdSchema,
+  LanguageSchema,
+  VoiceIdSchema,
+  LIVE_OUTPUT_FORMATS,
+  LiveOutputFormatSchema,
+  type Language,
+  type LiveOutputFormat,
+} from './primitives.js';
 
 /** Speaker gender. 1 and 2 are documented as male and female; 0 and 9 are allowed, meaning not shown. */
 export const GenderSchema = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(9)]);
@@ -58,8 +50,6 @@ export const ProjectDescriptionSchema = z.string().min(3).max(5000).nullable().o
 export const RunIdSchema = z.int().positive();
 /** A task id: a non-empty string, given by a creation call. */
 export const TaskIdSchema = z.string().min(1);
-/** A voice id: a non-negative integer (see the voice lists). */
-export const VoiceIdSchema = z.int().nonnegative();
 /** Dictionary ids to apply: at least one integer, optional, nullable. */
 export const ChosenDictionariesSchema = z.array(z.int()).min(1).nullable().optional();
 /** A folder id: a positive integer, optional, nullable. */
@@ -199,12 +189,6 @@ export const TtsStreamFormatSchema = z.enum(TTS_STREAM_FORMATS);
 /** An output format of `POST /tts-stream`: `wav`, `flac`, `mp3`, `adts`, or raw PCM `pcm_s16le`, `pcm_s16be`, `pcm_s32le`, `pcm_s32be`, `pcm_f32le`, `pcm_f32be`. */
 export type TtsStreamFormat = z.infer<typeof TtsStreamFormatSchema>;
 
-/** Output formats of the live speech session (`session.start` `output_format`). */
-export const LIVE_OUTPUT_FORMATS = ['wav', 'mp3', 'flac', 'aac'] as const;
-/** The zod schema of {@link LiveOutputFormat}. */
-export const LiveOutputFormatSchema = z.enum(LIVE_OUTPUT_FORMATS);
-/** One of {@link LIVE_OUTPUT_FORMATS}. */
-export type LiveOutputFormat = z.infer<typeof LiveOutputFormatSchema>;
 
 /** The zod schema of {@link TtsStreamRequest}. */
 export const TtsStreamRequestSchema = z.object({
@@ -244,7 +228,7 @@ export const CreateCustomVoiceFieldsSchema = z.object({
   description: z.string().nullable().optional(),
   age: z.int().min(1).default(30),
   enhance_audio: z.boolean().default(false),
-  language: LanguageSchema.optional(),
+  language: z.optional(LanguageSchema),
 });
 /** The form fields of a custom voice: `voice_name` (the name shown in voice lists), `gender` ({@link Gender} code), optional `description`, `age` (years, default 30), `enhance_audio` (default false), `language`. */
 export type CreateCustomVoiceFields = z.input<typeof CreateCustomVoiceFieldsSchema>;
@@ -297,7 +281,7 @@ export const CreateStoryFieldsSchema = z.object({
   source_language: LanguageSchema,
   title: z.string().min(1).optional(),
   description: z.string().optional(),
-  narrator_voice_id: VoiceIdSchema.optional(),
+  narrator_voice_id: z.optional(VoiceIdSchema),
   chosen_dictionaries: ChosenDictionariesSchema,
   folder_id: FolderIdSchema,
 });
@@ -426,7 +410,7 @@ export type TranscriptionResult = z.infer<typeof TranscriptionResultSchema>;
 export const SubtitlesFieldsSchema = z.object({
   language: LanguageSchema,
   media_url: z.url().optional(),
-  target_language: LanguageSchema.optional(),
+  target_language: z.optional(LanguageSchema),
   subtitle_format: z.enum(['srt', 'vtt']).default('srt'),
 });
 /** The form fields of a subtitles task (see {@link SubtitlesResult} for its answer). */

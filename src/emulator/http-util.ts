@@ -4,7 +4,7 @@
  * route patterns compiled from the shared routes table.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
 import type { EmulatorState } from './state.js';
@@ -39,12 +39,12 @@ export function invalidAt(loc: Array<string | number>, msg: string, type = 'valu
 }
 
 /** Parse `input` with `schema`; on failure throw a 422 with `loc` prefixed by `prefix`. */
-export function validate<S extends z.ZodType>(
+export function validate<S extends z.core.$ZodType>(
   schema: S,
   input: unknown,
   prefix: ReadonlyArray<string | number> = ['body'],
 ): z.infer<S> {
-  const result = schema.safeParse(input);
+  const result = z.safeParse(schema, input);
   if (!result.success) throw unprocessable(toValidationIssues(result.error, input, prefix));
   return result.data;
 }

@@ -1,11 +1,12 @@
 /**
  * Frames of the live speech WebSocket (`/live-tts/ws`), as zod schemas shared by the
- * client session and the emulator. Server frames are parsed, never trusted.
+ * client session, the relay and the emulator. Server frames are parsed, never trusted.
+ * Written with `zod/mini` (a browser loads this file), with the messages given here.
  */
-import { z } from 'zod';
-import { LanguageSchema, LiveOutputFormatSchema, VoiceIdSchema } from '../core/schemas.js';
+import * as z from 'zod/mini';
+import { LanguageSchema, LiveOutputFormatSchema, VoiceIdSchema } from '../core/primitives.js';
 
-export { LIVE_OUTPUT_FORMATS, LiveOutputFormatSchema, type LiveOutputFormat } from '../core/schemas.js';
+export { LIVE_OUTPUT_FORMATS, LiveOutputFormatSchema, type LiveOutputFormat } from '../core/primitives.js';
 
 /** Largest binary frame the service sends. */
 export const MAX_AUDIO_FRAME_BYTES = 64 * 1024;
@@ -25,19 +26,39 @@ export const CloseCodes = {
 } as const;
 
 /** The configuration carried by `session.start` (everything but `type`). */
+const flagOff = () => z._default(z.boolean({ error: 'must be true or false' }), false);
+/** An integer >= 0 (ids and indexes of the protocol). */
+const index = () => z.int({ error: 'must be an integer' }).check(z.nonnegative({ error: 'must be an integer >= 0' }));
+
 export const SessionConfigSchema = z.object({
   voice_id: VoiceIdSchema,
-  language: LanguageSchema.default('en-us'),
+  language: z._default(LanguageSchema, 'en-us'),
   /** The service defaults to mp3. */
-  output_format: LiveOutputFormatSchema.default('mp3'),
-  sample_rate: z.int().min(8000).max(48000).nullable().optional(),
-  word_timestamps: z.boolean().default(false),
-  idle_timeout: z.number().positive().max(60).default(DEFAULT_IDLE_TIMEOUT),
-  enhance_named_entities_pronunciation: z.boolean().default(false),
-  enhance_reference_audio_quality: z.boolean().default(false),
-  maintain_source_accent: z.boolean().default(false),
-  apply_enhancement: z.boolean().nullable().optional(),
-  speaking_rate: z.number().min(0.25).max(4).nullable().optional(),
+  output_format: z._default(LiveOutputFormatSchema, 'mp3'),
+  sample_rate: z.nullish(
+    z.int({ error: 'must be an integer number of hertz' }).check(
+      z.minimum(8000, { error: 'must be at least 8000 Hz' }),
+      z.maximum(48000, { error: 'must be at most 48000 Hz' }),
+    ),
+  ),
+  word_timestamps: flagOff(),
+  idle_timeout: z._default(
+    z.number({ error: 'must be a number of seconds' }).check(
+      z.positive({ error: 'must be more than 0 seconds' }),
+      z.maximum(60, { error: 'must be at most 60 seconds' }),
+    ),
+    DEFAULT_IDLE_TIMEOUT,
+  ),
+  enhance_named_entities_pronunciation: flagOff(),
+  enhance_reference_audio_quality: flagOff(),
+  maintain_source_accent: flagOff(),
+  apply_enhancement: z.nullish(z.boolean({ error: 'must be true or false' })),
+  speaking_rate: z.nullish(
+    z.number({ error: 'must be a number' }).check(
+      z.minimum(0.25, { error: 'must be at least 0.25' }),
+      z.maximum(4, { error: 'must be at most 4' }),
+    ),
+  ),
 });
 /**
  * The session options of a `session.start` frame, as given: `voice_id` (required),
@@ -50,11 +71,11 @@ export type SessionConfigInput = z.input<typeof SessionConfigSchema>;
 export type SessionConfig = z.infer<typeof SessionConfigSchema>;
 
 // Client -> server
-export const SessionStartFrameSchema = SessionConfigSchema.extend({ type: z.literal('session.start') });
+export const SessionStartFrameSchema = z.extend(SessionConfigSchema, { type: z.literal('session.start') });
 export const TextChunkFrameSchema = z.object({
   type: z.literal('text.chunk'),
   text: z.string(),
-  index: z.int().nonnegative().optional(),
+  index: z.optional(index()),
 });
 export const TextDoneFrameSchema = z.object({ type: z.literal('text.done') });
 export const ClientFrameSchema = z.discriminatedUnion('type', [
@@ -86,18 +107,18 @@ export const SessionReadyFrameSchema = z.object({
   type: z.literal('session.ready'),
   session_id: z.string(),
   run_id: z.int(),
-  config: z.record(z.string(), z.unknown()).optional(),
+  config: z.optional(z.record(z.string(), z.unknown())),
 });
 export const SegmentStartFrameSchema = z.object({
   type: z.literal('segment.start'),
-  segment_id: z.int().nonnegative(),
+  segment_id: index(),
   text: z.string(),
-  word_timestamps: z.array(WordTimestampSchema).optional(),
+  word_timestamps: z.optional(z.array(WordTimestampSchema)),
 });
-export const SegmentDoneFrameSchema = z.object({ type: z.literal('segment.done'), segment_id: z.int().nonnegative() });
+export const SegmentDoneFrameSchema = z.object({ type: z.literal('segment.done'), segment_id: index() });
 export const SegmentSkippedFrameSchema = z.object({
   type: z.literal('segment.skipped'),
-  segment_id: z.int().nonnegative(),
+  segment_id: index(),
   text: z.string(),
 });
 export const SessionErrorFrameSchema = z.object({ type: z.literal('session.error'), error: z.string() });

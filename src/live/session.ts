@@ -13,10 +13,11 @@
 import { SpeechMetricsRecorder, type SpeechMetricsObserver } from './metrics.js';
 import { Observable, asyncScheduler, timer, type OperatorFunction, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { z } from 'zod';
 import { backoffDelay } from '../core/backoff.js';
 import { ValidationError, liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode } from '../core/errors.js';
-import { routes } from '../core/routes.js';
+import * as z from 'zod/mini';
+import { flag, func, integerAtLeast, milliseconds, positiveMilliseconds } from '../core/options.js';
+import { LIVE_TTS_PATH } from '../core/routes.js';
 import type { ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
 import type { LiveSpeechEvent } from './events.js';
@@ -173,20 +174,20 @@ export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
 
 /** The client options of {@link SpeakOptions} (everything but the `session.start` configuration and `scheduler`). */
 const ClientOptionsSchema = z.object({
-  reconnect: z
-    .object({
-      maxAttempts: z.int().min(0).max(1000),
-      baseDelayMs: z.number().nonnegative().default(250),
-      maxDelayMs: z.number().nonnegative().default(5000),
-      random: z.custom<() => number>((value) => typeof value === 'function').default(() => Math.random),
-    })
-    .optional(),
-  readyTimeoutMs: z.number().positive().default(10_000),
-  maxPayload: z.int().positive().default(DEFAULT_LIVE_MAX_PAYLOAD),
-  clientBoundaries: z.boolean().default(true),
-  boundaryHoldMs: z.number().nonnegative().max(60_000).default(250),
-  responseTimeoutMs: z.number().positive().default(DEFAULT_RESPONSE_TIMEOUT_MS),
-  closeGraceMs: z.number().nonnegative().default(DEFAULT_CLOSE_GRACE_MS),
+  reconnect: z.optional(
+    z.object({
+      maxAttempts: integerAtLeast(0).check(z.maximum(1000, { error: 'must be at most 1000' })),
+      baseDelayMs: z._default(milliseconds(), 250),
+      maxDelayMs: z._default(milliseconds(), 5000),
+      random: z._default(func<() => number>(), () => Math.random),
+    }),
+  ),
+  readyTimeoutMs: z._default(positiveMilliseconds(), 10_000),
+  maxPayload: z._default(integerAtLeast(1), DEFAULT_LIVE_MAX_PAYLOAD),
+  clientBoundaries: z._default(flag(), true),
+  boundaryHoldMs: z._default(milliseconds().check(z.maximum(60_000, { error: 'must be at most 60000 ms' })), 250),
+  responseTimeoutMs: z._default(positiveMilliseconds(), DEFAULT_RESPONSE_TIMEOUT_MS),
+  closeGraceMs: z._default(milliseconds(), DEFAULT_CLOSE_GRACE_MS),
 });
 
 /** Options checked and completed with their defaults, and where to connect (never the key: see {@link LiveSession}). */
@@ -214,7 +215,7 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
   if (url.protocol === 'http:') url.protocol = 'ws:';
   if (url.protocol === 'https:') url.protocol = 'wss:';
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return undefined;
-  if (!url.pathname.endsWith(routes.liveTts)) url.pathname = url.pathname.replace(/\/+$/, '') + routes.liveTts;
+  if (!url.pathname.endsWith(LIVE_TTS_PATH)) url.pathname = url.pathname.replace(/\/+$/, '') + LIVE_TTS_PATH;
   if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
   return url.toString();
 }
@@ -233,7 +234,7 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
   const url = sessionUrl(connection.wsUrl, headersSupported ? undefined : connection.apiKey);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
   if (!config.success || !client.success || url === undefined) {
-    throw new ValidationError(issues, { source: 'local', endpoint: routes.liveTts });
+    throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
   }
   return {
     ...client.data,

@@ -18,7 +18,8 @@
  * out belong to their `speak` and end with it.
  */
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import { integerAtLeast, positiveMilliseconds, scheduler } from '../core/options.js';
 import { ValidationError } from '../core/errors.js';
 import { toValidationIssues } from '../core/validation.js';
 import type { SessionPlan, WebSocketLike } from './session.js';
@@ -45,9 +46,9 @@ export interface WarmPoolOptions {
 export const WARM_POOL_DEFAULTS = { sessions: 1, idleTimeoutMs: 60_000 } as const;
 
 const WarmPoolOptionsSchema = z.object({
-  sessions: z.int().min(1).max(64).default(WARM_POOL_DEFAULTS.sessions),
-  idleTimeoutMs: z.number().positive().default(WARM_POOL_DEFAULTS.idleTimeoutMs),
-  scheduler: z.custom<SchedulerLike>((v) => v !== null && typeof v === 'object' && typeof (v as SchedulerLike).schedule === 'function').optional(),
+  sessions: z._default(integerAtLeast(1).check(z.maximum(64, { error: 'must be at most 64' })), WARM_POOL_DEFAULTS.sessions),
+  idleTimeoutMs: z._default(positiveMilliseconds(), WARM_POOL_DEFAULTS.idleTimeoutMs),
+  scheduler: z.optional(scheduler()),
 });
 
 interface WarmSession {

@@ -1,6 +1,6 @@
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import { LimitExceededError } from '../core/errors.js';
-import { z } from '../core/options.js';
+import * as z from 'zod/mini';
 import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../live/events.js';
 import { LIVE_OUTPUT_FORMATS, type LiveOutputFormat, type WordTimestamp } from '../live/protocol.js';

@@ -1,6 +1,7 @@
 import { defer, from, Observable, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import { LiveSessionError, liveSessionError } from '../core/errors.js';
-import { func, integerAtLeast, z } from '../core/options.js';
+import * as z from 'zod/mini';
+import { func, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { SpeechLedger } from '../live/ledger.js';

@@ -1,5 +1,6 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import { milliseconds, scheduler, z } from '../core/options.js';
+import * as z from 'zod/mini';
+import { milliseconds, scheduler } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
 import { createSentenceSegmenter, sentenceSegmenterOptions } from '../text/sentences.js';
 

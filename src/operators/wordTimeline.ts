@@ -1,6 +1,7 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
 import { parseWavHeader } from '../audio/wav.js';
-import { func, z } from '../core/options.js';
+import * as z from 'zod/mini';
+import { func } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
 import type { SpokenSegment } from '../live/events.js';
 

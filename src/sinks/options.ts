@@ -3,7 +3,8 @@
  * options throw a `ValidationError` at once, nothing is opened or written).
  */
 import type { Writable } from 'node:stream';
-import { flag, func, integerAtLeast, milliseconds, scheduler, z } from '../core/options.js';
+import * as z from 'zod/mini';
+import { flag, func, integerAtLeast, milliseconds, scheduler } from '../core/options.js';
 
 /** A path to write: a non-empty string. */
 const path = () => z.string({ error: 'must be a path' }).check(z.minLength(1, { error: 'must not be empty' }));
