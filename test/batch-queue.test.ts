@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueBatch, loadBullmq, probeRedis, QueueConnectionError, QueueError, validateJobs, type BatchEvent, type BatchProgressEvent } from '../src/batch/index.js';
+import { enqueueBatch, probeRedis, QueueConnectionError, QueueError, QueueUnavailableError, validateJobs, type BatchEvent, type BatchProgressEvent } from '../src/batch/index.js';
 import { pseudoLocalize, startEmulator, type Emulator } from '../src/emulator/index.js';
+import { loadBullmq } from '../src/batch/bullmq.js';
 import { requireTool } from './setup/tools.js';
 
 // Missing redis-server: fails under CI, skips with one line otherwise.
@@ -129,9 +130,18 @@ describe('queue errors', () => {
     expect((error as Error).message).toMatch(/cannot be reached/);
   });
 
-  it('a missing bullmq names the package', async () => {
-    const error = await loadBullmq('bullmq-not-installed-here').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(QueueError);
-    expect((error as Error).message).toMatch(/npm install bullmq-not-installed-here/);
+  it('a missing bullmq or ioredis names the package (a QueueError)', async () => {
+    for (const [bullmq, ioredis, missing] of [
+      ['bullmq-not-installed-here', 'ioredis', 'bullmq-not-installed-here'],
+      ['bullmq', 'ioredis-not-installed-here', 'ioredis-not-installed-here'],
+    ] as const) {
+      const error = await loadBullmq(bullmq, ioredis).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(QueueUnavailableError);
+      expect(error).toBeInstanceOf(QueueError);
+      expect((error as QueueUnavailableError).packageName).toBe(missing);
+      expect((error as Error).message).toContain(`npm install ${missing}`);
+    }
+    // control: both installed here, nothing to report
+    await expect(loadBullmq()).resolves.toHaveProperty('Worker');
   });
 });

@@ -10,7 +10,10 @@
  *   `fromTokens`, and a CommonJS file that `require`s the package;
  * - Node loads every entry both with `import` and with `require` (require(esm), Node
  *   20.19+);
- * - every source map in the tarball points at sources the tarball ships.
+ * - every source map in the tarball points at sources the tarball ships;
+ * - without the optional peers bullmq and ioredis (the consumer has neither), all of the
+ *   above holds for `rxvoice/batch` too, and Node runs `batch()` against the packed
+ *   emulator, while the queue errors with a `QueueUnavailableError` naming bullmq.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
@@ -154,6 +157,9 @@ export const items = from([real]);
 createClient(42);
 // @ts-expect-error fromTokens takes a stream, not a number
 fromTokens(7);
+// @ts-expect-error the optional peer bullmq is not installed here (rxvoice/batch compiles without it)
+import type { Queue } from 'bullmq';
+export type Q = Queue;
 `;
 
 const CJS = `
@@ -189,10 +195,10 @@ beforeAll(() => {
     mkdirSync(dirname(target), { recursive: true });
     if (!existsSync(target)) symlinkSync(join(ROOT, 'node_modules', name), target, 'dir');
   };
-  // the package's dependencies, what a strict Node consumer of openai has itself, and
-  // bullmq: rxvoice/batch's queue types name it (an optional peer its users install)
-  for (const name of [...Object.keys(pkg.dependencies), '@types/node', 'openai', 'bullmq']) link(name);
-  for (const name of [...Object.keys(pkg.dependencies), 'bullmq']) {
+  // the package's dependencies and what a strict Node consumer of openai has itself; no
+  // optional peer (bullmq, ioredis, espeak-ng, the mp3 encoder)
+  for (const name of [...Object.keys(pkg.dependencies), '@types/node', 'openai']) link(name);
+  for (const name of Object.keys(pkg.dependencies)) {
     const deps = (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
     for (const dep of Object.keys(deps)) link(dep);
   }
@@ -270,6 +276,61 @@ describe('the packed package in a strict consumer', () => {
     for (const e of ENTRIES) {
       expect(result.out[e]?.required, e).toBeGreaterThan(0);
       expect(result.out[e]?.same, e).toBe(true);
+    }
+  });
+
+  it('rxvoice/batch without bullmq and ioredis: batch() runs against the emulator, the queue names the missing package', { timeout: 60_000 }, () => {
+    // ES module in the consumer, the packed package only; the emulator with its tone voice
+    // (espeak-ng, an optional peer too, is not installed here either)
+    const script = `
+      import { readFileSync } from 'node:fs';
+      import { lastValueFrom, toArray } from 'rxjs';
+      import { createClient } from 'rxvoice';
+      import { batch, enqueueBatch, runWorker, validateJobs, QueueUnavailableError } from 'rxvoice/batch';
+      import { startEmulator } from 'rxvoice/emulator';
+
+      const outcome = {};
+      outcome.bullmqResolves = await import('bullmq').then(() => true, () => false);
+      const emulator = await startEmulator({ synth: 'tone', taskDurationMs: 5 });
+      try {
+        const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
+        const jobs = validateJobs([
+          { kind: 'translation', id: 'hello-de', request: { texts: ['Hello.'], source_language: 'en-us', target_language: 'de-de' } },
+          { kind: 'sound', id: 'rain', request: { prompt: 'rain on a tin roof' } },
+        ]);
+        const events = await lastValueFrom(batch(jobs, { client, out: process.argv[2] }).pipe(toArray()));
+        outcome.done = events.filter((e) => e.type === 'done').map((e) => e.id).sort();
+        outcome.translated = JSON.parse(readFileSync(events.find((e) => e.type === 'done' && e.id === 'hello-de').output, 'utf8'));
+        outcome.wavHeader = readFileSync(events.find((e) => e.type === 'done' && e.id === 'rain').output).subarray(0, 4).toString('latin1');
+        // the queue: its error names the package, before any Redis is asked (none runs at port 1)
+        outcome.queue = [];
+        for (const queue$ of [enqueueBatch(jobs, { queue: 'redis://127.0.0.1:1' }), runWorker({ queue: 'redis://127.0.0.1:1', client, out: process.argv[2] })]) {
+          const error = await lastValueFrom(queue$).then(() => undefined, (e) => e);
+          outcome.queue.push({ unavailable: error instanceof QueueUnavailableError, name: error?.name, code: error?.code, packageName: error?.packageName, message: error?.message });
+        }
+      } finally {
+        await emulator.close();
+      }
+      process.stdout.write(JSON.stringify(outcome));
+    `;
+    writeFileSync(join(consumer, 'batch.mjs'), script);
+    const out = join(work, 'batch-out');
+    const outcome = JSON.parse(execFileSync(process.execPath, [join(consumer, 'batch.mjs'), out], { cwd: consumer, encoding: 'utf8' })) as {
+      bullmqResolves: boolean;
+      done: string[];
+      translated: unknown;
+      wavHeader: string;
+      queue: Array<{ unavailable: boolean; name: string; code: string; packageName: string; message: string }>;
+    };
+    // control: bullmq really is absent from this consumer
+    expect(outcome.bullmqResolves).toBe(false);
+    expect(outcome.done).toEqual(['hello-de', 'rain']);
+    expect(JSON.stringify(outcome.translated)).toContain('[de-de]');
+    expect(outcome.wavHeader).toBe('RIFF');
+    expect(outcome.queue).toHaveLength(2);
+    for (const error of outcome.queue) {
+      expect(error).toMatchObject({ unavailable: true, name: 'QueueUnavailableError', code: 'queue', packageName: 'bullmq' });
+      expect(error.message).toContain('npm install bullmq');
     }
   });
 

@@ -28,6 +28,27 @@ export class QueueError extends RxVoiceError {
   }
 }
 
+/**
+ * The queue (`enqueueBatch`, `runWorker`, `rxvoice worker`, `rxvoice batch --queue`) needs
+ * the optional peer dependency `packageName` (`bullmq`, or its Redis client `ioredis`),
+ * which is not installed: `npm install bullmq ioredis`. Delivered as the queue's error on
+ * subscribe, before Redis is contacted. `batch()` and the journal need neither package.
+ * A `QueueError` (code `queue`), not retryable.
+ */
+export class QueueUnavailableError extends QueueError {
+  override name = 'QueueUnavailableError';
+  /** The package to install. */
+  readonly packageName: string;
+  /**
+   * @param packageName The missing package.
+   * @param options `cause`: the failed import.
+   */
+  constructor(packageName: string, options: RxVoiceErrorOptions = {}) {
+    super(`The queue needs the optional package "${packageName}", which is not installed: npm install ${packageName}`, options);
+    this.packageName = packageName;
+  }
+}
+
 /** Redis did not answer within the start timeout (code `connection`, exit code 6 in the CLI). */
 export class QueueConnectionError extends ConnectionError {
   override name = 'QueueConnectionError';

@@ -1,6 +1,9 @@
 /**
  * rxvoice/batch: resumable batch jobs against the service's task endpoints, on one
  * machine (a journal file beside the outputs) or on many (a BullMQ queue on Redis).
+ * BullMQ and ioredis are optional peer dependencies, loaded only when a queue is used:
+ * `batch()` and the journal work without them, and the queue without them errors with
+ * a `QueueUnavailableError` naming the package to install.
  *
  * @example
  * const events$ = batch(jobs, { client: createClient(), out: 'out' });
@@ -37,14 +40,13 @@ export type {
   JobFailedEvent,
   KindCounts,
 } from './events.js';
-export { JournalError, QueueConnectionError, QueueError, UnconfirmedTaskError } from './errors.js';
+export { JournalError, QueueConnectionError, QueueError, QueueUnavailableError, UnconfirmedTaskError } from './errors.js';
 export { Journal, type JournalRecord, type RecordedJob } from './journal.js';
 export { isRetryable } from './run-job.js';
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_QUEUE_NAME,
   enqueueBatch,
-  loadBullmq,
   probeRedis,
   redisConnection,
   runWorker,

@@ -6,7 +6,8 @@
  * the task instead of creating it again. The API key stays on the workers: the queue
  * holds job descriptions and task ids only.
  *
- * BullMQ and ioredis are optional peer dependencies, loaded only here.
+ * BullMQ and ioredis are optional peer dependencies, loaded (./bullmq.ts) when a queue
+ * Observable is subscribed; no declaration here names a BullMQ type.
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -14,13 +15,12 @@ import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import type { RxVoiceClient } from '../client/client.js';
 import { RxVoiceError } from '../core/errors.js';
 import { progressTracker, rateLimiter } from './batch.js';
+import { loadBullmq, type BullMq } from './bullmq.js';
 import { QueueConnectionError, QueueError } from './errors.js';
 import type { BatchEvent, JobEvent } from './events.js';
 import { jobsHash, type BatchJob } from './jobs.js';
 import { runJob, type JobLedger } from './run-job.js';
 import { resolve } from 'node:path';
-
-type BullMq = typeof import('bullmq');
 
 /** Name of the queue when none is given. */
 export const DEFAULT_QUEUE_NAME = 'rxvoice-batch';
@@ -120,29 +120,6 @@ export function probeRedis(address: string, timeoutMs = DEFAULT_CONNECT_TIMEOUT_
   });
 }
 
-/**
- * Load BullMQ and its Redis client ioredis (optional peer dependencies). Rejects with
- * `QueueError` naming the package that is not installed.
- */
-export async function loadBullmq(specifier = 'bullmq', redisClient = 'ioredis'): Promise<BullMq> {
-  const bullmq = (await loadOptional(specifier)) as BullMq;
-  // BullMQ 6 loads its Redis client (ioredis) lazily, failing later; check it now.
-  await loadOptional(redisClient);
-  return bullmq;
-}
-
-async function loadOptional(specifier: string): Promise<unknown> {
-  try {
-    return await import(specifier);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new QueueError(`The queue needs the optional package "${specifier}", which is not installed: npm install ${specifier}`, { cause: error });
-    }
-    throw error;
-  }
-}
-
 /** BullMQ's job id of a job: the jobs' hash prefix and the job id, so a rerun adds nothing twice. */
 function queueJobId(hash: string, job: BatchJob): string {
   return `${hash.slice(0, 16)}-${job.id}`;
@@ -152,6 +129,7 @@ function queueJobId(hash: string, job: BatchJob): string {
  * Put `jobs` on the queue (a job already there, from an earlier run of the same jobs,
  * is not added again) and follow them until every one has ended, emitting the events
  * the workers report and progress. Completes when all jobs ended; errors with
+ * `QueueUnavailableError` when bullmq or ioredis is not installed, and with
  * `QueueConnectionError` when Redis does not answer within `connectTimeoutMs`.
  * Unsubscribing stops following; the jobs stay queued for the workers.
  *
@@ -191,8 +169,8 @@ export function enqueueBatch(jobs: readonly BatchJob[], options: QueueOptions): 
       }
     };
     (async () => {
-      await probeRedis(options.queue, options.connectTimeoutMs);
       const { Queue, QueueEvents } = await loadBullmq();
+      await probeRedis(options.queue, options.connectTimeoutMs);
       const events = new QueueEvents(name, { connection });
       closers.push(() => events.close());
       const queue = new Queue(name, { connection });
@@ -238,6 +216,7 @@ export function enqueueBatch(jobs: readonly BatchJob[], options: QueueOptions): 
  * written into the job's record before the worker waits on it; the output written
  * atomically under `out`. A job that fails for good is marked failed (never retried by
  * BullMQ: the retry rules of `batch()` apply inside the job). Errors with
+ * `QueueUnavailableError` when bullmq or ioredis is not installed, and with
  * `QueueConnectionError` when Redis does not answer at start. Unsubscribing closes the
  * worker at once; its jobs in flight stall and another worker resumes their tasks.
  *
@@ -261,8 +240,8 @@ export function runWorker(options: WorkerOptions): Observable<JobEvent> {
     let worker: InstanceType<BullMq['Worker']> | undefined;
     const controller = new AbortController();
     (async () => {
-      await probeRedis(options.queue, options.connectTimeoutMs);
       const { Worker, UnrecoverableError } = await loadBullmq();
+      await probeRedis(options.queue, options.connectTimeoutMs);
       if (closed) return;
       worker = new Worker(
         name,
