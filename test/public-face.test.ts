@@ -21,8 +21,8 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 };
 
 /** Helpers that stay inside the package, and the modules that define them. */
-const INTERNALS = ['SpeechLedger', 'redact', 'liveSessionError', 'isLoopbackHost', 'batchSizes'];
-const INTERNAL_MODULES = ['src/live/ledger.ts', 'src/core/errors.ts', 'src/client/config.ts', 'src/client/shared.ts'].map((p) => join(ROOT, p));
+const INTERNALS = ['SpeechLedger', 'redact', 'liveSessionError', 'isLoopbackHost', 'batchSizes', 'loadBullmq'];
+const INTERNAL_MODULES = ['src/live/ledger.ts', 'src/core/errors.ts', 'src/client/config.ts', 'src/client/shared.ts', 'src/batch/bullmq.ts'].map((p) => join(ROOT, p));
 
 /** Each entry of `exports` as its specifier and its source file. */
 const ENTRIES = Object.entries(pkg.exports).map(([key, conditions]) => ({
