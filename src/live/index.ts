@@ -4,6 +4,11 @@
  * default WebSocket constructor, which a browser bundle maps to its stub and which is
  * never used when `WebSocket` is injected); no Node built-in module.
  *
+ * It is the one home of the live session's names and of the errors it raises:
+ * `RxVoiceError` (the base of every rxvoice error, the HTTP client's included),
+ * `ValidationError`, `LiveSessionError`, `SessionRejectedError`, `CreditsExhaustedError`,
+ * so `instanceof` works without loading the client. `rxvoice` does not re-export them.
+ *
  * ```ts
  * import { speak } from 'rxvoice/live';
  * import { concatSegments } from 'rxvoice/operators';
