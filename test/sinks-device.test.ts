@@ -1,7 +1,8 @@
+import { spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { from, lastValueFrom, Subject, tap, toArray } from 'rxjs';
+import { from, lastValueFrom, Observable, Subject, tap, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { streamingWavHeader, type PcmChunk } from '../src/audio/pcm.js';
 import type { PcmFormat } from '../src/audio/wav.js';
@@ -195,6 +196,30 @@ describe('toAudioDevice', () => {
     segments.next(wavSegment(0, samples16(100)));
     const error = await catchError(result);
     expect(error).toMatchObject({ reason: 'player_failed' });
+  });
+
+  it('errors (does not hang) when the player exits after the last write and before the stream ends', async () => {
+    // Node destroys a child's stdin when it exits; ending that stdin then never finishes.
+    // Here the source completes at the player's exit, before its 'close' (a helper it left
+    // behind holds its stderr open for 300 ms), every time.
+    const player = join(dir, 'exits-at-once.sh');
+    await writeFile(player, `#!/bin/sh\necho 'audio open error: no card' >&2\nsleep 0.3 &\nexit 1\n`, { mode: 0o755 });
+    let exitedPlayer: Promise<void> | undefined;
+    const spawnSpy: typeof nodeSpawn = ((command: string, args: readonly string[], options: SpawnOptions) => {
+      const proc = nodeSpawn(command, args, options);
+      exitedPlayer = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      return proc;
+    }) as typeof nodeSpawn;
+    const source = new Observable<SpokenSegment>((subscriber) => {
+      subscriber.next(wavSegment(0, samples16(10)));
+      // the write is handed over before toAudioDevice asks for the next value; the player exits soon after
+      void waitFor(() => exitedPlayer !== undefined)
+        .then(() => exitedPlayer)
+        .then(() => subscriber.complete());
+    });
+    const error = await catchError(lastValueFrom(source.pipe(toAudioDevice({ player: { command: player }, spawn: spawnSpy }))));
+    expect(error).toMatchObject({ name: 'SinkError', reason: 'player_failed' });
+    expect((error as Error).message).toMatch(/exited with code 1: audio open error: no card/);
   });
 
   it('errors when the player cannot be spawned, and when it exits non-zero at the end', async () => {

@@ -1,5 +1,5 @@
 import { from, lastValueFrom, Subject, toArray } from 'rxjs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sinkOperator, type SinkWorker } from '../src/sinks/runSink.js';
 
 /** A worker that logs every call and takes one macrotask per write. */
@@ -85,7 +85,8 @@ describe('sinkOperator (the engine under the sinks)', () => {
     subscription.unsubscribe();
     expect(log).toEqual(['write 1', 'interrupt']);
     expect(values.observed).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // abort runs once the write in flight settled (two macrotasks): wait for it, not for a fixed time
+    await vi.waitFor(() => expect(log).toContain('abort'));
     expect(log).toEqual(['write 1', 'interrupt', 'abort']);
   });
 

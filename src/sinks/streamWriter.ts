@@ -42,13 +42,20 @@ export class StreamWriter {
     if (this.failure) throw this.failure;
   }
 
-  /** `end()` the stream and wait for 'finish'. */
+  /**
+   * `end()` the stream and wait for 'finish'. Rejects when the stream errors, or was (or
+   * gets) destroyed before it finished: a destroyed stream never emits 'finish' (Node
+   * destroys a child's stdin when the child exits).
+   */
   async end(): Promise<void> {
     if (this.failure) throw this.failure;
+    if (this.stream.writableFinished) return;
+    if (this.stream.destroyed) throw new Error('the stream was closed before it finished');
     await new Promise<void>((resolve, reject) => {
       const cleanup = (): void => {
         this.stream.off('finish', onFinish);
         this.stream.off('error', onError);
+        this.stream.off('close', onClose);
       };
       const onFinish = (): void => {
         cleanup();
@@ -58,8 +65,13 @@ export class StreamWriter {
         cleanup();
         reject(error);
       };
+      const onClose = (): void => {
+        cleanup();
+        reject(this.failure ?? new Error('the stream was closed before it finished'));
+      };
       this.stream.on('finish', onFinish);
       this.stream.on('error', onError);
+      this.stream.on('close', onClose);
       this.stream.end();
     });
   }

@@ -291,7 +291,9 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
           try {
             await writer.end();
           } catch (error) {
-            if (!exitInfo) throw toSinkError(error, `toAudioDevice could not close the player's stdin`, 'player_failed');
+            // A player that exits closes its stdin: report how it ended.
+            const exit = exitInfo ?? (await exitedWithin(exited, 1000, scheduler));
+            if (!exit) throw toSinkError(error, `toAudioDevice could not close the player's stdin`, 'player_failed');
           }
           const exit = await exited;
           if (exit.error || exit.code !== 0) throw failure(exit);
