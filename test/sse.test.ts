@@ -5,7 +5,7 @@ import { from, map, of, take, throwError, concat, NEVER, lastValueFrom, toArray 
 import { TestScheduler } from 'rxjs/testing';
 import { createSseParser, SseError, type SseEvent, type SseParser } from '../src/text/sse.js';
 import { parseSse } from '../src/operators/index.js';
-import { RxVoiceError } from '../src/core/errors.js';
+import { RxVoiceError, ValidationError } from '../src/core/errors.js';
 import { cut } from './fixtures/cut.js';
 
 const enc = new TextEncoder();
@@ -172,14 +172,33 @@ describe('createSseParser: spec cases', () => {
     expect(peer).toEqual(['x']);
   });
 
-  it('limits that are not positive integers throw a RangeError when the parser or operator is created', () => {
-    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => createSseParser({ onEvent: () => undefined, maxLineLength: bad })).toThrow(RangeError);
-      expect(() => createSseParser({ onEvent: () => undefined, maxEventSize: bad })).toThrow(RangeError);
-      expect(() => parseSse({ maxLineLength: bad })).toThrow(RangeError);
-      expect(() => parseSse({ maxEventSize: bad })).toThrow(RangeError);
+  it('bad options throw a ValidationError naming the function when the parser or operator is created', () => {
+    const thrown = (make: () => unknown): ValidationError => {
+      try {
+        make();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        return error as ValidationError;
+      }
+      throw new Error('nothing thrown');
+    };
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, '5']) {
+      for (const key of ['maxLineLength', 'maxEventSize'] as const) {
+        const parser = thrown(() => createSseParser({ onEvent: () => undefined, [key]: bad as number }));
+        expect(parser).toMatchObject({ source: 'local', endpoint: 'createSseParser' });
+        expect(parser.issues.map((i) => i.loc)).toEqual([['options', key]]);
+        const operator = thrown(() => parseSse({ [key]: bad as number }));
+        expect(operator).toMatchObject({ source: 'local', endpoint: 'parseSse' });
+        expect(operator.issues.map((i) => i.loc)).toEqual([['options', key]]);
+        expect(operator.message).toMatch(new RegExp(`^Invalid options for parseSse: options\\.${key}: `));
+      }
     }
-    expect(() => parseSse({ maxLineLength: 1, maxEventSize: 1 })).not.toThrow();
+    expect(thrown(() => parseSse({ onRetry: 5 as never })).issues.map((i) => i.loc)).toEqual([['options', 'onRetry']]);
+    expect(thrown(() => parseSse({ onComment: 'x' as never })).issues.map((i) => i.loc)).toEqual([['options', 'onComment']]);
+    expect(thrown(() => createSseParser({} as never)).issues.map((i) => i.loc)).toEqual([['options', 'onEvent']]);
+    // control: the smallest valid limits and real callbacks pass
+    expect(() => parseSse({ maxLineLength: 1, maxEventSize: 1, onRetry: () => undefined, onComment: () => undefined })).not.toThrow();
+    expect(() => createSseParser({ onEvent: () => undefined, maxLineLength: 1, maxEventSize: 1 })).not.toThrow();
   });
 
   it('reset forgets a partial event and the BOM state', () => {

@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { checkSseLimits, createSseParser, type SseEvent } from '../text/sse.js';
+import { checkSseOptions, createSseParser, type SseEvent } from '../text/sse.js';
 
 export type { SseEvent } from '../text/sse.js';
 export { SseError } from '../text/sse.js';
@@ -56,11 +56,12 @@ export interface ParseSseOptions {
  * ```
  *
  * @param options Limits and the `onRetry` / `onComment` callbacks. A limit that is not a
- * positive integer throws a RangeError at once, when `parseSse()` is called.
+ * positive integer, or a callback that is not a function, throws a `ValidationError`
+ * (issues at `['options', ...]`) at once, when `parseSse()` is called.
  * @returns A function that returns an Observable of the parsed events.
  */
 export function parseSse(options: ParseSseOptions = {}): OperatorFunction<Uint8Array | string, SseEvent> {
-  checkSseLimits(options);
+  checkSseOptions(options, 'parseSse');
   return (source) =>
     new Observable<SseEvent>((subscriber) => {
       const parser = createSseParser({

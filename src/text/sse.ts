@@ -20,6 +20,9 @@
  */
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { RxVoiceError } from '../core/errors.js';
+import * as z from 'zod/mini';
+import { func, integerAtLeast } from '../core/options.js';
+import { checkOptions } from '../core/validation.js';
 
 /** One dispatched server-sent event. */
 export interface SseEvent {
@@ -129,17 +132,22 @@ const CR = 13;
 const LF = 10;
 const BOM = 0xfeff;
 
-/** Throws a RangeError unless `value` is undefined or a positive integer. */
-function checkLimit(name: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
-    throw new RangeError(`${name} must be a positive integer, got ${String(value)}`);
-  }
-}
+/** The options `parseSse()` takes: optional callbacks, limits that are positive integers. */
+const ParseSseOptionsSchema = z.object({
+  onRetry: z.optional(func<(retry: number) => void>()),
+  onComment: z.optional(func<(comment: string) => void>()),
+  maxLineLength: z.optional(integerAtLeast(1)),
+  maxEventSize: z.optional(integerAtLeast(1)),
+});
+/** The options of `createSseParser()`: those of `parseSse()` and the `onEvent` callback. */
+const SseParserOptionsSchema = z.extend(ParseSseOptionsSchema, { onEvent: func<(event: SseEvent) => void>() });
 
-/** Throws a RangeError when the limits in `options` are not positive integers. */
-export function checkSseLimits(options: { maxLineLength?: number; maxEventSize?: number }): void {
-  checkLimit('maxLineLength', options.maxLineLength);
-  checkLimit('maxEventSize', options.maxEventSize);
+/**
+ * Check the options of `parseSse()` (or, with `onEvent`, of `createSseParser()`) the one
+ * way options are checked: a `ValidationError` naming `where`, issues at `['options', ...]`.
+ */
+export function checkSseOptions(options: unknown, where: 'parseSse' | 'createSseParser'): void {
+  checkOptions(where === 'parseSse' ? ParseSseOptionsSchema : SseParserOptionsSchema, options, where);
 }
 
 /** Characters fed in small chunks between two exact measures of the unfinished line. */
@@ -181,10 +189,11 @@ function nextLineEnd(text: string, from: number): number {
  * ```
  *
  * @param options The callbacks and the memory limits.
- * @returns The parser. Throws a RangeError at once when a limit is not a positive integer.
+ * @returns The parser. Throws a `ValidationError` at once when a limit is not a positive
+ * integer or a callback not a function.
  */
 export function createSseParser(options: SseParserOptions): SseParser {
-  checkSseLimits(options);
+  checkSseOptions(options, 'createSseParser');
   const { onEvent, onRetry, onComment } = options;
   const maxLineLength = options.maxLineLength ?? DEFAULT_SSE_MAX_LINE_LENGTH;
   const maxEventSize = options.maxEventSize ?? DEFAULT_SSE_MAX_EVENT_SIZE;

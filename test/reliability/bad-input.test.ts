@@ -21,6 +21,7 @@ import { toWavFile } from '../../src/sinks/toWavFile.js';
 import { toWritable } from '../../src/sinks/toWritable.js';
 import { toAudioDevice } from '../../src/sinks/toAudioDevice.js';
 import { fromFile } from '../../src/sources/fromFile.js';
+import { parseSse } from '../../src/operators/parseSse.js';
 
 // ---------------------------------------------------------------------------
 // Field descriptions and the mutations they imply
@@ -693,6 +694,8 @@ describe('one policy: bad options throw a ValidationError when the operator, sin
     { label: 'toAudioDevice killGraceMs -1', make: () => toAudioDevice({ killGraceMs: -1 }), loc: ['options', 'killGraceMs'] },
     { label: 'toAudioDevice player without command', make: () => toAudioDevice({ player: { command: '' } }), loc: ['options', 'player', 'command'] },
     { label: 'fromFile chunkSize 0', make: () => fromFile('x.txt', { chunkSize: 0 }), loc: ['options', 'chunkSize'] },
+    { label: 'parseSse maxLineLength 0', make: () => parseSse({ maxLineLength: 0 }), loc: ['options', 'maxLineLength'] },
+    { label: 'parseSse maxEventSize 1.5', make: () => parseSse({ maxEventSize: 1.5 }), loc: ['options', 'maxEventSize'] },
   ];
   for (const { label, make, loc } of cases) {
     it(label, () => expectThrown(make, loc));
@@ -707,5 +710,6 @@ describe('one policy: bad options throw a ValidationError when the operator, sin
     expect(() => toWritable(new PassThrough(), { end: true })).not.toThrow();
     expect(() => toAudioDevice({ killGraceMs: 0, player: { command: 'aplay', args: ['-q'] } })).not.toThrow();
     expect(() => fromFile('x.txt', { chunkSize: 1 })).not.toThrow();
+    expect(() => parseSse({ maxLineLength: 1, maxEventSize: 1 })).not.toThrow();
   });
 });
