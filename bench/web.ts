@@ -40,7 +40,7 @@ window.benchRun = async function (wsUrl, texts) {
     return seen.get(id);
   }
   await rx.lastValueFrom(rx.of(...texts).pipe(
-    rx.speak({ wsUrl, apiKey: '', WebSocket }, { voice_id: 1, output_format: 'wav' }),
+    rx.speak({ wsUrl, WebSocket }, { voice_id: 1, output_format: 'wav' }),
     rx.tap(function (event) {
       if (event.type === 'audio' && Number.isNaN(entry(event.segment_id).first)) entry(event.segment_id).first = context.currentTime;
       if (event.type === 'segmentDone') entry(event.segment_id).done = context.currentTime;

@@ -392,6 +392,36 @@ describe('speak: the browser path', () => {
   });
 });
 
+describe('speak: a connection without a key (through rxvoice/relay)', () => {
+  /** Connects once with `connection` and returns what the server saw of the upgrade. */
+  async function upgradeSeen(connection: Omit<Parameters<typeof speak>[0], 'wsUrl'>): Promise<{ header: string | undefined; query: string | null }> {
+    const server = await scriptedServer((socket) => socket.close(1000));
+    const sub = of('Hello.').pipe(speak({ wsUrl: server.wsUrl, ...connection }, { voice_id: 1 })).subscribe({ error: () => {} });
+    await waitFor(() => server.connections.length === 1);
+    sub.unsubscribe();
+    const request = server.connections[0]!;
+    return {
+      header: request.headers['x-api-key'] as string | undefined,
+      query: new URL(request.url ?? '', 'ws://x').searchParams.get('api_key'),
+    };
+  }
+  class BrowserSocket extends NodeWebSocket {
+    constructor(address: string | URL, protocols?: string | string[]) {
+      super(address, protocols);
+    }
+  }
+
+  it('sends no x-api-key header and no api_key query when apiKey is left out or empty', async () => {
+    // controls: with a key, the header (ws) and the query (a browser-style constructor) carry it
+    expect(await upgradeSeen({ apiKey: 'control-key-123' })).toEqual({ header: 'control-key-123', query: null });
+    expect(await upgradeSeen({ apiKey: 'control-key-123', WebSocket: BrowserSocket })).toEqual({ header: undefined, query: 'control-key-123' });
+    expect(await upgradeSeen({})).toEqual({ header: undefined, query: null });
+    expect(await upgradeSeen({ WebSocket: BrowserSocket })).toEqual({ header: undefined, query: null });
+    expect(await upgradeSeen({ apiKey: '' })).toEqual({ header: undefined, query: null });
+    expect(await upgradeSeen({ apiKey: '', WebSocket: BrowserSocket })).toEqual({ header: undefined, query: null });
+  });
+});
+
 describe('speak: readable option errors where only rxvoice/live is loaded (a page)', () => {
   it('names each bad option in plain words, without the full zod and its English messages', async () => {
     const root = fileURLToPath(new URL('..', import.meta.url));

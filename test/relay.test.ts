@@ -111,7 +111,7 @@ describe('rxvoice/relay', () => {
     const segments = await lastValueFrom(
       of('Hello there. ', 'General Kenobi! ', 'You are a bold one.').pipe(
         // a browser-style constructor (two parameters): no header, and no key to send
-        speak({ wsUrl: h.url, apiKey: '', WebSocket: BrowserSocket }, { voice_id: 1, word_timestamps: true }),
+        speak({ wsUrl: h.url, WebSocket: BrowserSocket }, { voice_id: 1, word_timestamps: true }),
         concatSegments(),
         toArray(),
       ),

@@ -41,7 +41,7 @@ export function speakAnswer(options: AnswerOptions): Answer {
     // markdown in, text to speak out: markers, addresses and emoji are not spoken
     speakableText(),
     // a browser cannot set headers and holds no key: the relay adds it
-    speak({ wsUrl: options.relayUrl, apiKey: '', WebSocket }, { voice_id: options.voiceId ?? 1, output_format: 'wav', word_timestamps: true }),
+    speak({ wsUrl: options.relayUrl, WebSocket }, { voice_id: options.voiceId ?? 1, output_format: 'wav', word_timestamps: true }),
     toWebAudio({ context: options.context, ...(options.destination ? { destination: options.destination } : {}) }),
     share(),
   );

@@ -69,7 +69,12 @@ const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
 export interface LiveConnection {
   /** WebSocket base address (e.g. `ws://127.0.0.1:8080`), or the full live session address. */
   wsUrl: string;
-  apiKey: string;
+  /**
+   * The service's API key: sent as the `x-api-key` header when the constructor takes
+   * headers, else as the `api_key` query parameter. Leave it out (or `''`) when the page
+   * connects through `rxvoice/relay`, which adds the server's key: then nothing is sent.
+   */
+  apiKey?: string | undefined;
   /** WebSocket constructor; default the `ws` package. */
   WebSocket?: WebSocketConstructorLike | undefined;
   /**
@@ -231,7 +236,7 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
   if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
   const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
-  const url = sessionUrl(connection.wsUrl, headersSupported ? undefined : connection.apiKey);
+  const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
   if (!config.success || !client.success || url === undefined) {
     throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
@@ -268,8 +273,13 @@ export interface SessionPlan {
 export function sessionPlan(connection: LiveConnection, options: SpeakOptions): SessionPlan {
   const resolved = resolve(connection, options);
   const { url, maxPayload, closeGraceMs, WebSocket } = resolved;
-  const headers = resolved.headersSupported ? { 'x-api-key': connection.apiKey } : undefined;
+  const headers = resolved.headersSupported ? keyHeader(connection.apiKey ?? '') : undefined;
   return { url, headers, maxPayload, closeGraceMs, WebSocket, startFrame: JSON.stringify(startFrame(resolved.config)) };
+}
+
+/** The `x-api-key` header, or no header without a key (a connection through the relay). */
+function keyHeader(apiKey: string): Record<string, string> {
+  return apiKey === '' ? {} : { 'x-api-key': apiKey };
 }
 
 function startFrame(config: SessionConfig): ClientFrame {
@@ -356,7 +366,7 @@ function startFrame(config: SessionConfig): ClientFrame {
  * ).subscribe((segment) => play(segment.audio));
  * ```
  *
- * @param connection Where to connect: `wsUrl`, `apiKey`, optional WebSocket constructor.
+ * @param connection Where to connect: `wsUrl`, `apiKey` (left out through `rxvoice/relay`), optional WebSocket constructor.
  * @param options The `session.start` configuration (`voice_id` required; `output_format`
  * defaults to `'wav'` here, the service's default is mp3) and client options
  * (`reconnect`, `scheduler`, `readyTimeoutMs`, `maxPayload`, `responseTimeoutMs`, `closeGraceMs`).
@@ -368,7 +378,7 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
   const resolved = resolve(connection, options);
   return (text$) =>
     new Observable<LiveSpeechEvent>((subscriber) => {
-      const session = new LiveSession(resolved, subscriber, connection.apiKey);
+      const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
       session.start(text$);
       return () => session.stop();
     });
@@ -484,7 +494,7 @@ class LiveSession {
     try {
       socket = options.headersSupported
         ? new options.WebSocket(options.url, undefined, {
-            headers: { 'x-api-key': this.#apiKey },
+            headers: keyHeader(this.#apiKey),
             maxPayload: options.maxPayload,
             closeTimeout: options.closeGraceMs,
           })

@@ -10,7 +10,7 @@
  *
  * const context = new AudioContext(); // in a click handler
  * const state$ = of('Hello there.').pipe(
- *   speak({ wsUrl: 'wss://example.com/speech', apiKey: '', WebSocket }, { voice_id: 1, word_timestamps: true }),
+ *   speak({ wsUrl: 'wss://example.com/speech', WebSocket }, { voice_id: 1, word_timestamps: true }),
  *   toWebAudio({ context }),
  *   playbackState(),
  * );

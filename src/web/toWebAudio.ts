@@ -93,7 +93,7 @@ const EPSILON = 0.0005;
  *
  * const context = new AudioContext();
  * const playback$ = of('Hello there. How are you?').pipe(
- *   speak({ wsUrl: 'wss://example.com/speech', apiKey: '', WebSocket }, { voice_id: 1, word_timestamps: true }),
+ *   speak({ wsUrl: 'wss://example.com/speech', WebSocket }, { voice_id: 1, word_timestamps: true }),
  *   toWebAudio({ context }),
  *   share(),
  * );
