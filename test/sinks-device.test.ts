@@ -2,6 +2,8 @@ import { spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { StreamWriter } from '../src/sinks/streamWriter.js';
 import { from, lastValueFrom, Observable, Subject, tap, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { streamingWavHeader, type PcmChunk } from '../src/audio/pcm.js';
@@ -220,6 +222,18 @@ describe('toAudioDevice', () => {
     const error = await catchError(lastValueFrom(source.pipe(toAudioDevice({ player: { command: player }, spawn: spawnSpy }))));
     expect(error).toMatchObject({ name: 'SinkError', reason: 'player_failed' });
     expect((error as Error).message).toMatch(/exited with code 1: audio open error: no card/);
+  });
+
+  it('StreamWriter.end rejects for a stream destroyed before or while it finishes, and resolves for one that finishes', async () => {
+    const stalled = new Writable({ write: (_c, _e, done) => done(), final: () => undefined });
+    const ending = new StreamWriter(stalled).end();
+    setImmediate(() => stalled.destroy());
+    await expect(ending).rejects.toThrow('closed before it finished');
+    const destroyed = new Writable({ write: (_c, _e, done) => done() });
+    destroyed.destroy();
+    await expect(new StreamWriter(destroyed).end()).rejects.toThrow('closed');
+    // control
+    await expect(new StreamWriter(new Writable({ write: (_c, _e, done) => done() })).end()).resolves.toBeUndefined();
   });
 
   it('errors when the player cannot be spawned, and when it exits non-zero at the end', async () => {
