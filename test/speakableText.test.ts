@@ -214,11 +214,12 @@ describe('speakableText: properties', () => {
   });
 
   it('loses no letter or digit, in order', () => {
-    // no fences, list numbers, tags or escapes here: those drop characters by design
+    // no fences, list numbers, tags or escapes here: those drop characters by design (so no
+    // bare number token: '7' then '.' then ' ' at a line start is the list marker "7. ")
     // (link addresses here are `#`: no letters, so every letter of the input must be spoken)
     const safe = ['word', ' ', 'Tip', '.', '\n', '\n\n', '*', '**', '_', '__', '~~', '~', '# ', '> ', '- ', '* ', '[', ']', '](#)', '![', '|', '---', '\ud83c\udf89', 'my_value_2', '2 * 3', '°', '%', '你好'];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...safe, 'alpha', 'beta', '7'), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 8 }), (parts, at) => {
+      fc.property(fc.array(fc.constantFrom(...safe, 'alpha', 'beta', '42nd'), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 8 }), (parts, at) => {
         const md = parts.join('');
         // letters and digits, in order (markers between two words may join them: `a**b`)
         const words = (s: string): string => s.replace(/[^\p{L}\p{N}]+/gu, '');
