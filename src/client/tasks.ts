@@ -23,7 +23,6 @@
 import { Observable, concat, defer, filter, map, of, switchMap, throwError, timer, type OperatorFunction } from 'rxjs';
 import { z } from 'zod';
 import { PaymentRequiredError, ProtocolError, TaskFailedError, TaskTimeoutError, TimeoutError } from '../core/errors.js';
-import type { ResolvedPollingOptions } from './config.js';
 import { createTaskDurationModel, nextPollDelay, type TaskDurationModel } from './polling.js';
 import { withSignal, type CallOptions, type HttpTransport } from './request.js';
 import { TaskStatusSchema, TaskStatusValueSchema, type TaskCreated, type TaskStatus } from '../core/schemas.js';

@@ -14,7 +14,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import { COMMAND_HELP } from '../help.js';
 import { writeJson, writeLine } from '../io.js';
 import { runToEnd } from '../run.js';
-import { runWithReport, jobLine } from './batch.js';
+import { jobLine, runWithReport } from '../batch-report.js';
 import { redact } from '../../core/errors.js';
 
 /** `rxvoice worker`: run jobs from the queue until interrupted. Resolves with the exit code. */
