@@ -8,7 +8,8 @@
  *   segment, `text.done`, close): ours minus peer, per pair, less the per-sentence
  *   figure; budget 0.3 ms;
  * - per sentence: (a ten-sentence session minus a one-sentence session) / 9, ours minus
- *   peer, per pair; budget 30 µs.
+ *   peer, per pair; budget 30 µs; and the same with `clientBoundaries: false`, which shows
+ *   the share of client-side sentence boundaries (on by default).
  *
  * Medians of the per-pair differences. Run alone: `npx tsx bench/live-budget.ts`.
  */
@@ -57,57 +58,75 @@ async function cpuOf(work: () => Promise<SessionResult>, texts: readonly string[
   return used.user + used.system;
 }
 
+/** Medians over `pairs` alternating pairs: client CPU beyond the bare client per set-up (ms) and per sentence (µs). */
+async function measure(
+  ours: (texts: readonly string[]) => () => Promise<SessionResult>,
+  peer: (texts: readonly string[]) => () => Promise<SessionResult>,
+  pairs: number,
+): Promise<{ setupMs: number; sentenceUs: number; oursMs: number; peerMs: number }> {
+  const go = { ours, peer };
+  const ten = sentences(10, 6);
+  const one = ten.slice(0, 1);
+  for (let i = 0; i < 40; i++) {
+    for (const who of ['ours', 'peer'] as const) {
+      await cpuOf(go[who](ten), ten, who);
+      await cpuOf(go[who](one), one, who);
+    }
+  }
+  const single = { ours: [] as number[], peer: [] as number[] };
+  const setup: number[] = [];
+  const perSentence: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    const order = i % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const);
+    const cpu = { ours: { one: 0, ten: 0 }, peer: { one: 0, ten: 0 } };
+    for (const who of order) {
+      cpu[who].one = await cpuOf(go[who](one), one, who);
+      cpu[who].ten = await cpuOf(go[who](ten), ten, who);
+      single[who].push(cpu[who].one);
+    }
+    setup.push(cpu.ours.one - cpu.peer.one);
+    perSentence.push((cpu.ours.ten - cpu.ours.one - (cpu.peer.ten - cpu.peer.one)) / 9);
+  }
+  const sentenceUs = median(perSentence);
+  // the one-sentence session less its sentence
+  return { setupMs: (median(setup) - sentenceUs) / 1000, sentenceUs, oursMs: median(single.ours) / 1000, peerMs: median(single.peer) / 1000 };
+}
+
 export async function run(options: { pairs?: number } = {}): Promise<BenchRow[]> {
   const pairs = options.pairs ?? (QUICK ? 41 : 301);
   const emulator = await emulatorProcess();
   const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
   try {
-    const ten = sentences(10, 6);
-    const one = ten.slice(0, 1);
-    const go = {
-      ours: (t: readonly string[]) => () => oursSession(client, t, 'burst'),
-      peer: (t: readonly string[]) => () => peerSession(emulator.wsUrl, emulator.apiKey, t, 'burst'),
-    };
-    for (let i = 0; i < 40; i++) {
-      for (const who of ['ours', 'peer'] as const) {
-        await cpuOf(go[who](ten), ten, who);
-        await cpuOf(go[who](one), one, who);
-      }
-    }
-    const single = { ours: [] as number[], peer: [] as number[] };
-    const setup: number[] = [];
-    const perSentence: number[] = [];
-    for (let i = 0; i < pairs; i++) {
-      const order = i % 2 === 0 ? (['ours', 'peer'] as const) : (['peer', 'ours'] as const);
-      const cpu = { ours: { one: 0, ten: 0 }, peer: { one: 0, ten: 0 } };
-      for (const who of order) {
-        cpu[who].one = await cpuOf(go[who](one), one, who);
-        cpu[who].ten = await cpuOf(go[who](ten), ten, who);
-        single[who].push(cpu[who].one);
-      }
-      setup.push(cpu.ours.one - cpu.peer.one);
-      perSentence.push((cpu.ours.ten - cpu.ours.one - (cpu.peer.ten - cpu.peer.one)) / 9);
-    }
-    const sentenceUs = median(perSentence);
-    // the one-sentence session less its sentence
-    const setupMs = (median(setup) - sentenceUs) / 1000;
+    const peer = (t: readonly string[]) => () => peerSession(emulator.wsUrl, emulator.apiKey, t, 'burst');
+    const ours = await measure((t) => () => oursSession(client, t, 'burst'), peer, pairs);
+    // the same without client-side sentence boundaries (`clientBoundaries: false`), to show their share
+    const plain = await measure((t) => () => oursSession(client, t, 'burst', {}, { clientBoundaries: false }), peer, pairs);
     const verdict = (value: number, budget: number): string => (value <= budget ? 'within budget' : 'OVER BUDGET');
     return [
       row(
         'live budget: client CPU per session set-up (ours - bare ws)',
-        setupMs,
+        ours.setupMs,
         SETUP_BUDGET_MS,
         'ms',
-        `${verdict(setupMs, SETUP_BUDGET_MS)} (peer column = the budget); median of ${pairs} per-pair differences of a 1-sentence session, less the per-sentence row; ` +
-          `whole session: ours ${(median(single.ours) / 1000).toFixed(3)} ms, bare ws ${(median(single.peer) / 1000).toFixed(3)} ms CPU; emulator in its own process`,
+        `${verdict(ours.setupMs, SETUP_BUDGET_MS)} (peer column = the budget); median of ${pairs} per-pair differences of a 1-sentence session, less the per-sentence row; ` +
+          `whole session: ours ${ours.oursMs.toFixed(3)} ms, bare ws ${ours.peerMs.toFixed(3)} ms CPU; emulator in its own process; ` +
+          `with clientBoundaries: false ${plain.setupMs.toFixed(3)} ms`,
         'lower',
       ),
       row(
         'live budget: client CPU per sentence (ours - bare ws)',
-        sentenceUs,
+        ours.sentenceUs,
         SENTENCE_BUDGET_US,
         'us',
-        `${verdict(sentenceUs, SENTENCE_BUDGET_US)} (peer column = the budget); median of ${pairs} per-pair (10-sentence - 1-sentence session) / 9; tone synth WAV segments`,
+        `${verdict(ours.sentenceUs, SENTENCE_BUDGET_US)} (peer column = the budget); median of ${pairs} per-pair (10-sentence - 1-sentence session) / 9; tone synth WAV segments`,
+        'lower',
+      ),
+      row(
+        'live budget: client CPU per sentence, clientBoundaries: false (ours - bare ws)',
+        plain.sentenceUs,
+        SENTENCE_BUDGET_US,
+        'us',
+        `${verdict(plain.sentenceUs, SENTENCE_BUDGET_US)} (peer column = the budget); the share of client-side boundaries (on by default): the end of each sentence goes as its own text.chunk`,
         'lower',
       ),
     ];

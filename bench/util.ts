@@ -304,7 +304,7 @@ export function oursSession(
   texts: readonly string[],
   mode: SessionMode,
   hooks: SessionHooks = {},
-  extra: { readyTimeoutMs?: number } = {},
+  extra: { readyTimeoutMs?: number; clientBoundaries?: boolean } = {},
 ): Promise<SessionResult> {
   return new Promise((resolve, reject) => {
     const text$ = new Subject<string>();
