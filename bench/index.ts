@@ -7,7 +7,7 @@
  * Flags:
  * - `--quick` (or `BENCH_QUICK=1`): fewer repetitions and smaller sizes (about a minute);
  * - `--only a,b` (or bare names): run only these (`live-overhead`, `live-budget`, `concurrency`,
- *   `long-stream`, `polling`, `warm`, `batch`, `segmentation`, `golden-rules`, `boundary-wait`, `sse`, `bundle`, `web`, `fairness`); a partial run writes
+ *   `long-stream`, `polling`, `warm`, `batch`, `segmentation`, `golden-rules`, `sentence-accuracy`, `boundary-wait`, `sse`, `bundle`, `web`, `fairness`); a partial run writes
  *   `bench/results.partial.json` instead of `bench/results.json` (a quick run:
  *   `bench/results.quick.json`);
  * - `--list`: print the benchmark names.
@@ -38,6 +38,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'batch', module: './batch.js', quick: { jobs: 200 } },
   { name: 'segmentation', module: './segmentation.js', quick: { chars: 500_000, rounds: 3 } },
   { name: 'golden-rules', module: './golden-rules.js' },
+  { name: 'sentence-accuracy', module: './sentence-accuracy.js' },
   { name: 'boundary-wait', module: './boundary-wait.js' },
   { name: 'sse', module: './sse.js', quick: { megabytes: 5, rounds: 5 } },
   { name: 'bundle', module: './bundle.js' },
