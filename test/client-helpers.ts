@@ -8,6 +8,13 @@ import { startEmulator, type Emulator, type EmulatorOptions } from '../src/emula
 export const FAST_POLLING = { initialDelayMs: 5, multiplier: 1.5, maxDelayMs: 20, jitter: 0, deadlineMs: 20_000 };
 export const FAST_RETRY = { baseDelayMs: 2, maxDelayMs: 10 };
 
+/** Poll `condition` every 10 ms, up to `withinMs`; resolves with its last value. */
+export async function until(condition: () => boolean, withinMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  return condition();
+}
+
 export function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
   return startEmulator({ synth: 'tone', taskDurationMs: 20, ...options });
 }

@@ -8,6 +8,8 @@ import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { routes } from '../src/core/routes.js';
 import type { EmulatorOptions } from '../src/emulator/options.js';
 import { groupWords } from '../src/emulator/synth/espeak.js';
+import { liveSessionStats } from '../src/emulator/live.js';
+import { until } from './client-helpers.js';
 import { parseWavHeader, WAV_HEADER_BYTES } from '../src/audio/wav.js';
 import { MAX_AUDIO_FRAME_BYTES, ServerFrameSchema, type ServerFrame, type SessionStartFrame } from '../src/live/protocol.js';
 
@@ -422,38 +424,69 @@ describe('live session: segmentation and timing', () => {
     expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['A whole sentence.', ' And the']);
   });
 
-  it('flushes a sentence as soon as the next chunk makes its end certain; abbreviations and ordinals wait', async () => {
+  it('speaks a sentence that ends a chunk at once, decided as if the text ended there; titles and initials wait', async () => {
     const e = await emulator();
     const c = connect(liveUrl(e));
-    // idle_timeout 30 s: every segment below that arrives within waitFor's 5 s came from a boundary.
-    c.send(start({ idle_timeout: 30 }));
+    // idle_timeout 60 s (the most): every segment below that arrives within waitFor's 5 s came from a boundary.
+    c.send(start({ idle_timeout: 60 }));
     c.send({ type: 'text.chunk', text: 'Hello there.' });
-    // the stop at the chunk's end is undecided ("Hello there. and more" would go on): the next chunk decides
-    c.send({ type: 'text.chunk', text: ' Why?' });
     expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 0)).toMatchObject({ text: 'Hello there.' });
-    // "Dr." alone is no sentence end: it waits and joins what follows.
+    // "Dr." at a chunk's end is no sentence end: it waits and joins what follows.
     c.send({ type: 'text.chunk', text: ' Ask Dr.' });
-    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 1)).toMatchObject({ text: ' Why?' });
     c.send({ type: 'text.chunk', text: ' Smith now. ' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 1)).toMatchObject({ text: ' Ask Dr. Smith now.' });
     c.send({ type: 'text.chunk', text: 'See J.' });
-    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 2)).toMatchObject({ text: ' Ask Dr. Smith now.' });
     c.send({ type: 'text.chunk', text: ' R. R. Tolkien!' });
-    // A number before the stop may be a decimal split across chunks ("3." then "5"): it waits.
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 2)).toMatchObject({ text: ' See J. R. R. Tolkien!' });
+    // The service guesses: a number and a stop at a chunk's end ends the sentence ("3." then
+    // "5 euros." are two segments). rxvoice's client-side boundaries hold such stops back.
     c.send({ type: 'text.chunk', text: ' It costs 3.' });
-    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 3)).toMatchObject({ text: ' See J. R. R. Tolkien!' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 3)).toMatchObject({ text: ' It costs 3.' });
     c.send({ type: 'text.chunk', text: '5 euros.' });
-    c.send({ type: 'text.chunk', text: ' Done!' });
-    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 4)).toMatchObject({ text: ' It costs 3.5 euros.' });
+    // "the U.S. The": the stop ends the sentence, the word after it waits as trailing text
+    c.send({ type: 'text.chunk', text: ' In the U.S. The' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 5)).toMatchObject({ text: ' In the U.S.' });
+    c.send({ type: 'text.chunk', text: ' end.' });
+    expect(await c.waitFor((f) => f.type === 'segment.start' && f.segment_id === 6)).toMatchObject({ text: ' The end.' });
     c.send({ type: 'text.done' });
     expect((await c.closed).code).toBe(1000);
     expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual([
       'Hello there.',
-      ' Why?',
       ' Ask Dr. Smith now.',
       ' See J. R. R. Tolkien!',
-      ' It costs 3.5 euros.',
-      ' Done!',
+      ' It costs 3.',
+      '5 euros.',
+      ' In the U.S.',
+      ' The end.',
     ]);
+  });
+
+  it('starts no idle timer for a chunk that ends a sentence; trailing text and titles start one (the control)', async () => {
+    const e = await emulator();
+    const armed = (): boolean[] => liveSessionStats(e.context).map((s) => s.idleFlushArmed);
+    const cases = ['Hello there.', 'How are you? ', 'Great news! ', 'It costs 3.5 dollars. ', '你好。', 'Hello there.\n\n', '"Stop!" '];
+    for (const text of cases) {
+      const c = connect(liveUrl(e));
+      c.send(start({ idle_timeout: 60, language: text === '你好。' ? 'zh-cn' : 'en-us' }));
+      c.send({ type: 'text.chunk', text });
+      expect(await c.waitFor((f) => f.type === 'segment.start'), JSON.stringify(text)).toMatchObject({ segment_id: 0, text: text.trimEnd() });
+      expect(armed(), JSON.stringify(text)).toEqual([false]);
+      c.ws.close();
+      await c.closed;
+    }
+    // the control: the same check sees a timer where one runs (text is read in order, so once
+    // the second chunk's segment started, the first chunk was handled)
+    for (const held of ['See Dr.', 'Trailing text']) {
+      const c = connect(liveUrl(e));
+      c.send(start({ idle_timeout: 60 }));
+      c.send({ type: 'text.chunk', text: held });
+      expect(await until(() => armed()[0] === true), held).toBe(true);
+      c.send({ type: 'text.chunk', text: ' Smith is here.' });
+      expect(await c.waitFor((f) => f.type === 'segment.start')).toMatchObject({ text: `${held} Smith is here.` });
+      expect(armed()).toEqual([false]);
+      c.ws.close();
+      await c.closed;
+    }
   });
 
   it('flushes complete sentences at once in German (ordinals wait) and Japanese', async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { from, lastValueFrom, toArray } from 'rxjs';
+import { from, lastValueFrom, Subject, tap, toArray } from 'rxjs';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { createClient } from '../src/index.js';
 import { concatSegments } from '../src/operators/index.js';
@@ -76,6 +76,28 @@ describe('client.speak with client-side boundaries', () => {
 
   it('clientBoundaries: false sends each string as it is (already segmented text)', async () => {
     expect(await spoken(SENTENCES.map((s, i) => (i === 0 ? s : ` ${s}`)), false)).toEqual(SENTENCES);
+  });
+
+  it('clientBoundaries: false speaks a ten-sentence ping-pong with no idle_timeout wait', async () => {
+    // Each sentence is pushed only once the one before is spoken: its stop ends its chunk, and
+    // the service speaks it at once (idle_timeout 30 s would time the test out otherwise).
+    const text = new Subject<string>();
+    const sentences = Array.from({ length: 10 }, (_, i) => `${i === 0 ? '' : ' '}Answer number ${i + 1} is here.`);
+    let next = 0;
+    const done = lastValueFrom(
+      text.pipe(
+        client.speak({ voice_id: 1, idle_timeout: 30, clientBoundaries: false }),
+        tap((event) => {
+          if (event.type === 'ready' || event.type === 'segmentDone') {
+            if (next < sentences.length) text.next(sentences[next++]!);
+            else text.complete();
+          }
+        }),
+        concatSegments(),
+        toArray(),
+      ),
+    );
+    expect((await done).map((s) => s.text)).toEqual(sentences);
   });
 
   it('refuses bad boundary options when the operator is made, before connecting', async () => {

@@ -10,7 +10,8 @@
  * 2. `session.ready { session_id, run_id, config }`; `config` is the parsed
  *    configuration with `output_format` and `sample_rate` resolved.
  * 3. `text.chunk` feeds a sentence segmenter: each complete sentence becomes a segment
- *    as soon as its end is certain (a stop at a chunk's end may wait for the next chunk);
+ *    at once, also one that ends the chunk (decided as if the text ended there, see
+ *    {@link sentenceEndingChunk} for the few stops that wait: `Dr.`, initials...);
  *    text without a boundary becomes one after `idle_timeout` seconds with no
  *    new text. Whitespace-only text is never a segment: it stays buffered and leads
  *    the next segment (or is dropped at the very end).
@@ -49,7 +50,7 @@ import {
   type SessionConfig,
   type WordTimestamp,
 } from '../live/protocol.js';
-import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
+import { createSentenceSegmenter, isWhitespace, type SentenceSegmenter } from '../text/sentences.js';
 import { drawLatencyMs, type Faults } from './options.js';
 import { resolveLanguage } from './state.js';
 import type { EmulatorContext, LiveConnectionHandler, Synthesizer } from './types.js';
@@ -123,6 +124,8 @@ export interface LiveSessionStats {
   pendingTextChars: number;
   /** Reading of the socket is paused (backpressure on the client). */
   readingPaused: boolean;
+  /** An `idle_timeout` timer is running (trailing text without a boundary waits for it). */
+  idleFlushArmed: boolean;
   /** Segments created / sent so far. */
   segments: number;
   sent: number;
@@ -133,6 +136,40 @@ export function liveSessionStats(context: EmulatorContext): LiveSessionStats[] {
   const perKey = openSessions.get(context);
   if (!perKey) return [];
   return [...perKey.values()].flatMap((sessions) => [...sessions].map((session) => session.stats()));
+}
+
+/**
+ * The sentence a `text.chunk` ends with, decided as if the text ended there (contract rule
+ * 1: a complete sentence is flushed at once and never waits for `idle_timeout`). Returns
+ * the pieces to speak, or none when the buffered text does not end at a boundary; the
+ * whitespace after the stop stays buffered, to lead the next segment.
+ *
+ * A stop at the chunk's end is a sentence end (`Hello there.`, `How are you? `,
+ * `It costs 3.5 dollars. `, `你好。`, `"Stop!"`), except where a new sentence could not
+ * start right after it (the segmenter's `atBoundary()` probe):
+ *
+ * | held (waits for more text or `idle_timeout`) | example |
+ * |---|---|
+ * | a title or abbreviation that never ends a sentence in the session's language (`abbreviations.ts`, `always`; English: Mr. Mrs. Ms. Mx. Messrs. Dr. Prof. St. Sr. vs. e.g. i.e. approx. cf. viz. al. ca. Mt. Gen. Col. Lt. Sgt. Capt. Rev. Hon. Gov. Sen. Rep. Pres. Supt. Cmdr. Adm. Ft. Ste.) | `See Dr.` |
+ * | a single-letter initial | `J.` |
+ * | a list number at an item's start, an ordinal where the language has them | `1.`, `am 3.` |
+ * | a stop inside a quote or bracket still open | `He asked "why?` |
+ *
+ * A paragraph break ends a sentence in `feed` already. Everything else a chunk ends with
+ * (words without a stop) is trailing text: it waits for more text or `idle_timeout`.
+ */
+function sentenceEndingChunk(segmenter: SentenceSegmenter): string[] {
+  const pending = segmenter.pending();
+  if (pending.trim().length === 0 || !segmenter.atBoundary()) return [];
+  const pieces = segmenter.end();
+  // `the U.S. The`: end() cut after the stop; the word after it is trailing text
+  const trailing = pieces.length > 1 ? pieces.pop()! : '';
+  const last = pieces.pop()!;
+  let at = last.length;
+  while (at > 0 && isWhitespace(last.charCodeAt(at - 1))) at--;
+  pieces.push(last.slice(0, at));
+  // the whitespace after the stop, and any trailing word, go back into the segmenter
+  return [...pieces, ...segmenter.feed(last.slice(at) + trailing)];
 }
 
 /** Resolves on the next turn of the event loop, after pending I/O. */
@@ -191,6 +228,7 @@ class LiveSession {
     return {
       pendingTextChars: this.unsentChars + (this.segmenter?.pending().length ?? 0),
       readingPaused: this.readingPaused,
+      idleFlushArmed: this.idleTimer !== undefined,
       segments: this.segments.length,
       sent: this.nextToSend,
     };
@@ -326,10 +364,10 @@ class LiveSession {
 
   private pushText(text: string): void {
     if (text.length === 0) return;
-    // Contract rule 1: a sentence whose end is certain leaves at once. A stop at the chunk's
-    // end whose sentence end depends on what follows (`Dr.`, `3.`, `U.S.`) waits for the next
-    // chunk or idle_timeout, whatever the client's token split.
+    // Contract rule 1: a complete sentence leaves at once, also when it ends the chunk (no
+    // idle timer for it); only trailing text without a boundary waits for idle_timeout.
     for (const sentence of this.segmenter.feed(text)) this.addSegment(sentence);
+    for (const sentence of sentenceEndingChunk(this.segmenter)) this.addSegment(sentence);
     this.clearTimer(this.idleTimer);
     this.idleTimer = undefined;
     if (this.segmenter.pending().trim().length > 0) {

@@ -234,4 +234,16 @@ export const LIVE = {
     done: { type: 'session.done', fields: [] },
   },
   wordTimestampFields: ['word', 'start', 'end'],
+  /**
+   * Live session rule 1: a complete sentence is flushed at once, never waiting for
+   * idle_timeout, also when it ends a `text.chunk` (terminal punctuation, optionally closing
+   * quotes/brackets and whitespace; a paragraph break; a CJK stop). Each chunk alone must get
+   * its `segment.start` with `idle_timeout` at `longIdleTimeout` seconds.
+   */
+  sentenceEndChunks: ['Hello there.', 'How are you? ', 'Great news! ', 'It costs 3.5 dollars. ', '你好。', 'Hello there.\n\n', '"Stop!" '],
+  /** Words that cannot end a sentence (DESIGN: titles such as `Dr.`): the chunk waits and joins the next. */
+  heldChunks: ['See Dr.', 'Ask Mr.'],
+  /** Rule 2: trailing text without a boundary waits for idle_timeout (or joins the next chunk). */
+  trailingChunks: ['Hello there'],
+  longIdleTimeout: 30,
 } as const;

@@ -228,17 +228,28 @@ interface LiveRun {
   code: number;
 }
 
-/** Open the live socket, send `frames` (JSON) once open, collect everything until close. */
-function live(url: string, frames: object[], headers: Record<string, string> = {}): Promise<LiveRun> {
+/**
+ * Open the live socket, send `frames` (JSON) once open, collect everything until close, or
+ * until a frame of type `stopAt` came (then the client closes; rejects after `withinMs`).
+ */
+function live(url: string, frames: object[], headers: Record<string, string> = {}, stopAt?: { type: string; withinMs: number }): Promise<LiveRun> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers });
     const run: LiveRun = { frames: [], binary: [], code: 0 };
+    const timer = stopAt && setTimeout(() => {
+      socket.terminate();
+      reject(new Error(`no ${stopAt.type} within ${stopAt.withinMs} ms`));
+    }, stopAt.withinMs);
     socket.on('open', () => {
       for (const frame of frames) socket.send(JSON.stringify(frame));
     });
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       if (isBinary) run.binary.push(data);
       else run.frames.push(JSON.parse(data.toString('utf8')) as Record<string, unknown>);
+      if (stopAt && run.frames.at(-1)?.['type'] === stopAt.type) {
+        clearTimeout(timer);
+        socket.close();
+      }
     });
     socket.on('close', (code) => resolve({ ...run, code }));
     socket.on('error', reject);
@@ -277,6 +288,39 @@ describe('contract: live session (emulator, raw WebSocket)', () => {
     }
     expect(run.binary.length).toBeGreaterThan(0);
     for (const b of run.binary) expect(b.byteLength).toBeLessThanOrEqual(LIVE.maxBinaryFrame);
+  });
+
+  // idle_timeout is longer than the wait for segment.start: a segment that came, came from a
+  // boundary; an emulator that started an idle timer for these chunks fails the bound.
+  const longIdle = { ...start, idle_timeout: LIVE.longIdleTimeout };
+  const firstSegment = { type: LIVE.serverFrames.segmentStart.type, withinMs: (LIVE.longIdleTimeout * 1000) / 3 };
+  const chunk = (text: string): object => ({ type: LIVE.clientFrames.chunk, [LIVE.chunkTextField]: text });
+  const segmentTexts = (run: LiveRun): unknown[] =>
+    run.frames.filter((f) => f['type'] === LIVE.serverFrames.segmentStart.type).map((f) => f['text']);
+
+  it('rule 1: a chunk that ends a complete sentence is spoken at once, with no idle_timeout wait', async () => {
+    for (const text of LIVE.sentenceEndChunks) {
+      const run = await live(`${wsBase()}${LIVE.path}`, [longIdle, chunk(text)], { [LIVE.authHeader]: key }, firstSegment);
+      expect(segmentTexts(run), JSON.stringify(text)).toEqual([text.trim()]);
+    }
+  });
+
+  it('rule 1 controls: a title at a chunk end, or text without a boundary, waits (joins the next chunk)', async () => {
+    for (const text of [...LIVE.heldChunks, ...LIVE.trailingChunks]) {
+      // were the first chunk spoken on its own, its segment would come first, alone
+      const run = await live(`${wsBase()}${LIVE.path}`, [longIdle, chunk(text), chunk(' Smith is here.')], { [LIVE.authHeader]: key }, firstSegment);
+      expect(segmentTexts(run), text).toEqual([`${text} Smith is here.`]);
+    }
+  });
+
+  it('rule 2: idle_timeout flushes trailing text without a boundary', async () => {
+    const run = await live(
+      `${wsBase()}${LIVE.path}`,
+      [{ ...start, idle_timeout: 0.05 }, chunk(LIVE.trailingChunks[0])],
+      { [LIVE.authHeader]: key },
+      firstSegment,
+    );
+    expect(segmentTexts(run)).toEqual([LIVE.trailingChunks[0]]);
   });
 
   it('the key in the api_key query works too', async () => {
