@@ -4,10 +4,11 @@
  * unless the package depends on it, no devDependencies), then:
  *
  * - a strict consumer (`strict`, `module`/`moduleResolution` `nodenext`, no
- *   `skipLibCheck`) type-checks every entry of `exports`, every TypeScript block of the
- *   README and of the JSDoc in `src/` (each block its own module, with a shared prelude
- *   of declared variables for the fragments), real `openai` chat completion chunks into
- *   `fromTokens`, and a CommonJS file that `require`s the package;
+ *   `skipLibCheck`) type-checks every TypeScript block of the README as printed (each
+ *   block its own module, nothing declared for it), every entry of `exports`, every
+ *   TypeScript block of the JSDoc in `src/` (fragments: a shared prelude declares the
+ *   names they use), real `openai` chat completion chunks into `fromTokens`, and a
+ *   CommonJS file that `require`s the package;
  * - Node loads every entry both with `import` and with `require` (require(esm), Node
  *   20.19+);
  * - every source map in the tarball points at sources the tarball ships;
@@ -47,19 +48,23 @@ function files(dir: string, keep: (path: string) => boolean): string[] {
   });
 }
 
-/** A TypeScript block: where it comes from (for messages) and its code. */
+/** A TypeScript block: where it comes from (for messages), its code, and whether it is marked to run. */
 interface Block {
   origin: string;
   code: string;
+  /** Marked ```` ```ts runnable ````: the README promises it runs as pasted. */
+  runnable: boolean;
 }
 
-const FENCE = /```(?:ts|typescript)\n([\s\S]*?)```/g;
+/** A fenced TypeScript block; group 1 the rest of the info string (`runnable`), group 2 the code. */
+const FENCE = /```(?:ts|typescript)(?:[ \t]+([^\n]*))?\n([\s\S]*?)```/g;
 
 function readmeBlocks(): Block[] {
   const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
   return [...text.matchAll(FENCE)].map((m) => ({
     origin: `README.md:${text.slice(0, m.index).split('\n').length}`,
-    code: m[1] as string,
+    code: m[2] as string,
+    runnable: /\brunnable\b/.test(m[1] ?? ''),
   }));
 }
 
@@ -78,7 +83,7 @@ function jsdocBlocks(): Block[] {
       if (/@internal\b/.test(body)) continue;
       for (const m of body.matchAll(FENCE)) {
         const line = text.slice(0, comment.index).split('\n').length;
-        out.push({ origin: `${relative(ROOT, file)}:${line}`, code: m[1] as string });
+        out.push({ origin: `${relative(ROOT, file)}:${line}`, code: m[2] as string, runnable: false });
       }
     }
   }
@@ -129,6 +134,43 @@ function prelude(blocks: readonly Block[]): string {
     "declare const model: string;",
     "declare const messages: import('openai/resources/chat/completions').ChatCompletionMessageParam[];",
   ].join('\n');
+}
+
+/** Compiler options of the strict consumer. */
+const STRICT = { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false };
+
+/**
+ * Writes each block as a module of its own (its names shadow any prelude's; top-level
+ * await allowed) into `dir`, runs tsc on the project whose tsconfig.json is `dir`'s or its
+ * parent's, checks that every block and each of `alsoChecked` (names in `dir`) was part of
+ * the program, and returns the diagnostics, each failing block named by where it is written.
+ */
+function typeCheck(dir: string, blocks: readonly Block[], alsoChecked: readonly string[]): string {
+  const names = blocks.map((b, i) => {
+    const name = `block-${String(i).padStart(3, '0')}.ts`;
+    writeFileSync(join(dir, name), `${b.code}\nexport {};\n`);
+    return name;
+  });
+  const project = existsSync(join(dir, 'tsconfig.json')) ? dir : dirname(dir);
+  let output = '';
+  try {
+    output = execFileSync(process.execPath, [TSC, '-p', project, '--listFiles'], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
+  } catch (error) {
+    output = String((error as { stdout?: string }).stdout ?? error);
+  }
+  // --listFiles: the files checked, one absolute path a line; the rest are diagnostics
+  const checked = output.split('\n').filter((line) => line.startsWith('/'));
+  for (const name of [...names, ...alsoChecked]) expect(checked, name).toContain(join(dir, name));
+  expect(checked).toContain(join(installed, 'dist', 'index.d.ts'));
+  return output
+    .split('\n')
+    .filter((line) => !line.startsWith('/') && line.trim() !== '')
+    .join('\n')
+    .replace(/(?:[\w-]+\/)?(block-\d+\.ts)\((\d+),(\d+)\)/g, (_, file: string, line: string) => {
+      const b = blocks[names.indexOf(file)]!;
+      const [origin, start] = b.origin.split(/:(?=\d+$)/) as [string, string];
+      return `${origin} (block line ${line}, near line ${Number(start) + Number(line)})`;
+    });
 }
 
 /** Uses of the package that must compile, and two that must not (the checker really checks). */
@@ -205,15 +247,39 @@ beforeAll(() => {
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   writeFileSync(
     join(consumer, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false },
-      include: ['src'],
-    }),
+    JSON.stringify({ compilerOptions: STRICT, include: ['src'] }),
   );
   mkdirSync(join(consumer, 'src'));
   writeFileSync(join(consumer, 'src', 'smoke.ts'), SMOKE);
   writeFileSync(join(consumer, 'src', 'cjs.cts'), CJS);
 }, 240_000);
+
+describe('the README', () => {
+  it('names in its Entry points table every export of the package its blocks import', () => {
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const table = text.slice(text.indexOf('### Entry points'));
+    const rows = new Map(
+      [...table.matchAll(/^\| `([^`]+)` \|(.*)\|[^|]*\|$/gm)].map((m) => [m[1] as string, m[2] as string]),
+    );
+    expect([...rows.keys()].sort()).toEqual([...ENTRIES].sort());
+    const missing: string[] = [];
+    const seen = new Set<string>();
+    for (const block of readmeBlocks()) {
+      for (const m of block.code.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'([^']+)'/g)) {
+        const entry = m[2] as string;
+        if (!ENTRIES.includes(entry)) continue;
+        for (const spec of (m[1] as string).split(',')) {
+          const name = spec.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!;
+          if (name) seen.add(name);
+          if (name && !rows.get(entry)!.includes(`\`${name}`)) missing.push(`${block.origin}: ${name} from ${entry}`);
+        }
+      }
+    }
+    // control: the imports were read (these two are used by the Quick start and the HTTP guide)
+    expect([...seen]).toEqual(expect.arrayContaining(['startEmulator', 'taskResult']));
+    expect(missing).toEqual([]);
+  });
+});
 
 describe('the packed package in a strict consumer', () => {
   it('finds TypeScript blocks to check in the README and in the JSDoc', () => {
@@ -221,36 +287,25 @@ describe('the packed package in a strict consumer', () => {
     expect(jsdocBlocks().length).toBeGreaterThan(10);
   });
 
-  it('type-checks: every entry, every README and JSDoc TypeScript block, openai chunks, CommonJS require', { timeout: 240_000 }, () => {
-    const blocks = [...readmeBlocks(), ...jsdocBlocks()];
+  it('finds README blocks marked runnable', () => {
+    expect(readmeBlocks().filter((b) => b.runnable).length).toBeGreaterThan(3);
+  });
+
+  it('type-checks every README TypeScript block as printed: each its own module, nothing declared for it', { timeout: 240_000 }, () => {
+    // a project of their own, next to src/ (the prelude's global declarations are not in it)
+    const dir = join(consumer, 'readme');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: STRICT, include: ['*.ts'] }));
+    // control: a name the JSDoc prelude declares is unknown here (the directive fails if it is not)
+    writeFileSync(join(dir, 'control.ts'), '// @ts-expect-error no prelude: `openai` is declared nowhere\nexport const o = openai;\n');
+    expect(typeCheck(dir, readmeBlocks(), ['control.ts'])).toBe('');
+  });
+
+  it('type-checks: every entry, every JSDoc TypeScript block, openai chunks, CommonJS require', { timeout: 240_000 }, () => {
+    // JSDoc examples are fragments: the prelude declares the names they use
+    const blocks = jsdocBlocks();
     writeFileSync(join(consumer, 'src', 'prelude.d.ts'), prelude(blocks));
-    const names = blocks.map((b, i) => {
-      const name = `block-${String(i).padStart(3, '0')}.ts`;
-      // a module of its own (its names shadow the prelude's), with top-level await
-      writeFileSync(join(consumer, 'src', name), `${b.code}\nexport {};\n`);
-      return name;
-    });
-    let output = '';
-    try {
-      output = execFileSync(process.execPath, [TSC, '-p', consumer, '--listFiles'], { cwd: consumer, encoding: 'utf8', stdio: 'pipe' });
-    } catch (error) {
-      output = String((error as { stdout?: string }).stdout ?? error);
-    }
-    // --listFiles: the files checked, one absolute path a line; the rest are diagnostics
-    const checked = output.split('\n').filter((line) => line.startsWith('/'));
-    output = output
-      .split('\n')
-      .filter((line) => !line.startsWith('/') && line.trim() !== '')
-      .join('\n');
-    for (const name of [...names, 'smoke.ts', 'cjs.cts']) expect(checked, name).toContain(join(consumer, 'src', name));
-    expect(checked).toContain(join(installed, 'dist', 'index.d.ts'));
-    // name each failing block by where it is written
-    const report = output.replace(/src\/(block-\d+\.ts)\((\d+),(\d+)\)/g, (_, file: string, line: string) => {
-      const b = blocks[names.indexOf(file)]!;
-      const [origin, start] = b.origin.split(/:(?=\d+$)/) as [string, string];
-      return `${origin} (block line ${line}, near line ${Number(start) + Number(line)})`;
-    });
-    expect(report).toBe('');
+    expect(typeCheck(join(consumer, 'src'), blocks, ['smoke.ts', 'cjs.cts'])).toBe('');
   });
 
   it('Node loads every entry with import and with require', () => {
