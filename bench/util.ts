@@ -71,17 +71,19 @@ export function row(name: string, ours: number, peer: number, unit: string, note
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
 
 /**
- * `count` sentences of `words` words each, ending in `!` plus a space, so that the
- * service's segmenter closes each one at once (a `.` waits for the next word).
+ * `count` sentences of `words` words each, ending in `!` plus `end` (a space by default).
+ * With `end` a paragraph break (`'\n\n'`) each sentence is certain to be complete the moment
+ * it is sent, whatever the service's segmenter makes of a `!` at the end of a chunk: the
+ * ping-pong mode uses it, so that it never waits for `idle_timeout`.
  */
-export function sentences(count: number, words = 6, salt = 0): string[] {
+export function sentences(count: number, words = 6, salt = 0, end = ' '): string[] {
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
     const ws: string[] = [];
     for (let w = 0; w < words; w++) ws.push(WORDS[(i * 7 + w * 3 + salt) % WORDS.length] as string);
     const first = ws[0] as string;
     ws[0] = first.charAt(0).toUpperCase() + first.slice(1);
-    out.push(`${ws.join(' ')} number ${i}! `);
+    out.push(`${ws.join(' ')} number ${i}!${end}`);
   }
   return out;
 }
