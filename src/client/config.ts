@@ -26,18 +26,23 @@ export type WebSocketConstructor = WebSocketConstructorLike;
 export type WarnHook = (message: string, code: string) => void;
 
 /**
- * Polling of task status: until the client has seen 3 tasks of a family,
- * delays grow from `initialDelayMs` by `multiplier` up to `maxDelayMs`; then (with
- * `adaptive`) status calls go where completion is likely.
+ * Polling of task status: until the client has seen 3 tasks of a family, a call every
+ * `initialDelayMs` (times `multiplier` each call, up to `maxDelayMs`; by default a call
+ * every second, like a plain 1 s loop); then (with `adaptive`) status calls go where
+ * completion is likely.
  */
 export const PollingOptionsSchema = z.object({
-  /** Delay before the first status call, ms. */
-  initialDelayMs: z.number().nonnegative().default(500),
-  /** Growth of the delay between two status calls. */
-  multiplier: z.number().min(1).default(1.5),
+  /** Delay before the first status call, ms (and between calls, with `multiplier` 1). */
+  initialDelayMs: z.number().nonnegative().default(1000),
+  /** Growth of the delay between two status calls (1: a fixed interval). */
+  multiplier: z.number().min(1).default(1),
   /** Cap of the delay between two status calls, ms. */
   maxDelayMs: z.number().nonnegative().default(5000),
-  /** Relative jitter applied to each delay (0.2 = plus or minus 20 %). */
+  /**
+   * Learned polling: each wait is shortened by up to this fraction at random (0.2 = up
+   * to 20 %), so tasks created together poll apart. The schedule before anything is
+   * learned (and with `adaptive: false`) is exact, like a plain loop.
+   */
   jitter: z.number().min(0).max(1).default(0.2),
   /** Overall deadline of the polling, ms; past it the task Observable errors with a TimeoutError. */
   deadlineMs: z.number().positive().default(10 * 60_000),
@@ -57,8 +62,9 @@ export const PollingOptionsSchema = z.object({
   maxLearnedDelayMs: z.number().positive().default(60_000),
 });
 /**
- * Polling of task status, all fields optional. Defaults: `initialDelayMs` 500,
- * `multiplier` 1.5, `maxDelayMs` 5000, `jitter` 0.2 (plus or minus 20 %), `deadlineMs`
+ * Polling of task status, all fields optional. Defaults: `initialDelayMs` 1000,
+ * `multiplier` 1 (a call every second), `maxDelayMs` 5000, `jitter` 0.2 (learned waits
+ * shortened by up to 20 %), `deadlineMs`
  * 600000 (10 min, then a TimeoutError), `adaptive` true (learned per family),
  * `latenessPerPollMs` 130, `minIntervalMs` 100, `maxLearnedDelayMs` 60000.
  */
@@ -106,8 +112,8 @@ export const ClientOptionsSchema = z.object({
   maxRetries: z.int().nonnegative().default(2),
   retry: RetryOptionsSchema.default({ baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 }),
   polling: PollingOptionsSchema.default({
-    initialDelayMs: 500,
-    multiplier: 1.5,
+    initialDelayMs: 1000,
+    multiplier: 1,
     maxDelayMs: 5000,
     jitter: 0.2,
     deadlineMs: 10 * 60_000,

@@ -9,7 +9,12 @@
  * would sit done but unseen) reaches `latenessPerPollMs`: before the likely completion
  * that moment is far off (one call may wait many seconds), around it calls are dense,
  * and in a long tail they spread out again. With fewer than {@link MIN_SAMPLES} tasks
- * seen, polling backs off as configured (`initialDelayMs`, `multiplier`, `maxDelayMs`).
+ * seen, polling follows the configured schedule (`initialDelayMs`, `multiplier`,
+ * `maxDelayMs`): by default a call every second, which is what a plain 1 s loop does.
+ * Nothing known, no schedule beats that loop on both status calls and lateness for
+ * every spread of durations (a longer gap anywhere makes the tasks ending there later,
+ * a shorter one costs calls), so the default does not try; the frontier of what is
+ * possible once the durations are known is in `bench/polling-optimal.ts`.
  *
  * Everything here is pure (no timers, no I/O): `pollTask` in tasks.ts runs it on the
  * client's scheduler, and the polling benchmark runs the same functions in virtual time.
@@ -95,7 +100,7 @@ function fitLine(samples: readonly Sample[], x: number | undefined): DurationPre
 }
 
 /** Standard normal distribution function (erfc approximation, error below 1.2e-7). */
-function normalCdf(z: number): number {
+export function normalCdf(z: number): number {
   const x = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.5 * x);
   const erfc =
@@ -147,21 +152,20 @@ export function learnedPollInterval(
   return low - start;
 }
 
-/** Delay before status call number `poll` (0-based), with jitter from `random`. */
-export function pollDelay(
-  poll: number,
-  polling: Pick<ResolvedPollingOptions, 'initialDelayMs' | 'multiplier' | 'maxDelayMs' | 'jitter'>,
-  random: () => number = Math.random,
-): number {
-  const base = Math.min(polling.maxDelayMs, polling.initialDelayMs * polling.multiplier ** poll);
-  const jitter = polling.jitter * (2 * random() - 1);
-  return Math.max(0, Math.round(base * (1 + jitter)));
+/**
+ * Delay before status call number `poll` (0-based) of the configured schedule (the
+ * one before anything is learned, and the one with `adaptive: false`), exact: no jitter.
+ * A random phase or an uneven gap makes the tasks ending in it later on average than
+ * an even gap does, so the default (a call every second) is exactly a plain 1 s loop.
+ */
+export function pollDelay(poll: number, polling: Pick<ResolvedPollingOptions, 'initialDelayMs' | 'multiplier' | 'maxDelayMs'>): number {
+  return Math.round(Math.min(polling.maxDelayMs, polling.initialDelayMs * polling.multiplier ** poll));
 }
 
 /**
- * Wait before status call `n` (0-based) of a task, ms: the backoff ({@link pollDelay})
- * without a prediction; with one, until the learned interval after the previous call
- * (sent at `lastSentMs`, 0 for none) is over, jitter only shortening it.
+ * Wait before status call `n` (0-based) of a task, ms: the configured schedule
+ * ({@link pollDelay}) without a prediction; with one, until the learned interval after
+ * the previous call (sent at `lastSentMs`, 0 for none) is over, jitter only shortening it.
  *
  * @param prediction The learned prediction, or undefined (back off).
  * @param n Status calls made so far.
@@ -179,7 +183,7 @@ export function nextPollDelay(
   polling: ResolvedPollingOptions,
   random: () => number,
 ): number {
-  if (!prediction) return pollDelay(n, polling, random);
+  if (!prediction) return pollDelay(n, polling);
   const due = lastSentMs + learnedPollInterval(prediction, lastSentMs, polling);
   return Math.max(0, Math.round((due - elapsedMs) * (1 - polling.jitter * random())));
 }

@@ -10,8 +10,8 @@
  * so `lastValueFrom(client.textToSound({ prompt }))` is the one-line way to the result
  * event, and `.pipe(taskResult())` maps the stream to the result value alone.
  *
- * Polling backs off (by default 0.5 s, ×1.5, capped at 5 s, ±20 % jitter) until the
- * client has seen 3 tasks of the family; then it polls where the durations it has seen
+ * Polling calls every second (by default; `initialDelayMs`, `multiplier`, `maxDelayMs`)
+ * until the client has seen 3 tasks of the family; then it polls where the durations it has seen
  * (against request size) say completion is likely (`polling.ts`; jitter then only
  * shortens a wait). Always under an overall deadline (a `TaskDeadlineError`, a
  * `TimeoutError` carrying the task id). Timers
