@@ -10,6 +10,9 @@ import { createTaskDurationModel, learnedPollInterval, MIN_SAMPLES } from '../sr
 import { TaskDeadlineError, type RxVoiceClient } from '../src/index.js';
 import type { Emulator } from '../src/emulator/index.js';
 import { clientFor, emulator, VirtualClock } from './client-helpers.js';
+import { familyMix, familyRows, simulateOurs, simulatePeer } from '../bench/polling.js';
+import { frontier, latenessAt, logNormal, optimalSchedule } from '../bench/polling-optimal.js';
+import { seeded } from '../bench/util.js';
 
 const POLICY = PollingOptionsSchema.parse({});
 
@@ -127,5 +130,71 @@ describe('the client polls with what it learned (virtual time, real requests)', 
       emu.context.options.taskDurationMs = 0;
       await client.close();
     }
+  });
+});
+
+describe('the default policy before it has learned a family (virtual time, real requests)', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await emulator({ taskDurationMs: 30 });
+  });
+  afterAll(() => emu.close());
+
+  it('calls every second, like a plain 1 s loop, then polls by what it learned', async () => {
+    const clock = new VirtualClock();
+    // the default polling options (clientFor's fast test polling replaced)
+    const client = clientFor(emu, { scheduler: clock, polling: {} });
+    try {
+      const translate = () =>
+        lastValueFrom(client.translate({ texts: ['Hello there.'], source_language: 'en-us', target_language: 'de-de' }).pipe(toArray()));
+      for (let i = 0; i < MIN_SAMPLES; i++) await translate();
+      expect(clock.delays.length).toBeGreaterThanOrEqual(MIN_SAMPLES);
+      expect(new Set(clock.delays)).toEqual(new Set([1000]));
+      const before = clock.delays.length;
+      await translate();
+      // control: the same clock records a learned wait once 3 tasks were seen
+      expect(clock.delays.slice(before).some((d) => d !== 1000)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the policy against the 1 s loop and the best schedule (simulated, virtual time)', () => {
+  it('first task of a family: the same calls and delay as the 1 s loop, task by task, medians 1-60 s', () => {
+    for (const medianMs of [1000, 3000, 10_000, 30_000, 60_000]) {
+      for (const task of familyMix(200, medianMs, seeded(medianMs))) {
+        const [ours] = simulateOurs([task], 50, seeded(1));
+        const loop = simulatePeer(task, 50);
+        expect(ours!.calls).toBeLessThanOrEqual(loop.calls);
+        expect(ours!.latenessMs).toBeLessThanOrEqual(loop.latenessMs);
+      }
+    }
+  });
+
+  it('after 20 tasks of a family: delay within 1.3x of the best schedule at the same calls (medians 3 s and 30 s)', () => {
+    for (const medianMs of [3000, 30_000]) {
+      const [first, calls, learned] = familyRows(medianMs, 50, { first: 300, clients: 40 });
+      expect(first!.ratio).toBeLessThanOrEqual(1);
+      expect(calls!.ratio).toBeLessThanOrEqual(1);
+      expect(learned!.ratio).toBeLessThanOrEqual(1.3);
+      // control: the 1 s loop is later than the best schedule at its own calls
+      expect(first!.note).toMatch(/frontier \(best possible at the loop's [\d.]+ calls\): (\d+) ms/);
+      const best = Number(/: (\d+) ms$/.exec(first!.note!)![1]);
+      expect(best).toBeLessThan(first!.peer);
+    }
+  });
+
+  it('the frontier: scales with the median (no network), falls as calls grow', () => {
+    const a = frontier(logNormal(3000, 0.8));
+    const b = frontier(logNormal(30_000, 0.8));
+    for (const calls of [2, 3, 5, 8]) {
+      expect(latenessAt(b, calls) / latenessAt(a, calls)).toBeCloseTo(10, 1);
+      expect(latenessAt(a, calls + 1)).toBeLessThan(latenessAt(a, calls));
+    }
+    // the one-call schedule (calls cost everything): a single call once all but 1e-4 are done
+    const single = optimalSchedule(logNormal(3000, 0.8), 1e9);
+    expect(single.times).toHaveLength(1);
+    expect(single.calls).toBe(1);
   });
 });
