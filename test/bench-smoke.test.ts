@@ -52,11 +52,11 @@ describe('bench modules', () => {
     expect(Math.min(...mix.map((t) => t.durationMs))).toBeGreaterThanOrEqual(500);
     expect(Math.max(...mix.map((t) => t.durationMs))).toBeLessThanOrEqual(60_000);
     expect(mix.filter((t) => Number.isInteger(t.durationMs / 1000)).length).toBeLessThan(mix.length / 10);
-    // The same task over and over: after 3, the client polls about once, near the end.
+    // The same task over and over: the first once a second (8 calls), after 3 a few calls near the end.
     const same = Array.from({ length: 10 }, () => task(7300));
     const ours = simulateOurs(same, 0, seeded(2));
-    expect(ours[0]!.calls).toBeGreaterThan(3);
-    expect(ours.at(-1)!.calls).toBeLessThanOrEqual(2);
+    expect(ours[0]!.calls).toBe(8);
+    expect(ours.at(-1)!.calls).toBeLessThanOrEqual(3);
     expect(ours.at(-1)!.latenessMs).toBeLessThan(ours[0]!.latenessMs);
   });
 
