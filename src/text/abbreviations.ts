@@ -20,14 +20,24 @@ export interface LocaleRules {
   readonly semicolonQuestion: boolean;
   /** Closing quotes may follow the stop after a space (French `« Oui ! »`). */
   readonly spacedClosers: boolean;
-  /** Capitalized words that start a sentence in this language (after `U.S.`, `E.U.`). */
+  /** Capitalized words that start a sentence (after `U.S.`, `E.U.`): English ones and the language's own. */
   readonly starters: ReadonlySet<string>;
+  /** The language's own sentence starters only (after an ordinal: `Kapitel 4. Danach`). */
+  readonly ownStarters: ReadonlySet<string>;
   /** Words that end in `!` inside a sentence (`Yahoo! in`), lower-cased, without the `!`. */
   readonly exclamationWords: ReadonlySet<string>;
   /** `:` is a full stop (Armenian, Arabic) when whitespace follows it. */
   readonly colonStop: boolean;
   /** Length of the longest abbreviation (a longer word before a dot is never one). */
   readonly longest: number;
+  /** Times of day written as initials (`a.m.`, `p.m.`), lower-cased, without the last dot. */
+  readonly times: ReadonlySet<string>;
+  /** Weekday and month names, as written (`Sunday`, `Okt`): after `9 a.m.` or `am 3.` they go on. */
+  readonly calendar: ReadonlySet<string>;
+  /** Abbreviations that end a sentence before a capital, but not before `(` (`etc. (and so on)`). */
+  readonly beforeBracket: ReadonlySet<string>;
+  /** Lower-case words that tag speech after `!` or `?` (`Stop! she shouted`): the sentence goes on. */
+  readonly speechTags: ReadonlySet<string>;
 }
 
 const COMMON_ALWAYS = [
@@ -98,15 +108,75 @@ const LANGUAGE_NUMERIC: Record<string, readonly string[]> = {
 /** Languages writing ordinals with a dot (`am 3. Oktober`). */
 const ORDINAL_DOT = new Set(['de', 'da', 'nb', 'nn', 'no', 'fi', 'cs', 'sk', 'pl', 'hu', 'sl', 'hr', 'sr', 'bs', 'is', 'et', 'lv', 'lt', 'tr', 'fo']);
 
-/** Sentence starters after multi-letter initials (`the U.S. The`, `i E.U. Hvad`). */
+/**
+ * Capitalized words that usually start a sentence: pronouns, articles, conjunctions and
+ * sentence adverbs. After multi-letter initials (`the U.S. Then`, `S.T.A.R. Later`) or an
+ * ordinal number (`Kapitel 4. Danach`) such a word means the stop ended the sentence; any
+ * other capitalized word (`the U.S. Government`, `der 2. Weltkrieg`) means it goes on.
+ */
+const ENGLISH_STARTERS = (
+  'A An The He She It They We I You This That These Those There Then Thus But And So Yet Or Nor In On At For ' +
+  'However What When Where Who Whom Whose Which Why How If After Before Our My His Her Their Its Your Yes No Now Today ' +
+  'Many Most Some Being Did Millions More Still Also Meanwhile Later Earlier Soon Just Even Only Once Since While ' +
+  'Although Though Because Unless Until Whether Finally First Second Third Next Last Instead Indeed Here Every Each ' +
+  'All Both Few Several Other Such Another Nothing Everything Everyone Nobody Somebody Someone Afterwards Afterward ' +
+  'Eventually Otherwise Therefore Hence Moreover Furthermore Besides Nevertheless Nonetheless Overall Sometimes Often ' +
+  'Perhaps Maybe Usually Again Tomorrow Yesterday Tonight Please Let As By From With Without To Of Under Over Among ' +
+  'Between Through During Despite Like Unlike Do Does Is Are Was Were Has Have Had Can Could Will Would Should Must ' +
+  'May Might Not Never Always Sadly Luckily Unfortunately Fortunately Clearly Of Oh Well Anyway Still Yet Together'
+).split(' ');
+
+/** Sentence starters by language (`i E.U. Hvad`, `Kapitel 4. Danach`). */
 const LANGUAGE_STARTERS: Record<string, readonly string[]> = {
-  da: ['Hvad', 'Hvor', 'Hvem', 'Hvorfor', 'Jeg', 'Det', 'Den', 'Der', 'Vi', 'Han', 'Hun', 'De', 'Men', 'Og', 'Så', 'I'],
-  de: ['Der', 'Die', 'Das', 'Ich', 'Wir', 'Er', 'Sie', 'Es', 'Aber', 'Und', 'Wie', 'Was', 'Wo', 'Wer', 'Warum', 'Dann', 'Im', 'In'],
+  da: ['Hvad', 'Hvor', 'Hvem', 'Hvorfor', 'Jeg', 'Det', 'Den', 'Der', 'Vi', 'Han', 'Hun', 'De', 'Men', 'Og', 'Så', 'I', 'Derefter', 'Bagefter', 'Senere'],
+  de: [
+    'Der', 'Die', 'Das', 'Den', 'Dem', 'Ein', 'Eine', 'Ich', 'Wir', 'Er', 'Sie', 'Es', 'Ihr', 'Du', 'Aber', 'Und', 'Oder',
+    'Wie', 'Was', 'Wo', 'Wer', 'Warum', 'Wann', 'Dann', 'Danach', 'Daher', 'Deshalb', 'Darum', 'Trotzdem', 'Außerdem',
+    'Zudem', 'Jedoch', 'Heute', 'Morgen', 'Später', 'Nun', 'Jetzt', 'Hier', 'Dort', 'Auch', 'Als', 'Wenn', 'Weil', 'Doch',
+    'Dies', 'Diese', 'Dieser', 'Dieses', 'Man', 'Mein', 'Meine', 'Sein', 'Seine', 'Unser', 'Unsere', 'Im', 'In', 'Am',
+    'Auf', 'Mit', 'Nach', 'Bei', 'Für', 'Von', 'Vom', 'Zum', 'Zur', 'So', 'Schließlich', 'Zuerst', 'Anschließend',
+  ],
   nl: ['De', 'Het', 'Een', 'Ik', 'Wij', 'We', 'Hij', 'Zij', 'Ze', 'Maar', 'En', 'Wat', 'Waar', 'Wie', 'Waarom'],
   fr: ['Le', 'La', 'Les', 'Un', 'Une', 'Je', 'Il', 'Elle', 'Nous', 'Vous', 'Ils', 'Elles', 'Mais', 'Et', 'Que', 'Où', 'Qui', 'Pourquoi'],
   es: ['El', 'La', 'Los', 'Las', 'Un', 'Una', 'Yo', 'Él', 'Ella', 'Nosotros', 'Pero', 'Y', 'Qué', 'Dónde', 'Quién', 'Por'],
   it: ['Il', 'Lo', 'La', 'I', 'Gli', 'Le', 'Un', 'Una', 'Io', 'Lui', 'Lei', 'Noi', 'Ma', 'E', 'Che', 'Dove', 'Chi', 'Perché'],
 };
+
+/** Weekday and month names (full and abbreviated) that follow a time (`9 a.m. Sunday`) or an ordinal (`3. Oktober`). */
+const CALENDAR: Record<string, readonly string[]> = {
+  en: [
+    'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Mon', 'Tue', 'Tues', 'Wed', 'Thu',
+    'Thur', 'Thurs', 'Fri', 'Sat', 'Sun', 'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August',
+    'September', 'October', 'November', 'December', 'Jan', 'Feb', 'Mar', 'Apr', 'Jun', 'Jul', 'Aug', 'Sep', 'Sept',
+    'Oct', 'Nov', 'Dec',
+  ],
+  de: [
+    'Montag', 'Dienstag', 'Mittwoch', 'Donnerstag', 'Freitag', 'Samstag', 'Sonnabend', 'Sonntag', 'Januar', 'Jänner',
+    'Februar', 'März', 'April', 'Mai', 'Juni', 'Juli', 'August', 'September', 'Oktober', 'November', 'Dezember', 'Jan',
+    'Feb', 'Mär', 'Apr', 'Jun', 'Jul', 'Aug', 'Sep', 'Sept', 'Okt', 'Nov', 'Dez', 'Jahrhundert', 'Jh', 'Jahrestag',
+    'Geburtstag', 'Mal', 'Platz', 'Klasse', 'Stock', 'Liga', 'Weltkrieg',
+  ],
+  da: ['januar', 'februar', 'marts', 'april', 'maj', 'juni', 'juli', 'august', 'september', 'oktober', 'november', 'december'],
+};
+
+/** Speech tags after `!` / `?`: pronouns and verbs of saying, by language (English for all). */
+const SPEECH_TAGS: Record<string, readonly string[]> = {
+  en: [
+    'he', 'she', 'they', 'i', 'we', 'you', 'it', 'said', 'says', 'asked', 'asks', 'cried', 'shouted', 'replied', 'whispered',
+    'yelled', 'added', 'answered', 'called', 'continued', 'exclaimed', 'muttered', 'murmured', 'screamed', 'sighed',
+    'laughed', 'snapped', 'insisted', 'demanded', 'wondered', 'thought', 'wrote', 'came', 'cries', 'shouts',
+  ],
+  de: ['sagte', 'fragte', 'rief', 'schrie', 'antwortete', 'flüsterte', 'meinte', 'er', 'sie', 'ich', 'wir'],
+  fr: ['dit', 'demanda', 'cria', 'répondit', 'murmura', 'ajouta', 's\'écria', 'a-t-il', 'a-t-elle', 'il', 'elle'],
+  es: ['dijo', 'preguntó', 'gritó', 'respondió', 'contestó', 'susurró', 'exclamó', 'añadió'],
+  it: ['disse', 'chiese', 'gridò', 'rispose', 'sussurrò', 'esclamò', 'aggiunse'],
+  pt: ['disse', 'perguntou', 'gritou', 'respondeu', 'exclamou'],
+  nl: ['zei', 'vroeg', 'riep', 'antwoordde', 'fluisterde', 'hij', 'zij', 'ze'],
+  ru: ['сказал', 'сказала', 'спросил', 'спросила', 'крикнул', 'крикнула', 'ответил', 'ответила', 'прошептал', 'прошептала'],
+};
+
+/** Abbreviations that end a sentence before a capital but not before an opening bracket. */
+const BEFORE_BRACKET = ['etc', 'inc', 'ltd', 'co', 'corp', 'llc', 'plc', 'bros', 'jr', 'esq', 'usw', 'etc', 'ecc', 'ect'];
 
 /** Names written with `!` (`Yahoo! in`): their `!` does not end a sentence before a lower-case word. */
 const EXCLAMATION_WORDS = ['yahoo', 'jeopardy', 'yum', 'wham', 'joomla', 'xũ', 'kung', 'oklahoma', 'mamma mia'];
@@ -134,7 +204,12 @@ export function rulesFor(locale: string | undefined): LocaleRules {
     ordinalDot: ORDINAL_DOT.has(lang),
     semicolonQuestion: lang === 'el',
     spacedClosers: lang === 'fr',
-    starters: new Set(LANGUAGE_STARTERS[lang] ?? []),
+    starters: new Set([...ENGLISH_STARTERS, ...(LANGUAGE_STARTERS[lang] ?? [])]),
+    ownStarters: new Set(lang === 'en' ? ENGLISH_STARTERS : (LANGUAGE_STARTERS[lang] ?? [])),
+    times: new Set(['a.m', 'p.m']),
+    calendar: new Set([...(CALENDAR['en'] ?? []), ...(lang === 'en' ? [] : (CALENDAR[lang] ?? []))]),
+    beforeBracket: new Set(BEFORE_BRACKET),
+    speechTags: new Set([...(SPEECH_TAGS['en'] ?? []), ...(lang === 'en' ? [] : (SPEECH_TAGS[lang] ?? []))]),
     exclamationWords: new Set(EXCLAMATION_WORDS),
     colonStop: lang === 'hy' || lang === 'ar',
   };

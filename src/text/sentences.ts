@@ -28,18 +28,22 @@
  *   last piece (from `end()`) may be whitespace only; speakers skip such pieces.
  * - **Timing**: a sentence is returned as soon as its end is certain, and no later than the
  *   character that decides it, usually the first non-space character after the stop:
- *   - `?` `!` `;`(Greek) `:`(Armenian, Arabic): a lower-case letter, `,` `;` or a dash before a
- *     lower-case word continue the sentence (`Yahoo! in`, `"Why?" he asked.`); anything else
- *     ends it. CJK and other scripts' stops (`。` `！` `？` `।` `؟` `።` `။`) end at the very next
+ *   - `?` `!` `;`(Greek) `:`(Armenian, Arabic): `,` `;`, a dash before a lower-case word, a
+ *     lower-case word after a glued quote or a name (`"Why?" he asked.`, `Yahoo! in`), a speech
+ *     tag (`Stop! she shouted`) and a capital glued to the stop (`Yum!Brands`, `!Xóõ`) continue
+ *     the sentence; anything else ends it (`What? no way.` is two). CJK and other scripts' stops (`。` `！` `？` `।` `؟` `።` `။`) end at the very next
  *     character, whatever it is (`「はい。」と` aside).
  *   - `.` and `…` are decided by the first non-space character after them: a lower-case
  *     letter, `,` `;` `:` continue the sentence; a capital, a digit, a caseless letter (CJK,
  *     Arabic, Devanagari...) or an opening quote/bracket end it, except after an abbreviation
  *     (`abbreviations.ts`), an initial (`J. R. R. Tolkien`), a list number at an item start
- *     (`1. First`, `• 9. Item`) or an ordinal (`am 3. Oktober`, `XII. Pluku`). Multi-letter
- *     initials (`U.S.`, `P.M.`) end a sentence before a capital only when a common sentence
- *     starter or a title follows (`the U.S. Government` goes on, `the U.S. Then` ends);
- *     `a.m.`/`p.m.` end unless a title follows. `I.` after a name before a name goes on.
+ *     (`1. First`, `• 9. Item`, `ii. Second`), a short abbreviation before a number (`Rte. 9`),
+ *     an abbreviation or initials before a bracket (`etc. (`), or an ordinal (`am 3. Oktober`,
+ *     `der 2. Weltkrieg`; `Kapitel 4. Danach` ends). Multi-letter initials (`U.S.`, `S.T.A.R.`)
+ *     end a sentence before a capital only when a sentence starter or a title follows (`the
+ *     U.S. Government` goes on, `the U.S. Then` ends); times (`a.m.`, `P.M.`) end unless a
+ *     weekday or month follows (`9 a.m. Sunday`), or, for `a.m.`, a title. `I.` after a name
+ *     before a name goes on. A citation after a stop is part of its run (`gas. [1] It`).
  *   - An ellipsis ends a sentence only before a capital or an opening quote; spaced
  *     ellipses (`. . .`) end only as a fourth dot, and `word. . . . Next` ends after `word.`.
  *     `[...]` never ends.
@@ -50,9 +54,12 @@
  *     unless a word in lower case is glued to a capitalized word (`world.Next`, `1,000.That`).
  *   - A paragraph break (a blank line) ends a piece at once, with or without punctuation.
  *   - A single line break ends a piece when the line is a list item (`- `, `* `, `• `,
- *     `1. `, `a) `) or the next line starts one; otherwise (hard-wrapped prose) it is a space.
+ *     `1. `, `a) `, `(2) `) or the next line starts one, when the lines before and after it
+ *     are both short (at most {@link SHORT_LINE}) and end with no stop (titles, menu items),
+ *     or after a line of no letters or digits (`_____`); otherwise (hard-wrapped prose) it
+ *     is a space. A rule after text (`RESULTS =====`) ends the piece.
  *   - Inline lists end an item before the next marker of the same sequence
- *     (`1) one 2) two`, `a. one b. two`, `• 9. one • 10. two`).
+ *     (`1) one 2) two`, `a. one b. two`, `• 9. one • 10. two`, `Steps: i) one ii) two`).
  *
  * NOTE: `maxBufferSize` (default 65 536 code units) bounds the buffer: beyond it the text is
  * cut at the last whitespace (or hard, never inside a surrogate pair).
@@ -124,6 +131,10 @@ const NOT_END = 3;
 const INITIALS = 4;
 const INITIALS_LOWER = 5;
 const PRONOUN_I = 6;
+/** `a.m.`, `P.M.`: a time of day. */
+const TIME = 7;
+/** `3.`, `XII.` in a language writing ordinals with a dot (`am 3. Oktober`). */
+const ORDINAL = 8;
 
 /** Classes of a character after a stop. */
 const UPPER = 0;
@@ -135,9 +146,36 @@ const CONTINUE = 5;
 const OTHER = 6;
 const DASH = 7;
 
-const LIST_MARKER = /^(?:[-*•–⁃]|\d{1,3}[.)]|[A-Za-z][.)])$/;
-const LIST_PREFIX = /^(?:[-*•–⁃]|\d{1,3}[.)]?|[A-Za-z][.)]?)$/;
-const INLINE_MARKER = /^[•⁃*–-]?(\d{1,3}|[A-Za-z])(\.\)|\.|\))$/;
+/** A list item marker starting a line: a bullet, `1.`, `a)`, `iv.`, `(2)`, `(1.)`. */
+const LIST_MARKER = /^(?:[-*•–⁃]|(?:\d{1,3}|[A-Za-z]|[ivxlc]{2,6}|[IVXLC]{2,6})(?:\.\)|[.)])|\((?:\d{1,3}|[A-Za-z]|[ivxlc]{2,6}|[IVXLC]{2,6})\.?\))$/;
+/** What a line may start with while it can still become a list marker. */
+const LIST_PREFIX = /^(?:[-*•–⁃]|\(?(?:\d{1,3}|[A-Za-z]|[ivxlc]{1,6}|[IVXLC]{1,6})?(?:\.\)?|\))?)$/;
+/** An inline list marker: `2)`, `b.`, `ii)`, `(c)`, `• 9.`, `⁃10.`. */
+const INLINE_MARKER = /^[•⁃*–-]?(\()?(\d{1,3}|[A-Za-z]|[ivxlc]{2,6}|[IVXLC]{2,6})(\.\)|\.|\))$/;
+const ROMAN_VALUES: Record<string, number> = { i: 1, v: 5, x: 10, l: 50, c: 100 };
+/** A roman numeral's value (`iv` 4, `XII` 12), or 0 when the letters are not one. */
+function romanValue(word: string): number {
+  const w = word.toLowerCase();
+  let total = 0;
+  for (let i = 0; i < w.length; i++) {
+    const v = ROMAN_VALUES[w[i]!] ?? 0;
+    const next = ROMAN_VALUES[w[i + 1] ?? ''] ?? 0;
+    if (v === 0) return 0;
+    total += v < next ? -v : v;
+  }
+  return total > 0 && total < 40 ? total : 0;
+}
+/** Roman numerals as list markers at an item start (`ii. First`). */
+const ROMAN_ITEM = /^(?:[ivxlc]{2,6}|[IVXLC]{2,6})$/;
+/** A rule: five or more of one of `=`, `_`, `-`, `*`, `~`, `#` (a heading underline, a separator). */
+const RULE = /^([=_~*#-])\1{4,}$/u;
+/** A title, menu item or list line without markers: at most this many code units. */
+const SHORT_LINE = 40;
+/** After a stop: a citation (`gas. [1]`, `martyr.[7][8]`), part of the sentence before. */
+const CITATION = /^[ \t]?\[\d{1,3}(?:[–-]\d{1,3})?\]$/;
+const CITATION_PREFIX = /^[ \t]?\[\d{0,3}(?:[–-]\d{0,3})?$/;
+/** Vowels (Latin, Greek, Cyrillic): a short word without one before a dot is an abbreviation (`pkt.`, `str.`). */
+const VOWELS = /[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœαεηιοωυаеёиоуыэюяіїє]/iu;
 const BULLET = /^[•⁃*–-]$/;
 const SHORT_NUMBER = /^\d{1,3}$/;
 const ROMAN = /^[IVXLC]{1,7}$/;
@@ -147,15 +185,6 @@ const RE_LOWER = /^\p{Ll}$/u;
 const RE_LETTER = /^[\p{L}\p{M}]$/u;
 const RE_DIGIT = /^\p{Nd}$/u;
 const RE_PUNCT = /^[\p{P}\p{S}]$/u;
-
-/** Capitalized words that usually start an English sentence (after `U.S.`, `P.M.`...). */
-const STARTERS = new Set(
-  (
-    'A An The He She It They We I You This That These Those There Then Thus But And So Yet Or In On At For ' +
-    'However What When Where Who Why How If After Before Our My His Her Their Its Your Yes No Now Today ' +
-    'Many Most Some Being Did Millions More Still Also Meanwhile'
-  ).split(' '),
-);
 
 /** ASCII letters and digits: inside a word they change nothing but the length. */
 const INERT_ASCII = new Uint8Array(128);
@@ -237,6 +266,8 @@ function expectedCloser(c: number): number {
     case 0x201c: return 0x201d; // “ ”
     case 0x201e: return 0x201c; // „ “ (German)
     case 0xab: return 0xbb; // « »
+    case 0xbb: return 0xab; // » « (German, Danish: opens when none is open)
+    case 0x203a: return 0x2039; // › ‹
     case 0x300a: return 0x300b; // 《 》
     case 0x300c: return 0x300d; // 「 」
     case 0x300e: return 0x300f; // 『 』
@@ -299,6 +330,24 @@ function isLetter(c: number): boolean {
   return cls === UPPER || cls === LOWER || cls === CASELESS;
 }
 
+/**
+ * A word that reads as an abbreviation before a number: two to four letters, capitalized
+ * (`Rte`, `Del`, `Кв`) or without a vowel (`pkt`, `str`, `hwy`).
+ */
+function isShortAbbreviation(word: string): boolean {
+  if (word.length < 2 || word.length > 4 || !/^\p{L}+$/u.test(word)) return false;
+  const rest = word.slice(1);
+  return (classify(word.charCodeAt(0)) === UPPER && rest === rest.toLowerCase() && rest !== rest.toUpperCase()) || !VOWELS.test(word);
+}
+
+/** Whether a line ends with terminal punctuation (closing quotes and brackets aside). */
+function endsWithStop(line: string): boolean {
+  let k = line.length - 1;
+  while (k > 0 && isCloser(line.charCodeAt(k))) k--;
+  const c = line.charCodeAt(k);
+  return isDot(c) || c === 0x2026 || isHardStop(c) || c === 0x21 || c === 0x3f || c === 0x203c || c === 0x2047 || c === 0x2048 || c === 0x2049 || c === 0x203d || c === 0x037e;
+}
+
 function isUrlish(word: string): boolean {
   return word.includes('://') || word.includes('@') || word.toLowerCase().startsWith('www.');
 }
@@ -329,6 +378,14 @@ export function sentenceSegmenterOptions(options: SentenceSegmenterOptions = {})
   return { locale: options.locale, maxBufferSize };
 }
 
+/** An inline list marker: its value as a number, a letter (`b` 98) and a roman numeral (`ii` 2); 0 when it is not one. */
+interface Marker {
+  number: number;
+  letter: number;
+  roman: number;
+  suffix: string;
+}
+
 interface Candidate {
   kind: number;
   /** Offset of the first stop character. */
@@ -349,6 +406,8 @@ interface Candidate {
   spacedDots: number;
   /** The word before was capitalized (for `Albert I. Jones`). */
   prevCapitalized: boolean;
+  /** The word before the stop's word (its head), for `Kapitel 4.` against `der 2.`. */
+  prevWord: string;
   /** The text after the run seen so far (at most LOOKAHEAD code units). */
   ahead: string;
 }
@@ -377,6 +436,17 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   let prevWordStart = -1;
   let prevWordBullet = false;
   let prevWordCapitalized = false;
+  /** The head of the word before (at most LOOKBACK + 1 code units). */
+  let prevWordHead = '';
+  /** Start of the current line in the piece. */
+  let lineStart = 0;
+  /**
+   * A single line break after a short line with no stop (`Home` then `About us`): its offset
+   * while the next line is read; it ends a piece if that line is short and has no stop either.
+   */
+  let lineBreak = -1;
+  /** Where the whitespace before the last inline marker read in this piece starts (`Steps: i) one`), or -1. */
+  let markerAt = -1;
   /** The word before is a number (`10 h.`: a unit, not an initial). */
   let prevWordNumeric = false;
   let lineIsList = false;
@@ -397,7 +467,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   /** The current piece starts at a line start (start of input, or a piece after a cut at a line break). */
   let atLineStart = true;
   /** The last list marker read (survives cuts): value and suffix, for inline lists. */
-  let marker: { value: number; alpha: boolean; suffix: string } | undefined;
+  let marker: Marker | undefined;
 
   function reset(): void {
     len = 0;
@@ -411,6 +481,10 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     prevWordStart = -1;
     prevWordBullet = false;
     prevWordCapitalized = false;
+    prevWordHead = '';
+    lineStart = 0;
+    lineBreak = -1;
+    markerAt = -1;
     prevWordNumeric = false;
     lineIsList = false;
     lastCode = 0;
@@ -466,18 +540,27 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     for (let i = 0; i < ahead.length; i++) step(ahead.charCodeAt(i));
   }
 
-  function markerOf(word: string): { value: number; alpha: boolean; suffix: string } | undefined {
+  function markerOf(word: string): Marker | undefined {
     const m = INLINE_MARKER.exec(word);
     if (!m) return undefined;
-    const body = m[1]!;
-    const alpha = !/\d/.test(body);
-    return { value: alpha ? body.toLowerCase().charCodeAt(0) : Number(body), alpha, suffix: m[2]! };
+    if (m[1] !== undefined && !m[3]!.endsWith(')')) return undefined; // `(c.` is not one
+    const body = m[2]!;
+    const digits = /\d/.test(body);
+    return {
+      number: digits ? Number(body) : 0,
+      letter: !digits && body.length === 1 ? body.toLowerCase().charCodeAt(0) : 0,
+      roman: digits ? 0 : romanValue(body),
+      suffix: m[3]!,
+    };
   }
 
-  /** Whether `m` follows the last marker read (`suffix`: `2)` after `1)`, not after `1.`). */
-  function isNextMarker(m: { value: number; alpha: boolean; suffix: string } | undefined, suffix = true): boolean {
+  /** Whether `m` follows the last marker read (`suffix`: `2)` after `1)`, not after `1.`; `ii)` after `i)`). */
+  function isNextMarker(m: Marker | undefined, suffix = true): boolean {
+    if (m === undefined || marker === undefined || (suffix && m.suffix !== marker.suffix)) return false;
     return (
-      m !== undefined && marker !== undefined && m.alpha === marker.alpha && (!suffix || m.suffix === marker.suffix) && m.value === marker.value + 1
+      (m.number > 0 && m.number === marker.number + 1) ||
+      (m.letter > 0 && marker.letter > 0 && m.letter === marker.letter + 1) ||
+      (m.roman > 0 && marker.roman > 0 && m.roman === marker.roman + 1)
     );
   }
 
@@ -487,7 +570,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     const { word: w, lead } = bareWord(raw);
     if (w.length === 0) return PLAIN;
     const glued = lead > 0 && BULLET.test(raw.slice(0, lead)); // `⁃9.`
-    const listy = (lead === 0 || glued) && (SHORT_NUMBER.test(w) || (w.length === 1 && w <= 'z' && w >= 'A'));
+    const listy = (lead === 0 || glued) && (SHORT_NUMBER.test(w) || (w.length === 1 && w <= 'z' && w >= 'A') || (ROMAN_ITEM.test(w) && romanValue(w) > 0));
     if (listy) {
       if (glued) afterBullet = itemStart;
       const m = markerOf(`${w}.`);
@@ -504,7 +587,9 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     const lw = w.toLowerCase();
     if (rules.always.has(lw)) return ALWAYS;
     if (rules.numeric.has(lw)) return NUMERIC;
-    if (rules.ordinalDot && lead === 0 && (SHORT_NUMBER.test(w) || ROMAN.test(w))) return NOT_END;
+    if (rules.times.has(lw)) return TIME;
+    // `am 3. Oktober`, `dem 1. -3. Jahrhundert`
+    if (rules.ordinalDot && (lead === 0 || /^[-–]+$/u.test(raw.slice(0, lead))) && (SHORT_NUMBER.test(w) || ROMAN.test(w))) return ORDINAL;
     if (MULTI_INITIALS.test(w)) return w === lw ? INITIALS_LOWER : INITIALS;
     return PLAIN;
   }
@@ -562,7 +647,18 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     if (c.kind === STRONG) {
       if (c.inQuote) return NO;
       if (gap === 0 && !c.closed && isUrlish(c.word)) return NO;
-      if (cls === LOWER) return c.closed || gap === 0 || rules.exclamationWords.has(bareWord(c.word).word.toLowerCase()) ? NO : END;
+      if (cls === LOWER) {
+        // a lower-case word goes on after a quote or a name (`"Why?" he asked`, `Yahoo! in`) and
+        // when it is a speech tag (`Stop right there! she shouted`); otherwise it starts a
+        // sentence written in lower case (`What? no way.`)
+        if (c.closed || gap === 0 || rules.exclamationWords.has(bareWord(c.word).word.toLowerCase())) return NO;
+        let k = i;
+        while (k < ahead.length && isWordChar(ahead.charCodeAt(k))) k++;
+        if (k >= ahead.length && !final && k - i < LOOKBACK) return WAIT;
+        return rules.speechTags.has(ahead.slice(i, k)) ? NO : END;
+      }
+      // glued to a capital: a name or a click letter (`Yum!Brands`, `the !Xóõ language`)
+      if (gap === 0 && !c.closed && cls === UPPER) return NO;
       if (cls === CONTINUE) return NO;
       if (cls === DASH && gap > 0) {
         // `бар? — деді`: a dash then a lower-case word goes on
@@ -575,7 +671,8 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     }
     // DOT and ELLIPSIS
     if (c.inQuote) return NO;
-    if (c.spacedDots > 0 && c.spacedDots < 4) return NO;
+    // `. .` goes on (an ellipsis being written); a lone spaced dot (`( 22 ) . He`, tokenized text) is a stop
+    if (c.spacedDots > 1 && c.spacedDots < 4) return NO;
     if (gap === 0) {
       // glued: `3.5`, `e.g`, `example.com` go on; `world.Next` ends
       if (c.kind !== DOT || c.closed || cls !== UPPER) return NO;
@@ -606,18 +703,39 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       }
       return END;
     }
-    if (wc === INITIALS || wc === INITIALS_LOWER || wc === PRONOUN_I) {
-      if (cls === DIGIT) return wc === INITIALS_LOWER ? END : NO;
-      if (cls !== UPPER) return END;
-      // the next word decides: a sentence starter or a title
+    const bare = wc === PLAIN || wc === TIME ? bareWord(c.word).word : '';
+    // an abbreviation's dot before a bracket goes on: `etc. (and so on)`, `P.A.L.S. (Portsmouth ...)`
+    if (cls === OPEN && (f === 0x28 || f === 0x5b) && (wc === INITIALS || wc === INITIALS_LOWER || wc === TIME || rules.beforeBracket.has(bare.toLowerCase()))) {
+      return NO;
+    }
+    // a short abbreviation before a number goes on: `Rte. 9`, `Del. 1`, `pkt. 3`, `Кв. 234`
+    if (cls === DIGIT && wc === PLAIN && isShortAbbreviation(bare)) return NO;
+    if (wc === INITIALS || wc === INITIALS_LOWER || wc === PRONOUN_I || wc === TIME || wc === ORDINAL) {
+      if (cls === DIGIT) return wc === INITIALS_LOWER || wc === TIME ? END : NO;
+      if (cls !== UPPER) return wc === ORDINAL ? NO : END;
+      // the next word decides: a sentence starter, a title, a weekday or month
       let k = i;
       while (k < ahead.length && isWordChar(ahead.charCodeAt(k))) k++;
       if (k >= ahead.length && !final && k - i < LOOKBACK) return WAIT;
       const next = ahead.slice(i, k);
       const title = k < ahead.length && isDot(ahead.charCodeAt(k)) && rules.always.has(next.toLowerCase());
-      if (wc === INITIALS_LOWER) return title ? NO : END;
-      if (wc === INITIALS) return title || STARTERS.has(next) || rules.starters.has(next) ? END : NO;
-      return c.prevCapitalized && !STARTERS.has(next) ? NO : END;
+      switch (wc) {
+        case TIME:
+          // `9 a.m. Sunday` goes on; `5 a.m. Mr. Smith went` goes on, `6 P.M. Mr. Smith then` ends
+          if (rules.calendar.has(next)) return NO;
+          return title && bare === bare.toLowerCase() ? NO : END;
+        case ORDINAL:
+          // `am 3. Oktober`, `der 2. Weltkrieg` go on; `Kapitel 4. Danach` ends
+          if (rules.calendar.has(next)) return NO;
+          if (rules.ownStarters.has(next)) return END;
+          return c.prevCapitalized && !rules.ownStarters.has(bareWord(c.prevWord).word) ? END : NO;
+        case INITIALS_LOWER:
+          return title ? NO : END;
+        case INITIALS:
+          return title || rules.starters.has(next) ? END : NO;
+        default:
+          return c.prevCapitalized && !rules.starters.has(next) ? NO : END;
+      }
     }
     return END; // a capital, a digit, a caseless letter, an opening quote, a symbol
   }
@@ -638,6 +756,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       inQuote: quoteOpen(),
       spacedDots: spaced,
       prevCapitalized: prevWordCapitalized,
+      prevWord: prevWordHead,
       ahead: '',
     };
     spacedDots = spaced;
@@ -720,6 +839,15 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     }
     k.ahead += String.fromCharCode(c);
     const ahead = k.ahead;
+    if (k.kind !== HARD && k.kind !== COLON && ahead.length <= 12) {
+      if (CITATION.test(ahead)) {
+        // `gas. [1]`: the citation belongs to the sentence it follows; the text after it decides
+        k.end = len;
+        k.ahead = '';
+        return;
+      }
+      if (CITATION_PREFIX.test(ahead)) return;
+    }
     let d = decide(k, ahead, false);
     if (d === WAIT && ahead.length >= LOOKAHEAD) d = decide(k, ahead, true);
     if (d === END) cut(k.end);
@@ -774,6 +902,10 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
             return;
           }
         }
+        if (hasContent && wsNl === 1 && endOfLine()) {
+          step(c);
+          return;
+        }
       }
       lastCode = c;
       len++;
@@ -795,6 +927,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       wordItemStart = nlBefore > 0 || !hasContent || (prevWordBullet && wordItemStart);
       if (nlBefore > 0) {
         lineIsList = false;
+        lineStart = len;
         if (hasContent && nlBefore === 1) {
           nlCand = wsStart;
           nlLook = String.fromCharCode(c);
@@ -835,6 +968,13 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
    * an inline list item starts here and the text was cut before it.
    */
   function endWord(): boolean {
+    prevWordHead = wordHead;
+    if (len - wordStart >= 5 && wordStart > lineStart && RULE.test(wordHead)) {
+      // a rule after text on its line (`RESULTS =====`) underlines it: the piece ends after it
+      // (a rule alone on its line is a line of its own, see endOfLine)
+      cut(len);
+      return true;
+    }
     if (len - wordStart > 6) {
       prevWordBullet = false;
       prevWordCapitalized = classify(wordHead.charCodeAt(0)) === UPPER;
@@ -846,19 +986,50 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     const bullet = BULLET.test(word);
     const m = markerOf(word);
     if (m) {
-      if (wordItemStart) marker = m;
-      else if (isNextMarker(m)) {
-        // `1) one 2) two`: the item ends before this marker (and before its bullet)
-        const at = prevWordBullet && prevWordStart > 0 ? lastWsBefore(prevWordStart) : lastWsBefore(wordStart);
+      if (wordItemStart) {
+        marker = m;
+        markerAt = -1;
+      } else if (isNextMarker(m)) {
+        // `1) one 2) two`: the item ends before this marker (and before its bullet); when the
+        // first marker was inside the text (`Steps: i) one ii) two`), first before that one
+        const at = markerAt > 0 ? markerAt : prevWordBullet && prevWordStart > 0 ? lastWsBefore(prevWordStart) : lastWsBefore(wordStart);
         if (at > 0) {
           cut(at);
           return true;
         }
+      } else if (m.suffix !== '.' && (m.number === 1 || m.letter > 0 || m.roman > 0)) {
+        // `x) first`, `i) one` inside a sentence: an item if the next marker follows
+        marker = m;
+        markerAt = lastWsBefore(wordStart);
       }
     }
     prevWordBullet = bullet;
     prevWordCapitalized = classify(word.charCodeAt(0)) === UPPER;
     prevWordNumeric = /^\d+$/.test(word);
+    return false;
+  }
+
+  /**
+   * A line just ended at a single line break (at `wsStart`). Short lines without a stop are
+   * titles, menu items or list items without markers: when two follow each other, the break
+   * between them ends a piece (`Home` / `About us`); a line of no letters or digits (`_____`)
+   * is a piece of its own. Returns true when the text was cut.
+   */
+  function endOfLine(): boolean {
+    const lineLen = wsStart - lineStart;
+    const line = lineLen <= 4 * SHORT_LINE ? textRange(lineStart, wsStart).trim() : '';
+    const short = line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line);
+    const pendingBreak = lineBreak;
+    lineBreak = -1;
+    if (short && pendingBreak > 0) {
+      cut(pendingBreak);
+      return true;
+    }
+    if (line.length > 0 && !/[\p{L}\p{N}]/u.test(line) && wsStart > 0) {
+      cut(wsStart);
+      return true;
+    }
+    if (short) lineBreak = wsStart;
     return false;
   }
 
@@ -911,6 +1082,10 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
         // a decision still waiting on a word (`the U.S. Then`); trailing whitespace stays
         const k = cand;
         if (k.ahead.trim().length > 0 && decide(k, k.ahead, true) === END) cut(k.end);
+      } else if (lineBreak > 0 && lineStart > lineBreak && len - lineStart <= 4 * SHORT_LINE) {
+        // the last line ends with the input: `Home` / `Contact`
+        const line = textRange(lineStart, len).trim();
+        if (line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line)) cut(lineBreak);
       }
       const rest = joined();
       parts = [];
@@ -943,7 +1118,7 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       return decide(cand, `${cand.ahead} A`, true) === END;
     },
     undecidedFrom() {
-      return cand ? cand.start : -1;
+      return cand ? cand.start : lineBreak;
     },
   };
 }
