@@ -654,6 +654,53 @@ describe('speak: close codes as typed errors', () => {
   });
 });
 
+describe('speak: session.error then another close code', () => {
+  /** A peer that answers session.start with ready, then session.error and a close with `code`. */
+  const failing = (code: number) =>
+    scriptedServer((socket) => {
+      socket.once('message', () => {
+        socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 1 }));
+        socket.send(JSON.stringify({ type: 'session.error', error: 'the speech engine is not installed (npm install espeak-ng)' }));
+        socket.close(code, 'internal error');
+      });
+    });
+
+  it("1011: a 'session_error' carrying the service's message and the text, not retried", async () => {
+    const server = await failing(1011);
+    const reconnect = { maxAttempts: 3, baseDelayMs: 1 };
+    const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'session-error-test-key' }, { voice_id: 1, reconnect }))));
+    expectLiveError(error, 'session_error');
+    expect(error.message).toContain('the speech engine is not installed (npm install espeak-ng)');
+    expect(error.closeCode).toBe(1011);
+    expect(error.retryable).toBe(false);
+    expect(error.unspoken).toBe('Hi.');
+    expect(server.connections).toHaveLength(1);
+  });
+
+  it('1013 (try again later): retryable, so reconnect tries again (the control)', async () => {
+    const server = await failing(1013);
+    const reconnect = { maxAttempts: 2, baseDelayMs: 1 };
+    const error = await failure(lastValueFrom(of('Hi.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'session-error-test-key' }, { voice_id: 1, reconnect }))));
+    expectLiveError(error, 'session_error');
+    expect(error.retryable).toBe(true);
+    expect(server.connections).toHaveLength(3);
+  });
+
+  it("the emulator's 4429 (too many sessions): its message, retryable", async () => {
+    const emu = await emulator({ liveSessionsPerKey: 1 });
+    const open = new Subject<string>();
+    const first = lastValueFrom(open.pipe(speak(emu, { voice_id: 1 })));
+    await waitFor(() => emu.liveConnections === 1, 5000, 'the first session');
+    const error = await failure(lastValueFrom(of('Hi.').pipe(speak(emu, { voice_id: 1 }))));
+    expectLiveError(error, 'session_error');
+    expect(error.closeCode).toBe(4429);
+    expect(error.message).toMatch(/too many live sessions/);
+    expect(error.retryable).toBe(true);
+    open.complete();
+    await first;
+  });
+});
+
 describe('speak: protocol errors from a hostile server', () => {
   const hostile = (script: (socket: NodeWebSocket) => void) =>
     scriptedServer((socket) => {

@@ -21,6 +21,7 @@ export type RxVoiceErrorCode =
   | 'payment_required'
   | 'session_rejected'
   | 'credits_exhausted'
+  | 'session_error'
   | 'text_source'
   | 'segments_skipped'
   | 'protocol'
@@ -227,6 +228,12 @@ export type LiveSessionErrorCode =
   | 'credits_exhausted'
   /** Any other unclean close, or a clean close before `session.done` with text unspoken. Retryable. */
   | 'connection'
+  /**
+   * The service sent `session.error`, then closed with a code other than 4400/4401/4402
+   * (e.g. 1011, internal error): the message is the service's. Retryable only when the
+   * close code says to try again (1001, 1012, 1013, 4408, 4429).
+   */
+  | 'session_error'
   /** No `session.ready` within `readyTimeoutMs`. Retryable. */
   | 'timeout'
   /** The server broke the protocol (bad frame, frames out of order, audio too large). */

@@ -174,6 +174,13 @@ export const DEFAULT_RESPONSE_TIMEOUT_MS = 15_000;
 /** Default `closeGraceMs`: a server ignoring the close frame is cut off after 1 s. */
 export const DEFAULT_CLOSE_GRACE_MS = 1000;
 
+/**
+ * Close codes after a `session.error` that say the same request may succeed later: going
+ * away (1001), restarting (1012), try again later (1013), idle (4408), too many sessions
+ * (4429). After any other (1011, internal error, ...) the error is not retryable.
+ */
+const RETRY_AFTER_SESSION_ERROR: ReadonlySet<number> = new Set([1001, 1012, 1013, CloseCodes.idleTimeout, CloseCodes.tooManySessions]);
+
 /** rxvoice's default output format for live sessions (the service's own default is mp3). */
 export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
 
@@ -320,6 +327,9 @@ function startFrame(config: SessionConfig): ClientFrame {
  * happened:
  * - close 4401: `'authentication'`; 4400: `'session_rejected'` (a `SessionRejectedError`,
  *   message of the `session.error`); 4402: `'credits_exhausted'` (a `CreditsExhaustedError`);
+ * - a `session.error` then a close with another code (1011, ...): `'session_error'`, the
+ *   service's message in the error's; retryable only for 1001, 1012, 1013, 4408 and 4429
+ *   (going away, restarting, try again later, idle, too many sessions);
  * - any other unclean close (1006, ...), or a clean close before `session.done` with
  *   text still unspoken: `'connection'`, with `closeCode` and `reason` (retryable). A
  *   connection lost after the text source completed and every text was delivered
@@ -742,6 +752,12 @@ class LiveSession {
         return this.finish(this.error('credits_exhausted', `Credits ran out during the live session${detail}`, close));
       }
       default: {
+        if (connection.sessionError !== undefined) {
+          // the service said what went wrong: its message, not a bare close code
+          const retryable = RETRY_AFTER_SESSION_ERROR.has(code);
+          const message = `The live session failed: ${connection.sessionError} (close ${code}${why ? `: ${why}` : ''})`;
+          return this.retryOrFail(this.error('session_error', message, { ...close, retryable }));
+        }
         const detail = why || connection.transportError;
         const how = code === CloseCodes.normal ? 'before session.done' : 'abnormally';
         return this.retryOrFail(this.error('connection', `The live session closed ${how} (code ${code}${detail ? `: ${detail}` : ''})`, close));
@@ -851,7 +867,7 @@ class LiveSession {
   private error(
     code: LiveSessionErrorCode,
     message: string,
-    options: { closeCode?: number; reason?: string | undefined; cause?: unknown } = {},
+    options: { closeCode?: number; reason?: string | undefined; cause?: unknown; retryable?: boolean } = {},
   ): LiveSessionError {
     // text held by the boundary gate was never sent: it is unspoken too
     return liveSessionError(code, message, { ...options, unspoken: this.ledger.unspoken() + (this.gate?.held() ?? '') });
