@@ -2,8 +2,8 @@
  * The optional packages (`espeak-ng`, `@breezystack/lamejs`) are loaded by the emulator
  * only, and the library works without them. A child Node process runs with a resolve
  * hook that makes both packages unresolvable (as after `npm install --omit=optional`),
- * then: loads the package root, runs the tone emulator, and checks the clear errors
- * when espeak (or mp3) is asked for. The imports are also checked statically.
+ * then: loads the package root, runs the tone emulator, the default emulator (tones after
+ * one warning line), and checks the clear errors when espeak (or mp3) is asked for. The imports are also checked statically.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -62,19 +62,16 @@ out.toneWav = await session(tone.wsUrl + key, { output_format: 'wav' });
 out.toneMp3 = await session(tone.wsUrl + key, { output_format: 'mp3' });
 await tone.close();
 
-const espeak = await startEmulator();
-out.typed = await espeak.context.synthesizer().then(
-  () => undefined,
-  (e) => ({ name: e.name, packageName: e.packageName, typed: e instanceof (emulatorEntry.EspeakUnavailableError) }),
+// synth left out: espeak-ng cannot load, so tones after one warning line (on stderr)
+const auto = await startEmulator();
+out.autoSynth = auto.synth;
+out.autoLive = await session(auto.wsUrl + '?api_key=' + encodeURIComponent(auto.apiKey), { output_format: 'wav' });
+await auto.close();
+// espeak asked for: fails at start, typed
+out.typed = await startEmulator({ synth: 'espeak' }).then(
+  async (e) => { await e.close(); return undefined; },
+  (e) => ({ name: e.name, packageName: e.packageName, typed: e instanceof (emulatorEntry.EspeakUnavailableError), message: e.message }),
 );
-const res = await fetch(espeak.baseUrl + '/tts-stream', {
-  method: 'POST',
-  headers: { 'x-api-key': espeak.apiKey, 'content-type': 'application/json' },
-  body: JSON.stringify({ text: 'Hello there.', voice_id: 1, language: 'en-us', output_configuration: { format: 'wav' } }),
-});
-out.espeakHttp = { status: res.status, body: await res.json() };
-out.espeakLive = await session(espeak.wsUrl + '?api_key=' + encodeURIComponent(espeak.apiKey), { output_format: 'wav' });
-await espeak.close();
 process.stdout.write(JSON.stringify(out));
 `;
 
@@ -82,9 +79,9 @@ interface ChildResult {
   rootExports: string;
   toneWav: { code: number; frames: string[] };
   toneMp3: { code: number; error?: string };
-  espeakHttp: { status: number; body: { error?: string } };
-  espeakLive: { code: number; error?: string };
-  typed: { name: string; packageName: string; typed: boolean };
+  autoSynth: string;
+  autoLive: { code: number; frames: string[] };
+  typed: { name: string; packageName: string; typed: boolean; message: string };
 }
 
 function runChild(): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -128,7 +125,7 @@ describe('optional dependencies', () => {
     for (const file of importers(/from '[./]*audio\/encode\.js'|from '\.\/encode\.js'/)) expect(file).toMatch(/^src\/emulator\//);
   });
 
-  it('without them: the package loads, the tone emulator speaks WAV, espeak and mp3 fail clearly', async () => {
+  it('without them: the package loads, the tone emulator speaks WAV, the default falls back to tones with one warning, espeak and mp3 fail clearly', async () => {
     const { code, stdout, stderr } = await runChild();
     expect(code, stderr).toBe(0);
     const out = JSON.parse(stdout) as ChildResult;
@@ -138,12 +135,14 @@ describe('optional dependencies', () => {
     // mp3 without the encoder: 4400 with a message naming the way out.
     expect(out.toneMp3.code).toBe(4400);
     expect(out.toneMp3.error).toMatch(/output_format "mp3" is not supported.*"wav".*npm install @breezystack\/lamejs/);
-    // the typed error, exported from rxvoice/emulator, names the package
-    expect(out.typed).toEqual({ name: 'EspeakUnavailableError', packageName: 'espeak-ng', typed: true });
-    // espeak without espeak-ng: HTTP 500 and live 1011, both naming the package and the tone fallback.
-    expect(out.espeakHttp.status).toBe(500);
-    expect(out.espeakHttp.body.error).toMatch(/espeak-ng.*npm install espeak-ng.*synth: 'tone'/);
-    expect(out.espeakLive.code).toBe(1011);
-    expect(out.espeakLive.error).toMatch(/espeak-ng.*synth: 'tone'/);
+    // synth left out: tones, and exactly one warning line on stderr naming the package to install
+    expect(out.autoSynth).toBe('tone');
+    expect(out.autoLive).toEqual({ code: 1000, frames: ['session.ready', 'segment.start', 'segment.done', 'session.done'] });
+    const warnings = stderr.split('\n').filter((line) => line.includes('espeak-ng'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/espeak-ng is not installed.*tones.*npm install espeak-ng/);
+    // synth: 'espeak' asked for: startEmulator rejects with the typed error, exported from rxvoice/emulator
+    expect(out.typed).toMatchObject({ name: 'EspeakUnavailableError', packageName: 'espeak-ng', typed: true });
+    expect(out.typed.message).toMatch(/espeak-ng.*npm install espeak-ng.*synth: 'tone'/);
   });
 });

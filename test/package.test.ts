@@ -16,8 +16,8 @@
  *   above holds for `rxvoice/batch` too, and Node runs `batch()` against the packed
  *   emulator, while the queue errors with a `QueueUnavailableError` naming bullmq.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -386,6 +386,77 @@ describe('the packed package in a strict consumer', () => {
     for (const error of outcome.queue) {
       expect(error).toMatchObject({ unavailable: true, name: 'QueueUnavailableError', code: 'queue', packageName: 'bullmq' });
       expect(error.message).toContain('npm install bullmq');
+    }
+  });
+
+  it('a fresh install speaks: npx rxvoice speak without espeak-ng exits 0 with one warning and a WAV; startEmulator() runs a pipeline; with espeak-ng, speech', { timeout: 180_000 }, () => {
+    // what npm does for the package's bin on install
+    const bin = join(consumer, 'node_modules', '.bin');
+    mkdirSync(bin, { recursive: true });
+    if (!existsSync(join(bin, 'rxvoice'))) symlinkSync(join('..', pkg.name, 'bin', 'rxvoice.js'), join(bin, 'rxvoice'));
+    chmodSync(join(installed, 'bin', 'rxvoice.js'), 0o755);
+    // a user's shell: no service configured, the built package (not the tests' source mode)
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of ['RXVOICE_API_KEY', 'RXVOICE_BASE_URL', 'RXVOICE_FROM_SOURCE', 'RXVOICE_EMULATOR_SYNTH']) delete env[name];
+    const speak = (out: string) =>
+      spawnSync('npx', ['--no', 'rxvoice', 'speak', 'Hello there.', '-o', out], { cwd: consumer, env, encoding: 'utf8', timeout: 120_000 });
+    const espeakResolves = (): boolean =>
+      spawnSync(process.execPath, ['--input-type=module', '-e', "await import('espeak-ng')"], { cwd: consumer, env }).status === 0;
+
+    // control: espeak-ng really is absent from this consumer
+    expect(espeakResolves()).toBe(false);
+    const wav = join(work, 'fresh.wav');
+    const run = speak(wav);
+    expect(run.status, run.stderr).toBe(0);
+    const warnings = run.stderr.split('\n').filter((line) => line.includes('espeak-ng'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/npm install espeak-ng/);
+    expect(run.stderr).toMatch(/embedded emulator .*\(synth tone\)/);
+    const bytes = readFileSync(wav);
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('RIFF');
+    expect(bytes.subarray(8, 12).toString('latin1')).toBe('WAVE');
+    expect(bytes.byteLength).toBeGreaterThan(44 + 1000);
+
+    // the library the same way: startEmulator() with no options, a live pipeline on it
+    const script = `
+      import { lastValueFrom, of, toArray } from 'rxjs';
+      import { createClient } from 'rxvoice';
+      import { concatSegments } from 'rxvoice/operators';
+      import { startEmulator } from 'rxvoice/emulator';
+      const warnings = [];
+      const emulator = await startEmulator({ warn: (line) => warnings.push(line) });
+      try {
+        const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
+        const segments = await lastValueFrom(of('Hello there. ', 'How are you?').pipe(client.speak({ voice_id: 1 }), concatSegments(), toArray()));
+        await client.close();
+        process.stdout.write(JSON.stringify({ synth: emulator.synth, warnings, segments: segments.map((s) => ({ text: s.text, bytes: s.audio.byteLength })) }));
+      } finally {
+        await emulator.close();
+      }
+    `;
+    writeFileSync(join(consumer, 'fresh.mjs'), script);
+    const pipeline = JSON.parse(execFileSync(process.execPath, [join(consumer, 'fresh.mjs')], { cwd: consumer, env, encoding: 'utf8' })) as {
+      synth: string;
+      warnings: string[];
+      segments: Array<{ text: string; bytes: number }>;
+    };
+    expect(pipeline.synth).toBe('tone');
+    expect(pipeline.warnings).toHaveLength(1);
+    expect(pipeline.segments.map((s) => s.text)).toEqual(['Hello there.', ' How are you?']);
+    for (const segment of pipeline.segments) expect(segment.bytes).toBeGreaterThan(44);
+
+    // with espeak-ng added (as `npm install espeak-ng` would): speech, no warning
+    const espeak = join(consumer, 'node_modules', 'espeak-ng');
+    symlinkSync(join(ROOT, 'node_modules', 'espeak-ng'), espeak, 'dir');
+    try {
+      expect(espeakResolves()).toBe(true);
+      const spoken = speak(join(work, 'speech.wav'));
+      expect(spoken.status, spoken.stderr).toBe(0);
+      expect(spoken.stderr).toMatch(/embedded emulator .*\(synth espeak\)/);
+      expect(spoken.stderr).not.toMatch(/npm install espeak-ng/);
+      expect(readFileSync(join(work, 'speech.wav')).subarray(0, 4).toString('latin1')).toBe('RIFF');
+    } finally {
+      rmSync(espeak);
     }
   });
 

@@ -26,10 +26,13 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-/** Synth of the embedded emulator, from `RXVOICE_EMULATOR_SYNTH` (espeak by default). */
-export function embeddedSynth(io: CliIo): 'espeak' | 'tone' {
+/**
+ * Synth of the embedded emulator, from `RXVOICE_EMULATOR_SYNTH`; unset: the emulator's
+ * default (espeak when espeak-ng is installed, else tone with one warning).
+ */
+export function embeddedSynth(io: CliIo): 'espeak' | 'tone' | undefined {
   const value = io.env['RXVOICE_EMULATOR_SYNTH']?.trim().toLowerCase();
-  if (value === undefined || value === '') return 'espeak';
+  if (value === undefined || value === '') return undefined;
   if (value === 'espeak' || value === 'tone') return value;
   throw new UsageError(`RXVOICE_EMULATOR_SYNTH must be espeak or tone, not ${JSON.stringify(value)}`);
 }
@@ -44,11 +47,11 @@ export async function connect(context: CommandContext): Promise<Connection> {
   const baseUrl = nonEmpty(io.env['RXVOICE_BASE_URL']);
   if (apiKey === undefined && baseUrl === undefined) {
     const synth = embeddedSynth(io);
-    const emulator = await startEmulator({ synth });
+    const emulator = await startEmulator({ ...(synth ? { synth } : {}), warn: (line) => writeLine(io.stderr, line) });
     context.secrets.push(emulator.apiKey);
     writeLine(
       io.stderr,
-      `rxvoice: RXVOICE_API_KEY and RXVOICE_BASE_URL are not set; using an embedded emulator at ${emulator.baseUrl} (synth ${synth})`,
+      `rxvoice: RXVOICE_API_KEY and RXVOICE_BASE_URL are not set; using an embedded emulator at ${emulator.baseUrl} (synth ${emulator.synth})`,
     );
     const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, env: {}, warn: quiet });
     return {

@@ -8,7 +8,9 @@ const ENVIRONMENT = `Environment:
   RXVOICE_BASE_URL         base address of the service
                            With neither set, commands start an embedded emulator
                            (and say so on stderr).
-  RXVOICE_EMULATOR_SYNTH   synth of the embedded emulator: espeak (default) or tone`;
+  RXVOICE_EMULATOR_SYNTH   synth of the embedded emulator: espeak or tone (default:
+                           espeak if the optional package espeak-ng is installed,
+                           else tone, with a warning: npm install espeak-ng for speech)`;
 
 export const MAIN_HELP = `rxvoice: speech and localization from the command line (RxJS inside)
 
@@ -197,7 +199,10 @@ then closes cleanly. Prints the base URL, the WebSocket URL and the development 
 Options:
       --port N            TCP port (default 0: a free port)
       --host HOST         interface (default 127.0.0.1)
-      --synth S           espeak (real speech, default) or tone (fast, deterministic)
+      --synth S           espeak (real speech) or tone (fast, deterministic). Default:
+                          espeak when the optional package espeak-ng is installed,
+                          else tone with one warning line (npm install espeak-ng for
+                          speech); --synth espeak without it fails at start
       --key KEY           accepted API key (repeatable; default: the development key)
       --credits N         starting credits per key
       --json              print the addresses as one JSON object

@@ -13,6 +13,7 @@ import { startNetworkRelay, type NetworkRelay } from './network.js';
 import { startServer } from './server.js';
 import { createEmulatorState, type EmulatorState, type RequestLogEntry } from './state.js';
 import { loadMp3Encoder } from '../audio/encode.js';
+import { startSynthesizer } from './synth/index.js';
 
 export { EmulatorOptionsSchema, FaultsSchema, DEFAULT_DEV_API_KEY } from './options.js';
 export type { EmulatorOptions, ResolvedEmulatorOptions, Faults, Latency } from './options.js';
@@ -33,6 +34,8 @@ export interface Emulator {
   readonly apiKey: string;
   /** The TCP port it listens on. */
   readonly port: number;
+  /** The synthesizer it speaks with: `synth` as asked, or the fallback (`'tone'` without espeak-ng). */
+  readonly synth: 'espeak' | 'tone';
   /** Shared state (credits, runs, tasks, voices, faults via `context.options.faults`). */
   readonly context: EmulatorState;
   /** Every HTTP request received (method and path, no query, no key), in order. */
@@ -49,18 +52,24 @@ export interface Emulator {
 /**
  * Start an emulator. Options are validated with {@link EmulatorOptionsSchema}; by
  * default it listens on 127.0.0.1 at a free port, accepts the development key
- * {@link DEFAULT_DEV_API_KEY} and speaks with espeak-ng (`synth: 'tone'` for fast,
- * deterministic tones).
+ * {@link DEFAULT_DEV_API_KEY} and speaks with espeak-ng when the optional package is
+ * installed, else with tones after one warning line naming `npm install espeak-ng`
+ * (`synth: 'tone'` for fast, deterministic tones; `synth: 'espeak'` rejects with an
+ * {@link EspeakUnavailableError} when espeak-ng cannot be loaded).
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const resolved = EmulatorOptionsSchema.parse(options);
   await loadMp3Encoder();
-  const state = createEmulatorState(resolved);
+  const synthesizer = await startSynthesizer(resolved);
+  const state = createEmulatorState(resolved, synthesizer);
   // A wildcard address is reached through loopback.
   const reachable = resolved.host === '0.0.0.0' ? '127.0.0.1' : resolved.host === '::' ? '::1' : resolved.host;
   const emulated = resolved.latencyMs !== 0 || resolved.bandwidthBytesPerSecond !== undefined;
   // With an emulated network, the server listens on a free port behind the relay.
-  const running = await startServer(state, emulated ? 0 : resolved.port);
+  const running = await startServer(state, emulated ? 0 : resolved.port).catch(async (error: unknown) => {
+    await synthesizer.close?.();
+    throw error;
+  });
   let network: NetworkRelay | undefined;
   try {
     if (emulated) {
@@ -72,6 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
   } catch (error) {
     await running.close();
+    await synthesizer.close?.();
     throw error;
   }
   const port = network?.port ?? running.port;
@@ -89,8 +99,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     get liveConnections() {
       return running.liveConnections();
     },
+    synth: synthesizer.name,
     close: async () => {
       await Promise.all([running.close(), network?.close()]);
+      await synthesizer.close?.();
     },
   };
 }

@@ -79,8 +79,15 @@ export const EmulatorOptionsSchema = z.object({
   host: z.string().default('127.0.0.1'),
   /** Accepted API keys; default one documented development key. */
   apiKeys: z.array(z.string().min(1)).min(1).default([DEFAULT_DEV_API_KEY]),
-  /** Speech engine: real speech (espeak-ng, WASM) or a deterministic tone per word. */
-  synth: z.enum(['espeak', 'tone']).default('espeak'),
+  /**
+   * Speech engine: `'espeak'` (real speech, espeak-ng compiled to WASM: the optional
+   * package `espeak-ng`; `startEmulator` rejects with an `EspeakUnavailableError` when it
+   * cannot be loaded) or `'tone'` (a deterministic tone per word). Left out: espeak when
+   * espeak-ng loads, else tone, with one `warn` line naming `npm install espeak-ng`.
+   */
+  synth: z.enum(['espeak', 'tone']).optional(),
+  /** Where the emulator's warnings go, one line each (default: stderr). */
+  warn: z.custom<(message: string) => void>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
   /** Starting credit balance per key (a number for every key, or a map by key). */
   credits: z.union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())]).default(1_000_000),
   prices: PricesSchema.default({ speechSegment: 1, task: 1, translationStream: 1 }),

@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RunKind, Voice } from '../core/schemas.js';
 import { drawLatencyMs, type Faults, type ResolvedEmulatorOptions } from './options.js';
-import { loadSynthesizer } from './synth/index.js';
 import type { CreditLedger, EmulatorContext, RunRecord, Synthesizer } from './types.js';
 
 /**
@@ -150,7 +149,7 @@ function createLedger(options: ResolvedEmulatorOptions): CreditLedger {
 }
 
 /** Build the state of one emulator instance. */
-export function createEmulatorState(options: ResolvedEmulatorOptions): EmulatorState {
+export function createEmulatorState(options: ResolvedEmulatorOptions, synthesizer: Synthesizer): EmulatorState {
   const credits = createLedger(options);
   const voices = new Map<number, Voice>(LIBRARY_VOICES.map((v) => [v.id, { ...v }]));
   const runs = new Map<number, RunRecord>();
@@ -164,7 +163,7 @@ export function createEmulatorState(options: ResolvedEmulatorOptions): EmulatorS
   let nextRunId = 1;
   let nextCustomVoiceId = FIRST_CUSTOM_VOICE_ID;
   let closing = false;
-  let synth: Promise<Synthesizer> | undefined;
+  const synth = Promise.resolve(synthesizer);
 
   // Expired files are kept a while (answering 403 rather than 404), then forgotten, so
   // a long-running emulator does not grow without bound.
@@ -207,13 +206,6 @@ export function createEmulatorState(options: ResolvedEmulatorOptions): EmulatorS
     voice: (id) => voices.get(id),
     createRun,
     synthesizer() {
-      if (!synth) {
-        synth = loadSynthesizer(options.synth, options);
-        // A failed load may be retried later.
-        synth.catch(() => {
-          synth = undefined;
-        });
-      }
       return synth;
     },
     onClose,

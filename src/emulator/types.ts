@@ -34,6 +34,8 @@ export interface Synthesizer {
   /** Locale tags this synthesizer speaks (used to reject unsupported languages with 4400). */
   supportsLanguage(language: string): boolean;
   synthesize(request: SynthRequest): Promise<SynthResult>;
+  /** Release what it holds (worker threads); called once, when the emulator closes. */
+  close?(): Promise<void>;
 }
 
 /** Credit ledger per API key. */
@@ -61,7 +63,7 @@ export interface EmulatorContext {
   voice(id: number): Voice | undefined;
   /** Create a run of a kind and return its id. */
   createRun(kind: RunKind, apiKey: string, data: unknown): RunRecord;
-  /** The synthesizer configured by `options.synth` (loaded lazily, reused). */
+  /** The synthesizer the emulator started with (`options.synth`, or the fallback). */
   synthesizer(): Promise<Synthesizer>;
   /** Register a teardown run by `close()` (timers, sockets). Returns an unregister function. */
   onClose(teardown: () => void): () => void;

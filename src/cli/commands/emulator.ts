@@ -25,23 +25,26 @@ export async function emulatorCommand(argv: string[], context: CommandContext): 
   }
   noPositionals('emulator', positionals);
   const port = readNumber('emulator', values.port, 'port', { min: 0, max: 65535, integer: true }) ?? 0;
-  const synth = values.synth ?? 'espeak';
-  if (synth !== 'espeak' && synth !== 'tone') throw new UsageError(`--synth must be espeak or tone, not ${JSON.stringify(synth)}`, 'emulator');
+  const synth = values.synth;
+  if (synth !== undefined && synth !== 'espeak' && synth !== 'tone') {
+    throw new UsageError(`--synth must be espeak or tone, not ${JSON.stringify(synth)}`, 'emulator');
+  }
   const credits = readNumber('emulator', values.credits, 'credits', { min: 0 });
   const keys = values.key?.filter((key) => key.length > 0);
 
   const emulator = await startEmulator({
     port,
-    synth,
+    ...(synth ? { synth } : {}),
+    warn: (line) => writeLine(io.stderr, line),
     ...(values.host ? { host: values.host } : {}),
     ...(keys && keys.length > 0 ? { apiKeys: keys } : {}),
     ...(credits !== undefined ? { credits } : {}),
   });
   try {
     if (values.json) {
-      writeJson(io.stdout, { baseUrl: emulator.baseUrl, wsUrl: emulator.wsUrl, apiKey: emulator.apiKey, synth });
+      writeJson(io.stdout, { baseUrl: emulator.baseUrl, wsUrl: emulator.wsUrl, apiKey: emulator.apiKey, synth: emulator.synth });
     } else {
-      writeLine(io.stdout, `rxvoice emulator (synth ${synth}) listening`);
+      writeLine(io.stdout, `rxvoice emulator (synth ${emulator.synth}) listening`);
       writeLine(io.stdout, `  base URL:  ${emulator.baseUrl}`);
       writeLine(io.stdout, `  live WS:   ${emulator.wsUrl}`);
       writeLine(io.stdout, `  API key:   ${emulator.apiKey}`);

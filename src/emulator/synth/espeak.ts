@@ -107,11 +107,10 @@ type EspeakFactory = (options: EspeakModuleOptions) => Promise<EspeakInstance>;
 const ESPEAK_PACKAGE = 'espeak-ng';
 
 /**
- * The emulator's espeak synthesizer (its default) needs the optional package `espeak-ng`
- * (GPL-3.0), which is missing or broken: install it (`npm install espeak-ng`) or start
- * the emulator with `synth: 'tone'`. The emulator answers such requests with HTTP 500 and
- * live sessions with close 1011, both carrying this message; `context.synthesizer()`
- * rejects with this error.
+ * The emulator's espeak synthesizer needs the optional package `espeak-ng` (GPL-3.0),
+ * which is missing or broken: install it (`npm install espeak-ng`) or start the emulator
+ * with `synth: 'tone'`. `startEmulator({ synth: 'espeak' })` rejects with this error, at
+ * start, never per session; with `synth` left out the emulator falls back to tones.
  */
 export class EspeakUnavailableError extends Error {
   override name = 'EspeakUnavailableError';

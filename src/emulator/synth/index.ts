@@ -11,8 +11,8 @@ export { createToneSynthesizer, splitWords, TONE_DEFAULT_SAMPLE_RATE } from './t
 
 /**
  * Load a synthesizer by name. `tone` resolves at once; `espeak` imports espeak-ng and
- * compiles its WASM module once (the promise rejects with a clear message when the
- * optional package is missing).
+ * compiles its WASM module once (rejects with an `EspeakUnavailableError` when the
+ * optional package is missing or broken).
  */
 export async function loadSynthesizer(
   name: 'espeak' | 'tone',
@@ -21,4 +21,30 @@ export async function loadSynthesizer(
   if (name === 'tone') return createToneSynthesizer({ wordSeconds: options.toneWordSeconds });
   const { createEspeakSynthesizer } = await import('./espeak.js');
   return createEspeakSynthesizer();
+}
+
+/** The warning of an emulator that falls back to tones (one line). */
+export function espeakFallbackWarning(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  const missing = cause?.code === 'ERR_MODULE_NOT_FOUND' || cause?.code === 'MODULE_NOT_FOUND';
+  const why = missing ? 'is not installed' : `could not be loaded (${String(cause?.message ?? error).split('\n')[0]})`;
+  return `rxvoice emulator: espeak-ng ${why}, so it speaks tones (one beep per word) instead of speech; for real speech: npm install espeak-ng`;
+}
+
+/**
+ * The synthesizer an emulator starts with: `synth` as asked (`'espeak'` rejects with an
+ * `EspeakUnavailableError` when espeak-ng cannot be loaded), or, with `synth` left out,
+ * espeak when it loads and else tone, after one line to `options.warn` (stderr by default).
+ */
+export async function startSynthesizer(options: ResolvedEmulatorOptions): Promise<Synthesizer> {
+  if (options.synth === 'tone') return loadSynthesizer('tone', options);
+  const { EspeakUnavailableError } = await import('./espeak.js');
+  try {
+    return await loadSynthesizer('espeak', options);
+  } catch (error) {
+    if (options.synth === 'espeak' || !(error instanceof EspeakUnavailableError)) throw error;
+    const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+    warn(espeakFallbackWarning(error));
+    return loadSynthesizer('tone', options);
+  }
 }
