@@ -9,6 +9,8 @@
  *   TypeScript block of the JSDoc in `src/` (fragments: a shared prelude declares the
  *   names they use), real `openai` chat completion chunks into `fromTokens`, and a
  *   CommonJS file that `require`s the package;
+ * - every README block marked ```` ```ts runnable ```` runs as pasted (transpiled only)
+ *   with Node in the consumer, against the emulator, and writes the WAV files it names;
  * - Node loads every entry both with `import` and with `require` (require(esm), Node
  *   20.19+);
  * - every source map in the tarball points at sources the tarball ships;
@@ -16,12 +18,15 @@
  *   above holds for `rxvoice/batch` too, and Node runs `batch()` against the packed
  *   emulator, while the queue errors with a `QueueUnavailableError` naming bullmq.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAi } from '../examples/lib/fake-openai.js';
+import { startEmulator } from '../src/emulator/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -173,6 +178,20 @@ function typeCheck(dir: string, blocks: readonly Block[], alsoChecked: readonly 
     });
 }
 
+/** Runs a Node script; resolves with its exit code (or `'timeout'`, after killing it) and stderr. */
+function runNode(file: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal === 'SIGKILL' ? 'timeout' : String(signal)), stderr });
+    });
+  });
+}
+
 /** Uses of the package that must compile, and two that must not (the checker really checks). */
 const SMOKE = `
 import { from, lastValueFrom } from 'rxjs';
@@ -306,6 +325,50 @@ describe('the packed package in a strict consumer', () => {
     const blocks = jsdocBlocks();
     writeFileSync(join(consumer, 'src', 'prelude.d.ts'), prelude(blocks));
     expect(typeCheck(join(consumer, 'src'), blocks, ['smoke.ts', 'cjs.cts'])).toBe('');
+  });
+
+  it('runs every README block marked runnable, as pasted, against the emulator', { timeout: 300_000 }, async () => {
+    // The blocks run in the consumer (the packed package, no optional peer: the Quick start's
+    // own emulator speaks tones), each in a fresh directory for the files it writes. Blocks
+    // that use createClient() find an emulator (tone synth) in RXVOICE_*; the openai block a
+    // tiny OpenAI-compatible server in OPENAI_BASE_URL.
+    const dir = join(consumer, 'readme');
+    mkdirSync(dir, { recursive: true });
+    const emulator = await startEmulator({ synth: 'tone', taskDurationMs: 5 });
+    const llm = await startFakeOpenAi({ answer: 'The **Moon** is bright. It has no air!', pace: { delayMs: [1, 3] } });
+    const env: NodeJS.ProcessEnv = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(RXVOICE|OPENAI)_/.test(name))),
+      RXVOICE_API_KEY: emulator.apiKey,
+      RXVOICE_BASE_URL: emulator.baseUrl,
+      OPENAI_BASE_URL: llm.baseURL,
+      OPENAI_API_KEY: 'sk-fake',
+    };
+    const outcomes: Array<{ origin: string; code: number | string; stderr: string; files: Record<string, string> }> = [];
+    try {
+      for (const [i, block] of readmeBlocks().filter((b) => b.runnable).entries()) {
+        const file = join(dir, `run-${i}.mjs`);
+        writeFileSync(file, ts.transpileModule(block.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
+        const cwd = mkdtempSync(join(work, 'run-'));
+        const { code, stderr } = await runNode(file, cwd, env, 60_000);
+        // every WAV the block names is written, whole
+        const files: Record<string, string> = {};
+        for (const [, name] of block.code.matchAll(/'([\w.-]+\.wav)'/g)) {
+          const path = join(cwd, name as string);
+          const bytes = existsSync(path) ? readFileSync(path) : undefined;
+          files[name as string] = !bytes ? 'missing' : bytes.length > 44 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.readUInt32LE(4) === bytes.length - 8 ? 'wav' : 'broken';
+        }
+        outcomes.push({ origin: block.origin, code, stderr: code === 0 ? '' : stderr, files });
+      }
+    } finally {
+      await Promise.all([emulator.close(), llm.close()]);
+    }
+    expect(outcomes.length).toBeGreaterThan(3);
+    // each failing block, with its exit code, stderr and files
+    expect(outcomes.filter((o) => o.code !== 0 || Object.values(o.files).some((state) => state !== 'wav'))).toEqual([]);
+    // the Quick start and the chat-bot pipeline both wrote their WAV
+    expect(outcomes.flatMap((o) => Object.keys(o.files))).toEqual(expect.arrayContaining(['hello.wav', 'answer.wav']));
+    // the chat-bot pipeline really asked the OpenAI-compatible server
+    expect(llm.requests).toBe(1);
   });
 
   it('Node loads every entry with import and with require', () => {
