@@ -213,6 +213,20 @@ describe('rxvoice speak', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('--play alone: a player that fails at once is an error with its message, for a short and a long text', async () => {
+    const bin = join(dir, 'bin-fails-at-once');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'aplay'), `#!/bin/sh\necho 'aplay: main:831: audio open error: No such file or directory' >&2\nexit 1\n`, { mode: 0o755 });
+    // one word (its audio fits in the pipe's buffer before the player is gone) and twenty
+    // sentences (far more audio than the buffer holds: writes meet the closed pipe)
+    const long = Array.from({ length: 20 }, (_, i) => `Sentence number ${i + 1} is here.`).join(' ');
+    for (const text of ['Hi.', long]) {
+      const run = await cli(['speak', text, '--play'], { ...envFor(), PATH: bin });
+      expect(run.code, text).toBe(1);
+      expect(errorLines(run.stderr), text).toEqual([expect.stringMatching(/^rxvoice: SinkError: .*aplay exited with code 1: aplay: main:831: audio open error/)]);
+    }
+  });
+
   it('writes one WAV stream to stdout with -o -', async () => {
     const run = await cli(['speak', 'One two three.', '-o', '-']);
     expect(run.code, run.stderr).toBe(0);
@@ -221,6 +235,12 @@ describe('rxvoice speak', () => {
     const pcmBytes = run.stdoutBytes.byteLength - 44;
     const fmt = new WaveFile(run.stdoutBytes.subarray(0, 44)).fmt as { sampleRate: number };
     expect(pcmBytes / (fmt.sampleRate * 2)).toBeCloseTo(3 * WORD_SECONDS, 2);
+    // the sizes of a stream of unknown length, as the README and --help say
+    expect(run.stdoutBytes.readUInt32LE(4)).toBe(0xffffffff);
+    expect(run.stdoutBytes.subarray(36, 40).toString('latin1')).toBe('data');
+    expect(run.stdoutBytes.readUInt32LE(40)).toBe(0xffffffff);
+    const help = await cli(['speak', '--help']);
+    expect(help.stdout).toContain('0xFFFFFFFF');
     // Segment reports moved to stderr.
     expect(run.stderr).toContain('One two three.');
   });
@@ -373,19 +393,29 @@ describe('rxvoice voices and voice create', () => {
     writeFileSync(join(dir, 'sample.wav'), encodeWav16(samples, 22050));
     const run = await cli(['voice', 'create', '--name', 'CLI Voice', '--gender', '2', '--age', '40', 'sample.wav']);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/uploading/); // the progress line the failures below must not print
     const id = Number(run.stdout.trim());
     expect(Number.isInteger(id)).toBe(true);
     const voices = jsonLines((await cli(['voices', '--json'])).stdout);
     expect(voices.find((v) => v['id'] === id)).toMatchObject({ voice_name: 'CLI Voice', gender: 2, age: 40 });
   });
 
-  it('exits 4 (invalid request, checked before sending) for a gender the service does not allow and for a missing file', async () => {
+  it('exits 4 (invalid request, checked before sending) for a gender the service does not allow', async () => {
     const bad = await cli(['voice', 'create', '--name', 'X', '--gender', '3', 'sample.wav']);
     expect(bad.code).toBe(4);
+  });
+
+  it('a sample that cannot be read is a file error: exit 1, as --help files it, one line, nothing printed or sent before', async () => {
+    const help = await cli(['voice', 'create', '--help']);
+    expect(help.stdout).toMatch(/^\s+1\s+failure \(.*file error/m);
+    mkdirSync(join(dir, 'a-directory.wav'), { recursive: true });
     const before = emulator.requests.length;
-    const missing = await cli(['voice', 'create', '--name', 'X', '--gender', '1', 'nope.wav']);
-    expect(missing.code).toBe(4);
-    expect(errorLines(missing.stderr)).toEqual([expect.stringMatching(/ValidationError: .*POST \/create-custom-voice: body\.file: file not found/)]);
+    for (const [path, reason] of [['nope.wav', 'no such file'], ['a-directory.wav', 'not a file']] as const) {
+      const run = await cli(['voice', 'create', '--name', 'X', '--gender', '1', path]);
+      expect(run.code, path).toBe(1);
+      expect(run.stderr.trim().split('\n'), path).toEqual([`rxvoice: cannot read the audio sample ${join(dir, path)}: ${reason}`]);
+      expect(run.stdout).toBe('');
+    }
     expect(emulator.requests.length).toBe(before); // nothing sent
   });
 });

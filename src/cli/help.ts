@@ -109,7 +109,7 @@ Speaks text over a live speech session: sentences are synthesized as soon as the
 complete, and the audio is written in order.
 
 Options:
-  -o, --output FILE       write a WAV file (- for stdout)
+  -o, --output FILE       write a WAV file (- for stdout: a WAV stream, see below)
       --play              play through the audio device (aplay, paplay, ffplay, sox play,
                           or afplay on macOS);
                           with -o too, a player that fails does not stop the file: it is
@@ -127,6 +127,12 @@ Options:
 
 One of -o or --play is required. A segment the service skips (synthesis failed) is
 reported on stderr; the command then exits 1 with the unspoken text.
+
+With -o - the WAV goes to stdout while it is spoken, before its length is known, so its
+header carries 0xFFFFFFFF as the RIFF and data sizes (a stream of unknown length).
+Tools that read to the end of the stream take all of it (sox -t wav - out.wav writes a
+file with true sizes, after a "Premature EOF" warning); readers that trust the header
+(Python's wave module) see 2^31-1 frames. -o FILE writes the true sizes.
 
 ${EXIT_CODES_HELP}
 `,

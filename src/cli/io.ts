@@ -3,6 +3,9 @@
  * standard streams, environment, and interrupt signals.
  */
 
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+
 /** A stream the CLI writes to (process.stdout / process.stderr, or a test double). */
 export type CliOutput = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
@@ -60,4 +63,25 @@ export function writeLine(out: CliOutput, line: string): void {
 /** Write one JSON object as one line (`--json` output). */
 export function writeJson(out: CliOutput, value: unknown): void {
   out.write(`${JSON.stringify(value)}\n`);
+}
+
+/** A file the command reads that is missing, not a file, or unreadable (exit code 1: a file error). */
+export class InputFileError extends Error {
+  override name = 'InputFileError';
+}
+
+/**
+ * Checks that `path` is a readable file, before anything is sent. Throws
+ * {@link InputFileError} (`cannot read the audio sample /x/a.wav: no such file`).
+ */
+export async function checkReadableFile(path: string, what: string): Promise<void> {
+  let reason: string | undefined;
+  try {
+    if (!(await stat(path)).isFile()) reason = 'not a file';
+    else await access(path, constants.R_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+  }
+  if (reason !== undefined) throw new InputFileError(`cannot read ${what} ${path}: ${reason}`);
 }

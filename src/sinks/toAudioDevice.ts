@@ -61,6 +61,13 @@ export type AudioDeviceProgress = AudioDevicePlaying | AudioDeviceDone;
 /** What `toAudioDevice` plays: WAV segments, PCM chunks, or segments in mp3/flac/aac. */
 export type AudioDeviceInput = PcmSinkInput;
 
+/**
+ * How long a broken pipe waits for the player's exit, so that the error carries how it
+ * ended and its stderr (`audio open error`) rather than `write EPIPE`: a player that
+ * closed its stdin is dying, but a busy machine may take a moment to report it.
+ */
+const PLAYER_EXIT_WAIT_MS = 5000;
+
 interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -188,7 +195,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
         for (const piece of pieces) await Promise.race([active.write(piece), death]);
       } catch (error) {
         // A broken pipe usually means the player is dying: report how it ended.
-        const exit = exitInfo ?? (await exitedWithin(exited as Promise<Exit>, 1000, scheduler));
+        const exit = exitInfo ?? (await exitedWithin(exited as Promise<Exit>, PLAYER_EXIT_WAIT_MS, scheduler));
         if (exit) throw failure(exit);
         throw toSinkError(error, `toAudioDevice could not write to ${command ?? 'the player'}`, 'player_failed');
       }
@@ -292,7 +299,7 @@ export function toAudioDevice(options: AudioDeviceOptions = {}): OperatorFunctio
             await writer.end();
           } catch (error) {
             // A player that exits closes its stdin: report how it ended.
-            const exit = exitInfo ?? (await exitedWithin(exited, 1000, scheduler));
+            const exit = exitInfo ?? (await exitedWithin(exited, PLAYER_EXIT_WAIT_MS, scheduler));
             if (!exit) throw toSinkError(error, `toAudioDevice could not close the player's stdin`, 'player_failed');
           }
           const exit = await exited;

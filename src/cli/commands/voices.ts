@@ -7,7 +7,7 @@ import { onePositional, noPositionals, parseCommand, readNumber, requireString }
 import { withConnection, type CommandContext } from '../context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 import { COMMAND_HELP } from '../help.js';
-import { writeJson, writeLine } from '../io.js';
+import { checkReadableFile, writeJson, writeLine } from '../io.js';
 import { startProgress } from '../progress.js';
 import { runToEnd } from '../run.js';
 
@@ -79,6 +79,9 @@ export async function voiceCommand(argv: string[], context: CommandContext): Pro
   const gender = readNumber('voice', requireString('voice', values.gender, 'gender'), 'gender') as Gender;
   const age = readNumber('voice', values.age, 'age');
   const file = resolve(io.cwd ?? process.cwd(), onePositional('voice', positionals, 'audio sample file'));
+  // Before any connection (and before "uploading"): a sample that cannot be read is a
+  // file error, exit code 1, as `--help` lists it.
+  await checkReadableFile(file, 'the audio sample');
 
   return withConnection(context, async ({ client }) => {
     const progress = startProgress(io.stderr, 'voice create', { silent: values.json === true });
