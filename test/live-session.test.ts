@@ -165,10 +165,11 @@ describe('SpeechLedger', () => {
     ledger.push('abc def');
     ledger.segmentDelivered(7);
     expect(ledger.unspoken()).toBe('abc def');
-    ledger.segmentStarted(0, 'xyz');
+    // no sentence end: the only place the service could have ended it is the chunk's end
+    expect(ledger.segmentStarted(0, 'xyz')).toEqual({ sent: 'abc def', matches: false });
     ledger.segmentDelivered(0);
     expect(ledger.stats().mismatches).toBe(1);
-    expect(ledger.unspoken()).toBe('def');
+    expect(ledger.unspoken()).toBe('');
   });
 
   it('handles surrogate pairs and drops text already spoken (bounded memory)', () => {
@@ -737,12 +738,23 @@ describe('speak: protocol errors from a hostile server', () => {
     [
       'a non-monotonic segment id',
       (s) => {
-        s.send(JSON.stringify({ type: 'segment.start', segment_id: 1, text: 'Hi.' }));
-        s.send(JSON.stringify({ type: 'segment.done', segment_id: 1 }));
-        s.send(JSON.stringify({ type: 'segment.start', segment_id: 1, text: 'Hi.' }));
+        s.send(JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'Hi.' }));
+        s.send(JSON.stringify({ type: 'segment.done', segment_id: 0 }));
+        s.send(JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'Hi.' }));
       },
       /does not follow/,
       'More text.',
+    ],
+    [
+      // segment 1 first: segment 0 may still come, so nothing is taken as spoken
+      'segment 1 before segment 0',
+      (s) => {
+        s.send(JSON.stringify({ type: 'segment.start', segment_id: 1, text: 'More text.' }));
+        s.send(JSON.stringify({ type: 'segment.done', segment_id: 1 }));
+        s.send(JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'Hi.' }));
+      },
+      /does not follow -1 \(expected 0\)/,
+      'Hi. More text.',
     ],
   ];
 
@@ -834,12 +846,14 @@ describe('speak: teardown', () => {
   });
 
   it('the text source erroring closes the session: its error, unchanged, is the cause of a text_source error with unspoken', async () => {
+    // the text fails once the session is ready (a fixed delay raced the connection on a busy machine)
+    const ready = new Subject<void>();
     const server = await scriptedServer((socket) =>
-      socket.once('message', () => socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 1 }))),
+      socket.once('message', () => socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 1 }), () => setTimeout(() => ready.next(), 20))),
     );
     const llmError = new Error('LLM stream failed');
     const text$ = concat(
-      timer(30).pipe(map(() => 'Half a sen')),
+      ready.pipe(take(1), map(() => 'Half a sen')),
       throwError(() => llmError),
     );
     const error = await failure(lastValueFrom(text$.pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));

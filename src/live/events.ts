@@ -49,6 +49,22 @@ export interface SegmentSkippedEvent {
   /** Set by `resubmitSkipped`: how many times this text had been resubmitted before this skip. */
   resubmissions?: number;
 }
+/**
+ * The service's text for a segment (`segment.start` or `segment.skipped`) differs from the
+ * text rxvoice sent for it (compared with case, width and whitespace folded): the service
+ * normalized it ("Doctor" for "Dr."), or segmented differently than the contract's rule. Emitted
+ * right after that segment's `segmentStart` (or `segmentSkipped`). Nothing is lost either way:
+ * what is re-sent or reported unspoken is decided from the text sent, never from the service's
+ * wording.
+ */
+export interface SegmentMismatchEvent {
+  type: 'segmentMismatch';
+  segment_id: number;
+  /** The text rxvoice sent that this segment covers. */
+  sent: string;
+  /** The text the service reported for it. */
+  reported: string;
+}
 /** A new session replaced one that closed abnormally; `resent` is the text sent again. */
 export interface ReconnectedEvent {
   type: 'reconnected';
@@ -69,6 +85,7 @@ export type LiveSpeechEvent =
   | AudioEvent
   | SegmentDoneEvent
   | SegmentSkippedEvent
+  | SegmentMismatchEvent
   | ReconnectedEvent
   | DoneEvent;
 

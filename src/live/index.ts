@@ -38,6 +38,7 @@ export type {
   AudioEvent,
   SegmentDoneEvent,
   SegmentSkippedEvent,
+  SegmentMismatchEvent,
   ReconnectedEvent,
   DoneEvent,
   SpokenSegment,

@@ -1,65 +1,108 @@
 /**
- * The speech ledger: a pure record of what text was pushed into a live session, in
- * order, and which part of it the server has already accounted for (delivered as audio,
- * or reported as skipped). From it comes the one number that matters when a session
- * ends badly: the text not yet spoken (`unspoken()`), in order, nothing lost and
- * nothing repeated.
+ * The speech ledger: a pure record of the text sent into a live session, in order, and of
+ * which part of it the service has accounted for (delivered as audio, or reported as
+ * skipped). From it come the two numbers that matter when a session ends badly or drops:
+ * the text not yet spoken (`unspoken()`) and the text to send again after a reconnect
+ * (`resend()`), in order, nothing lost and nothing repeated.
  *
- * The service segments the pushed text by content (sentence boundaries, idle flushes),
- * so the segment texts, concatenated, are the pushed text in order, except that the
- * server may drop or change whitespace between segments. The ledger therefore maps each
- * segment's text back onto the pushed text by walking both while ignoring whitespace;
- * it never re-segments the text itself.
+ * Which sent text a segment covers is decided by what the client sent, not by how the
+ * service words the segment: the contract does not promise that `segment.start` echoes
+ * the input ("Doctor ... twenty-five" may come back for "Dr. ... 25"). The ledger models
+ * the service's segmentation of the text it sent (the contract's rule, the same sentence
+ * core the emulator uses): a segment ends at the next sentence end of the sent text, or,
+ * when the service flushed text without a boundary (`idle_timeout`, `text.done`), at the
+ * end of a `text.chunk` before it. The segment's reported text is only a check: compared
+ * normalized (case, width and whitespace folded) with the text the ledger assigned, a
+ * difference is counted as a mismatch (the session reports it as a `segmentMismatch`
+ * event); it is used only to choose between chunk ends when the service flushed early.
  *
  * Memory stays bounded: text before the last completed segment is dropped.
  */
+import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 
-/** Whether the character with this code point is whitespace (no string made for ASCII). */
-const isWhitespaceCode = (code: number): boolean =>
-  code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/.test(String.fromCodePoint(code));
+/** Positions are absolute offsets (UTF-16 code units) into all the text sent since the ledger began. */
+type Offset = number;
 
-interface Cursor {
-  /** Index into `chunks`. */
-  chunk: number;
-  /** Offset into `chunks[chunk]`. */
-  offset: number;
+/** What a segment was matched to: the sent text it covers, and whether the service's wording agreed. */
+export interface SegmentMatch {
+  /** The sent text the segment covers (its leading whitespace included). */
+  sent: string;
+  /** Whether the reported text equals `sent`, folded (case, width, whitespace). */
+  matches: boolean;
 }
 
-/** State of the segment in progress (started, neither done nor skipped). */
+/** The segment started, not yet done or skipped. */
 interface SegmentSpan {
   segment_id: number;
   text: string;
-  end: Cursor;
+  end: Offset;
+}
+
+/** Options of a {@link SpeechLedger}. */
+export interface SpeechLedgerOptions {
+  /** Locale of the session (its `language`), choosing the sentence rules; default rules otherwise. */
+  locale?: string | undefined;
+  /**
+   * The session's `idle_timeout`, ms: the service flushes text without a boundary only
+   * after this long with no new text, so a chunk followed by the next one sooner than half
+   * of it (a margin for network jitter) cannot have been flushed on its own. Used when
+   * `push` is given times; default 1000.
+   */
+  idleTimeoutMs?: number | undefined;
 }
 
 /**
- * What was pushed into a live session and which part of it was accounted for: the source
+ * What was sent into a live session and which part of it was accounted for: the source
  * of `unspoken` on errors and of the text re-sent after a reconnect. See the module comment.
  */
 export class SpeechLedger {
+  /** The chunks sent, from the first one not wholly completed on, where each starts, and when it was sent. */
   private chunks: string[] = [];
+  private chunkStarts: Offset[] = [];
+  private chunkTimes: (number | undefined)[] = [];
+  /** End of all the text sent. */
+  private end: Offset = 0;
   /** End of the text covered by segments completed (delivered or skipped). */
-  private completed: Cursor = { chunk: 0, offset: 0 };
+  private completed: Offset = 0;
   /** End of the text covered by the segment most recently started. */
-  private started: Cursor = { chunk: 0, offset: 0 };
+  private started: Offset = 0;
   private inProgress: SegmentSpan | undefined;
+  /** Where the service's segmentation ends a segment (sentence ends of the sent text), ascending. */
+  private sentenceEnds = new OffsetQueue();
+  /** The model of the service's segmenter, fed with the sent chunks; `modelCursor` ends its last piece. */
+  private model: SentenceSegmenter;
+  private modelCursor: Offset = 0;
   private mismatches = 0;
   private pushedChars = 0;
   private deliveredSegments = 0;
   private skippedSegments = 0;
 
-  /** Record text pushed into the session (in the order it is sent). Empty strings are ignored. */
-  push(text: string): void {
-    if (text.length === 0) return;
-    this.chunks.push(text);
-    this.pushedChars += text.length;
+  constructor(private readonly options: SpeechLedgerOptions = {}) {
+    this.model = this.newModel();
   }
 
-  /** A `segment.start` arrived: map its text onto the pushed text. */
-  segmentStarted(segment_id: number, text: string): void {
-    const end = this.match(this.started, text);
+  /**
+   * Record a `text.chunk` sent (or queued to be sent) into the session, in order, and when
+   * (ms, any clock; without it every chunk end counts as a possible flush). Empty strings
+   * are ignored.
+   */
+  push(text: string, at?: number): void {
+    if (text.length === 0) return;
+    this.chunks.push(text);
+    this.chunkStarts.push(this.end);
+    this.chunkTimes.push(at);
+    this.end += text.length;
+    this.pushedChars += text.length;
+    this.feedModel(text);
+  }
+
+  /** A `segment.start` arrived: assign it the next segment of the sent text, and check its wording. */
+  segmentStarted(segment_id: number, text: string): SegmentMatch {
+    const from = this.started;
+    const end = this.nextSegmentEnd(from, text);
     this.started = end;
     this.inProgress = { segment_id, text, end };
+    return this.check(from, end, text);
   }
 
   /** A `segment.done` arrived for the segment in progress: its text is delivered. */
@@ -76,22 +119,21 @@ export class SpeechLedger {
    * A `segment.skipped` arrived: its text is accounted for (reported with the skip, not
    * part of `unspoken()` any more; `resubmitSkipped` may push it again).
    */
-  segmentSkipped(segment_id: number, text: string): void {
-    if (this.inProgress && this.inProgress.segment_id === segment_id) {
-      this.completed = this.inProgress.end;
-    } else {
-      this.completed = this.match(this.completed, text);
-    }
-    this.started = this.completed;
+  segmentSkipped(segment_id: number, text: string): SegmentMatch {
+    const span = this.inProgress !== undefined && this.inProgress.segment_id === segment_id ? this.inProgress : undefined;
+    const from = span ? this.completed : this.started;
+    const end = span ? span.end : this.nextSegmentEnd(from, text);
+    const match = this.check(from, end, text);
+    this.completed = this.started = end;
     this.inProgress = undefined;
     this.skippedSegments++;
     this.compact();
+    return match;
   }
 
   /**
-   * The connection dropped: the segment in progress (if any) was not delivered, and the
-   * text the server had received but not completed will be sent again. Rewinds the
-   * "started" position to the last completed segment.
+   * The connection dropped: the segment in progress (if any) was not delivered; the text
+   * after the last completed segment will be sent again (see {@link resend}).
    */
   abortInProgress(): SegmentSpan | undefined {
     const span = this.inProgress;
@@ -100,17 +142,36 @@ export class SpeechLedger {
     return span;
   }
 
+  /**
+   * A new session replaces a dropped one: returns the text to send again (exactly the text
+   * not yet delivered or skipped, leading whitespace trimmed), and from now on models the
+   * new session, which receives it as one `text.chunk` and numbers its segments anew.
+   */
+  resend(at?: number): string {
+    this.abortInProgress();
+    const rest = this.unspoken();
+    this.completed = this.started = this.modelCursor = this.end;
+    this.compact();
+    this.sentenceEnds = new OffsetQueue();
+    this.model = this.newModel();
+    if (rest !== '') {
+      this.push(rest, at);
+      this.pushedChars -= rest.length; // counted once already
+    }
+    return rest;
+  }
+
   /** The segment started but not yet done, if any. */
   get segmentInProgress(): { segment_id: number; text: string } | undefined {
     return this.inProgress ? { segment_id: this.inProgress.segment_id, text: this.inProgress.text } : undefined;
   }
 
   /**
-   * The text pushed but not yet accounted for by a delivered or skipped segment, in
+   * The text sent but not yet accounted for by a delivered or skipped segment, in
    * order, with leading whitespace removed ('' when everything was spoken).
    */
   unspoken(): string {
-    return this.textFrom(this.completed).trimStart();
+    return this.slice(this.completed, this.end).trimStart();
   }
 
   /** Counters, for tests and diagnostics. */
@@ -123,69 +184,166 @@ export class SpeechLedger {
     };
   }
 
-  private textFrom(cursor: Cursor): string {
-    const first = this.chunks[cursor.chunk];
-    if (first === undefined) return '';
-    const parts = [first.slice(cursor.offset)];
-    for (let i = cursor.chunk + 1; i < this.chunks.length; i++) parts.push(this.chunks[i] as string);
+  // --- the model of the service's segmentation --------------------------------
+
+  /** The sent text between two offsets (both at or after the completed position). */
+  private slice(from: Offset, to: Offset): string {
+    const parts: string[] = [];
+    for (let i = 0; i < this.chunks.length; i++) {
+      const start = this.chunkStarts[i] as Offset;
+      const chunk = this.chunks[i] as string;
+      if (start >= to) break;
+      if (start + chunk.length <= from) continue;
+      parts.push(chunk.slice(Math.max(0, from - start), to - start));
+    }
     return parts.join('');
   }
 
-  /**
-   * Walk `text` and the pushed text from `from`, both ignoring whitespace; returns the
-   * position just after the last matched character. On a mismatch (the server changed
-   * more than whitespace), falls back to counting non-whitespace characters.
-   */
-  private match(from: Cursor, text: string): Cursor {
-    let chunk = from.chunk;
-    let offset = from.offset;
-    let matchedAll = true;
-    // Code points as numbers, not one string per character (a hot path: every segment).
-    for (let i = 0; i < text.length; ) {
-      const ch = text.codePointAt(i) as number;
-      i += ch > 0xffff ? 2 : 1;
-      if (isWhitespaceCode(ch)) continue;
-      // advance the pushed-text cursor to its next non-whitespace character
-      let found = false;
-      while (chunk < this.chunks.length) {
-        const current = this.chunks[chunk] as string;
-        if (offset >= current.length) {
-          chunk++;
-          offset = 0;
-          continue;
-        }
-        const code = current.codePointAt(offset) as number;
-        const width = code > 0xffff ? 2 : 1;
-        if (isWhitespaceCode(code)) {
-          offset += width;
-          continue;
-        }
-        if (code !== ch) matchedAll = false;
-        offset += width;
-        found = true;
-        break;
-      }
-      if (!found) {
-        matchedAll = false;
-        break;
-      }
-    }
-    if (!matchedAll) this.mismatches++;
-    return { chunk, offset };
+  private newModel(): SentenceSegmenter {
+    return createSentenceSegmenter(this.options.locale === undefined ? {} : { locale: this.options.locale });
   }
 
-  /** Drop chunks wholly before the completed position. */
-  private compact(): void {
-    const drop = this.completed.chunk;
-    if (drop === 0) return;
-    this.chunks.splice(0, drop);
-    this.completed = { chunk: 0, offset: this.completed.offset };
-    this.started = { chunk: this.started.chunk - drop, offset: this.started.offset };
-    if (this.inProgress) {
-      this.inProgress = {
-        ...this.inProgress,
-        end: { chunk: this.inProgress.end.chunk - drop, offset: this.inProgress.end.offset },
-      };
+  /** Feed a chunk to the model; a sentence piece with words in it ends a segment (whitespace joins the next). */
+  private feedModel(chunk: string): void {
+    for (const piece of this.model.feed(chunk)) {
+      this.modelCursor += piece.length;
+      if (piece.trim() !== '') this.sentenceEnds.push(this.modelCursor);
     }
   }
+
+  /**
+   * Where the segment that starts at `from` ends, decided from the text sent:
+   * 1. by the contract, at the next sentence end of the sent text (as the service's rule,
+   *    modelled with the shared sentence core, finds it);
+   * 2. earlier only if the service flushed text without a boundary, which happens at the end
+   *    of a chunk after which no text came for about `idle_timeout`: among such chunk ends
+   *    the reported text chooses (folded equality, else the nearest length; the earlier on a
+   *    tie, so that doubt re-speaks rather than loses);
+   * 3. later only if the reported text equals, folded, the sent text up to a later sentence
+   *    end or chunk end (a service that did not end a sentence where our rules do, and said
+   *    so word for word).
+   */
+  private nextSegmentEnd(from: Offset, reported: string): Offset {
+    const sentenceEnd = this.sentenceEnds.first((end) => end > from && this.hasWords(from, end));
+    const flushes = this.flushCandidates(from, sentenceEnd);
+    const want = fold(reported);
+    const covers = (end: Offset): boolean => fold(this.slice(from, end)) === want;
+    let chosen: Offset | undefined;
+    if (sentenceEnd !== undefined && covers(sentenceEnd)) chosen = sentenceEnd;
+    chosen ??= flushes.find(covers);
+    if (chosen === undefined && sentenceEnd !== undefined) {
+      chosen = this.sentenceEnds.first((end) => end > sentenceEnd && covers(end)) ?? this.chunkEnds().find((end) => end > sentenceEnd && covers(end));
+      if (chosen === undefined) return sentenceEnd;
+    }
+    chosen ??= flushes.length === 0 ? from : nearest(flushes, (end) => Math.abs(fold(this.slice(from, end)).length - want.length));
+    // A flush without a boundary: the service starts its segmenter afresh after it.
+    if (!this.sentenceEnds.has(chosen)) this.remodelFrom(chosen);
+    return chosen;
+  }
+
+  /**
+   * Chunk ends after `from` (with words before them) and before `before`, after which the
+   * service may have flushed: the last chunk, or one the next chunk followed only after at
+   * least half of `idle_timeout` (or with no times known).
+   */
+  private flushCandidates(from: Offset, before: Offset | undefined): Offset[] {
+    const halfIdle = (this.options.idleTimeoutMs ?? 1000) / 2;
+    const candidates: Offset[] = [];
+    let words = false;
+    for (let i = 0; i < this.chunks.length; i++) {
+      const start = this.chunkStarts[i] as Offset;
+      const chunk = this.chunks[i] as string;
+      const end = start + chunk.length;
+      if (before !== undefined && end >= before) break;
+      if (end <= from) continue;
+      words ||= chunk.slice(Math.max(0, from - start)).trim() !== '';
+      const sentAt = this.chunkTimes[i];
+      const nextAt = this.chunkTimes[i + 1];
+      const quietAfter = i === this.chunks.length - 1 || sentAt === undefined || nextAt === undefined || nextAt - sentAt >= halfIdle;
+      if (words && quietAfter) candidates.push(end);
+    }
+    return candidates;
+  }
+
+  private chunkEnds(): Offset[] {
+    return this.chunks.map((chunk, i) => (this.chunkStarts[i] as Offset) + chunk.length);
+  }
+
+  /** The service flushed at `at` (a chunk end, not a sentence end): model its segmentation of the text after it anew. */
+  private remodelFrom(at: Offset): void {
+    this.model = this.newModel();
+    this.modelCursor = at;
+    this.sentenceEnds.dropAfter(at);
+    for (let i = 0; i < this.chunks.length; i++) {
+      const start = this.chunkStarts[i] as Offset;
+      if (start >= at) this.feedModel(this.chunks[i] as string);
+    }
+  }
+
+  private hasWords(from: Offset, to: Offset): boolean {
+    return this.slice(from, to).trim() !== '';
+  }
+
+  private check(from: Offset, to: Offset, reported: string): SegmentMatch {
+    const sent = this.slice(from, to);
+    const matches = fold(sent) === fold(reported);
+    if (!matches) this.mismatches++;
+    return { sent, matches };
+  }
+
+  /** Drop the chunks wholly before the completed position. */
+  private compact(): void {
+    let drop = 0;
+    while (drop < this.chunks.length && (this.chunkStarts[drop] as Offset) + (this.chunks[drop] as string).length <= this.completed) drop++;
+    if (drop > 0) {
+      this.chunks.splice(0, drop);
+      this.chunkStarts.splice(0, drop);
+      this.chunkTimes.splice(0, drop);
+    }
+    this.sentenceEnds.dropThrough(this.completed);
+  }
+}
+
+/** Ascending offsets, dropped from the front in amortized constant time. */
+class OffsetQueue {
+  private items: Offset[] = [];
+  private head = 0;
+
+  push(offset: Offset): void {
+    this.items.push(offset);
+  }
+
+  first(predicate: (offset: Offset) => boolean): Offset | undefined {
+    for (let i = this.head; i < this.items.length; i++) if (predicate(this.items[i] as Offset)) return this.items[i];
+    return undefined;
+  }
+
+  has(offset: Offset): boolean {
+    return this.items.indexOf(offset, this.head) !== -1;
+  }
+
+  /** Drop the offsets at or before `offset`. */
+  dropThrough(offset: Offset): void {
+    while (this.head < this.items.length && (this.items[this.head] as Offset) <= offset) this.head++;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Drop the offsets after `offset`. */
+  dropAfter(offset: Offset): void {
+    while (this.items.length > this.head && (this.items[this.items.length - 1] as Offset) > offset) this.items.pop();
+  }
+}
+
+/** Text folded for comparison: compatibility forms, case and whitespace ignored. */
+function fold(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, '');
+}
+
+function nearest(values: Offset[], distance: (value: Offset) => number): Offset {
+  let best = values[0] as Offset;
+  for (const value of values) if (distance(value) < distance(best)) best = value;
+  return best;
 }

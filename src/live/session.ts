@@ -142,11 +142,11 @@ export type SpeakOptions = SessionConfigInput & {
   /** Longest wait of an undecided stop for the next token, ms (then it is sent). Default 250. */
   boundaryHoldMs?: number | undefined;
   /**
-   * While text waits to be spoken, how long the service may send nothing at all (no frame
-   * of any kind) before the session ends with a `'timeout'` error carrying `unspoken`
-   * (retryable: `reconnect` treats it as a drop), ms. Catches a service silent after
-   * `session.ready` or mid-segment, trickling a frame byte by byte, or a half-open TCP
-   * connection. Timed on `scheduler`; where the WebSocket has pings (`ws`), one is sent
+   * While text waits to be spoken, how long the service may make no progress (no JSON
+   * frame, and less than {@link PROGRESS_AUDIO_SECONDS} (0.25 s) of audio) before the session
+   * ends with a `'timeout'` error carrying `unspoken` (retryable: `reconnect` treats it as a
+   * drop), ms. Catches a service silent after `session.ready` or mid-segment, trickling a
+   * frame byte by byte or tiny audio frames, or a half-open TCP connection. Timed on `scheduler`; where the WebSocket has pings (`ws`), one is sent
    * each third of it while waiting (a dead peer then fails faster). Default 15 000
    * ({@link DEFAULT_RESPONSE_TIMEOUT_MS}).
    */
@@ -170,6 +170,12 @@ export const DEFAULT_LIVE_MAX_PAYLOAD = 1024 * 1024;
 
 /** Default `responseTimeoutMs`: 15 s of silence while text waits to be spoken ends the session. */
 export const DEFAULT_RESPONSE_TIMEOUT_MS = 15_000;
+
+/**
+ * Audio that counts as progress for `responseTimeoutMs`, seconds of sound: a service must
+ * send a JSON frame or this much audio within the timeout (a real one sends far more).
+ */
+export const PROGRESS_AUDIO_SECONDS = 0.25;
 
 /** Default `closeGraceMs`: a server ignoring the close frame is cut off after 1 s. */
 export const DEFAULT_CLOSE_GRACE_MS = 1000;
@@ -335,11 +341,13 @@ function startFrame(config: SessionConfig): ClientFrame {
  *   connection lost after the text source completed and every text was delivered
  *   completes normally instead (nothing is missing; no `done` event then);
  * - a frame that breaks the protocol (bad JSON, unknown frame, audio outside a segment,
- *   an audio frame over 64 KiB, out-of-order segment ids, a message over `maxPayload`,
+ *   an audio frame over 64 KiB, segment ids out of order (a session's segments are
+ *   numbered 0, 1, 2, ...; any other id means a segment is missing), a message over `maxPayload`,
  *   a WebSocket-level violation, `session.done` while text is still unspoken):
  *   `'protocol'`, and the socket is closed (1002) and cut off;
  * - no `session.ready` within `readyTimeoutMs`, or, while text waits to be spoken, no
- *   frame at all for `responseTimeoutMs` (15 s by default): `'timeout'` (retryable, so
+ *   progress for `responseTimeoutMs` (15 s by default; a JSON frame or 0.25 s of audio is
+ *   progress, a trickle of tiny frames is not): `'timeout'` (retryable, so
  *   `reconnect` treats it as a drop);
  * - the text source errors: the socket is closed and the output errors with
  *   `'text_source'`, the source's own error (unchanged) as `cause`.
@@ -355,6 +363,9 @@ function startFrame(config: SessionConfig): ClientFrame {
  * each delay drawn from its upper half, through `scheduler`); once it is ready a
  * `reconnected` event is emitted (no second `ready`),
  * and exactly the text not yet delivered is sent again, in order, as one `text.chunk`
+ * (which text a segment covered is decided from the text sent, by the contract's
+ * segmentation rule, never from the service's wording of it: a `segmentMismatch` event
+ * reports a segment whose reported text differs)
  * (then `text.done` again if it had been sent); new text then flows as before. Text
  * pushed during the outage is kept and sent with it. `maxAttempts` counts attempts in a
  * row: a delivered segment resets the count. Segments already delivered are not spoken
@@ -416,8 +427,10 @@ interface Connection {
   /** The message of the socket's last error event (scrubbed). */
   transportError: string | undefined;
   readyTimer: Subscription | undefined;
-  /** Scheduler time of the last frame from the server (for `responseTimeoutMs`). */
+  /** Scheduler time of the server's last progress (for `responseTimeoutMs`): a JSON frame, or enough audio. */
   lastFrameAt: number;
+  /** Audio bytes received since the last progress (a trickle of tiny frames is not progress). */
+  audioSinceProgress: number;
 }
 
 const OPEN = 1;
@@ -427,7 +440,7 @@ class LiveSession {
   private phase: Phase = 'connecting';
   /** The socket in use; undefined once closed (events of closed sockets are ignored). */
   private connection: Connection | undefined;
-  private readonly ledger = new SpeechLedger();
+  private readonly ledger: SpeechLedger;
   /** Text pushed before the first `session.ready`, to send (in order) once it comes. */
   private outbox: string[] = [];
   private textComplete = false;
@@ -461,6 +474,11 @@ class LiveSession {
     // a numeric language id (deprecated) says nothing of the script: the default rules apply
     const language = options.config.language;
     this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
+    const idle = options.config.idle_timeout;
+    this.ledger = new SpeechLedger({
+      locale: typeof language === 'string' ? language : undefined,
+      idleTimeoutMs: typeof idle === 'number' ? idle * 1000 : undefined,
+    });
     this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
   }
 
@@ -524,6 +542,7 @@ class LiveSession {
       transportError: undefined,
       readyTimer: undefined,
       lastFrameAt: options.scheduler.now(),
+      audioSinceProgress: 0,
     };
     this.connection = connection;
     // Listeners are never removed: once the socket is not the current one they do
@@ -534,8 +553,8 @@ class LiveSession {
     });
     socket.addEventListener('message', (event) => {
       if (this.connection !== connection) return;
-      connection.lastFrameAt = this.options.scheduler.now();
       const data = (event as { data: unknown }).data;
+      this.noteProgress(connection, data);
       if (typeof data === 'string') this.onTextFrame(connection, data);
       else this.onAudioFrame(connection, data);
     });
@@ -596,7 +615,7 @@ class LiveSession {
   /** A piece of text to send: recorded in the ledger, sent when ready, else kept. */
   private sendText(text: string): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
-    this.ledger.push(text);
+    this.ledger.push(text, this.options.scheduler.now());
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
       this.watchResponse(this.connection);
@@ -636,11 +655,10 @@ class LiveSession {
       case 'segment.start': {
         if (connection.inProgress !== undefined)
           return this.protocolError(connection, `segment.start ${frame.segment_id} before segment.done ${connection.inProgress}`);
-        if (frame.segment_id <= connection.lastServerId)
-          return this.protocolError(connection, `Segment id ${frame.segment_id} does not follow ${connection.lastServerId}`);
+        if (frame.segment_id !== connection.lastServerId + 1) return this.outOfOrder(connection, frame.segment_id);
         connection.lastServerId = frame.segment_id;
         connection.inProgress = frame.segment_id;
-        ledger.segmentStarted(frame.segment_id, frame.text);
+        const match = ledger.segmentStarted(frame.segment_id, frame.text);
         const segment_id = this.consumerId(frame.segment_id);
         this.metrics?.segmentStarted(segment_id, frame.text);
         this.emit(
@@ -648,6 +666,7 @@ class LiveSession {
             ? { type: 'segmentStart', segment_id, text: frame.text, word_timestamps: frame.word_timestamps }
             : { type: 'segmentStart', segment_id, text: frame.text },
         );
+        if (!match.matches) this.emit({ type: 'segmentMismatch', segment_id, sent: match.sent, reported: frame.text });
         return;
       }
       case 'segment.done':
@@ -662,13 +681,14 @@ class LiveSession {
       case 'segment.skipped':
         if (connection.inProgress !== undefined && connection.inProgress !== frame.segment_id)
           return this.protocolError(connection, `segment.skipped ${frame.segment_id} while segment ${connection.inProgress} is in progress`);
-        if (connection.inProgress === undefined && frame.segment_id <= connection.lastServerId)
-          return this.protocolError(connection, `Segment id ${frame.segment_id} does not follow ${connection.lastServerId}`);
+        if (connection.inProgress === undefined && frame.segment_id !== connection.lastServerId + 1) return this.outOfOrder(connection, frame.segment_id);
         connection.lastServerId = frame.segment_id;
         connection.inProgress = undefined;
-        ledger.segmentSkipped(frame.segment_id, frame.text);
-        this.metrics?.segmentSkipped(this.idOffset + frame.segment_id, frame.text);
-        this.emit({ type: 'segmentSkipped', segment_id: this.consumerId(frame.segment_id), text: frame.text });
+        const match = ledger.segmentSkipped(frame.segment_id, frame.text);
+        const segment_id = this.consumerId(frame.segment_id);
+        this.metrics?.segmentSkipped(segment_id, frame.text);
+        this.emit({ type: 'segmentSkipped', segment_id, text: frame.text });
+        if (!match.matches) this.emit({ type: 'segmentMismatch', segment_id, sent: match.sent, reported: frame.text });
         return;
       case 'session.error':
         connection.sessionError = this.scrub(frame.error);
@@ -701,7 +721,7 @@ class LiveSession {
     }
     // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
     this.outbox = [];
-    const resent = this.ledger.unspoken();
+    const resent = this.ledger.resend(this.options.scheduler.now());
     this.metrics?.reconnected(resent);
     if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
     if (this.textComplete) this.send(connection, { type: 'text.done' });
@@ -794,6 +814,27 @@ class LiveSession {
     this.responseWatch = timer(every, every, this.options.scheduler).subscribe(() => this.checkResponse(connection));
   }
 
+  /**
+   * Progress of the service, for `responseTimeoutMs`: any JSON frame (a segment event), or
+   * audio adding up to {@link PROGRESS_AUDIO_SECONDS} of sound. Counted in audio time, not
+   * frames, so a trickle of tiny frames cannot hold a session open forever.
+   */
+  private noteProgress(connection: Connection, data: unknown): void {
+    if (typeof data !== 'string') {
+      connection.audioSinceProgress += toBytes(data)?.byteLength ?? 0;
+      if (connection.audioSinceProgress < this.progressAudioBytes) return;
+    }
+    connection.audioSinceProgress = 0;
+    connection.lastFrameAt = this.options.scheduler.now();
+  }
+
+  /** Bytes of {@link PROGRESS_AUDIO_SECONDS} of audio: exact for 16-bit WAV, a 128 kbit/s estimate for compressed formats. */
+  private get progressAudioBytes(): number {
+    const { output_format, sample_rate } = this.options.config;
+    const bytesPerSecond = output_format === 'wav' ? (sample_rate ?? 16_000) * 2 : 16_000;
+    return Math.ceil(bytesPerSecond * PROGRESS_AUDIO_SECONDS);
+  }
+
   private stopResponseWatch(): void {
     this.responseWatch?.unsubscribe();
     this.responseWatch = undefined;
@@ -827,6 +868,15 @@ class LiveSession {
     if (this.connection !== connection || this.phase !== 'connecting') return;
     this.closeSocket(connection, CloseCodes.normal);
     this.retryOrFail(this.error('timeout', `No session.ready within ${this.options.readyTimeoutMs} ms`));
+  }
+
+  /**
+   * A segment id that is not the next one (the service numbers a session's segments 0, 1,
+   * 2, ...): a segment may be missing, so nothing after it can be mapped onto the text.
+   */
+  private outOfOrder(connection: Connection, segment_id: number): void {
+    const expected = connection.lastServerId + 1;
+    this.protocolError(connection, `Segment id ${segment_id} does not follow ${connection.lastServerId} (expected ${expected})`);
   }
 
   private protocolError(connection: Connection, message: string): void {

@@ -97,7 +97,7 @@ export function resubmitSkipped(
       /** One session: `source$` is its text; skips it cannot take go to a continuation. */
       const session = (source$: Observable<string>, idShift: number): Observable<LiveSpeechEvent> =>
         new Observable<LiveSpeechEvent>((subscriber) => {
-          const ledger = new SpeechLedger();
+          const ledger = new SpeechLedger({ locale });
           let segmenter = newSegmenter();
           /** Skipped texts waiting to be pushed (into this session, or a continuation). */
           let held: string[] = [];
@@ -175,7 +175,7 @@ export function resubmitSkipped(
                   flushHeld();
                   return;
                 case 'reconnected':
-                  ledger.abortInProgress();
+                  ledger.resend();
                   subscriber.next(event);
                   return;
                 case 'segmentSkipped': {

@@ -80,6 +80,45 @@ describe('a service silent while text waits to be spoken', () => {
     expect(trickled).toBeGreaterThan(5); // the peer was sending bytes all along
   });
 
+  /** A service that starts a segment, then sends an audio frame of `bytes` every 20 ms, forever. */
+  async function dripping(bytes: number): Promise<{ url: string; sent: () => number }> {
+    let sent = 0;
+    const server = await wsServer((socket: WsSocket) => {
+      socket.once('message', () => {
+        socket.send(READY);
+        socket.send(JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'Hello there.' }));
+        const drip = setInterval(() => {
+          if (socket.readyState !== socket.OPEN) return clearInterval(drip);
+          sent += 1;
+          socket.send(Buffer.alloc(bytes, 1));
+        }, 20);
+        socket.on('close', () => clearInterval(drip));
+      });
+    });
+    cleanups.push(() => server.close());
+    return { url: server.wsUrl.replace('ws:', 'http:'), sent: () => sent };
+  }
+
+  it('a trickle of 1-byte audio frames is no progress: timeout after responseTimeoutMs, though frames kept coming', async () => {
+    const service = await dripping(1);
+    const result = await outcome(of(TEXT).pipe(clientOn(service.url).speak({ voice_id: 1, sample_rate: 16000, responseTimeoutMs: 300 })));
+    expect(result.error).toMatchObject({ code: 'timeout', unspoken: TEXT });
+    expect(result.events.filter((e) => e.type === 'audio').length).toBeGreaterThan(5); // frames arrived all along
+  });
+
+  it('control: audio at a real rate (0.1 s of 16 kHz WAV each 20 ms) keeps the session alive past responseTimeoutMs', async () => {
+    const service = await dripping(3200);
+    const events: LiveSpeechEvent[] = [];
+    let ended: unknown = 'running';
+    const sub = of(TEXT)
+      .pipe(clientOn(service.url).speak({ voice_id: 1, sample_rate: 16000, responseTimeoutMs: 300 }))
+      .subscribe({ next: (e) => events.push(e), error: (e: unknown) => (ended = e), complete: () => (ended = undefined) });
+    cleanups.push(async () => sub.unsubscribe());
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // four times the timeout
+    expect(ended).toBe('running');
+    expect(events.filter((e) => e.type === 'audio').length).toBeGreaterThan(20);
+  });
+
   it('no text waiting: no timeout (control: a session with text on the same silent service times out meanwhile)', async () => {
     const url = await silentAfter([READY]);
     const client = clientOn(url);

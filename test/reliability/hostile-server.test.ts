@@ -316,7 +316,8 @@ describe('hostile live servers', () => {
     const read = await speakOn(b.baseUrl, { maxPayload: 4 * 1024 * 1024 });
     expect(read.error).toMatchObject({ name: 'LiveSessionError', code: 'protocol' });
     expect((read.error as Error).message).toContain('invalid frame');
-    expect(read.values.map((e) => e.type)).toEqual(['ready', 'segmentStart', 'audio']);
+    // the 2 MiB text is not what was sent: reported as a mismatch, the sent text decides
+    expect(read.values.map((e) => e.type)).toEqual(['ready', 'segmentStart', 'segmentMismatch', 'audio']);
     // bad options throw when the operator is made
     let invalid: unknown;
     try {
@@ -361,13 +362,19 @@ describe('hostile live servers', () => {
       name: 'segment ids going back',
       frames: [
         READY,
-        '{"type":"segment.start","segment_id":3,"text":"Hello there."}',
+        '{"type":"segment.start","segment_id":0,"text":"Hello there."}',
         Buffer.from([1]),
-        '{"type":"segment.done","segment_id":3}',
-        '{"type":"segment.start","segment_id":2,"text":"How are you?"}',
+        '{"type":"segment.done","segment_id":0}',
+        '{"type":"segment.start","segment_id":0,"text":"How are you?"}',
       ],
       message: /does not follow/,
       events: ['ready', 'segmentStart', 'audio', 'segmentDone'],
+    },
+    {
+      name: 'a first segment id other than 0',
+      frames: [READY, '{"type":"segment.start","segment_id":3,"text":"Hello there."}'],
+      message: /does not follow -1/,
+      events: ['ready'],
     },
     { name: 'session.ready twice', frames: [READY, READY], message: /twice/ },
     { name: 'an audio frame over 64 KiB', frames: [READY, '{"type":"segment.start","segment_id":0,"text":"Hello there."}', Buffer.alloc(65 * 1024)], message: /64|65536/ },
