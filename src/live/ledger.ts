@@ -18,6 +18,7 @@
  *
  * Memory stays bounded: text before the last completed segment is dropped.
  */
+import { sentenceEndingChunk } from '../text/chunkEnd.js';
 import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 
 /** Positions are absolute offsets (UTF-16 code units) into all the text sent since the ledger began. */
@@ -205,7 +206,8 @@ export class SpeechLedger {
 
   /** Feed a chunk to the model; a sentence piece with words in it ends a segment (whitespace joins the next). */
   private feedModel(chunk: string): void {
-    for (const piece of this.model.feed(chunk)) {
+    // as the service does: the sentences the chunk completes, then the one it ends with
+    for (const piece of [...this.model.feed(chunk), ...sentenceEndingChunk(this.model)]) {
       this.modelCursor += piece.length;
       if (piece.trim() !== '') this.sentenceEnds.push(this.modelCursor);
     }
