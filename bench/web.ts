@@ -64,7 +64,8 @@ interface SegmentTiming {
 async function firstSample(chromiumPath: string): Promise<BenchRow[]> {
   const { chromium } = await import('playwright-core');
   const emulator = await startEmulator({ synth: 'espeak', latencyMs: 30, bandwidthBytesPerSecond: 256_000 });
-  const server = createServer((_, res) => res.writeHead(404).end());
+  // the page is served by the relay's server: the relay serves pages of its own origin only
+  const server = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>bench</title>'));
   const relay = attachLiveRelay(server, { path: '/speech', apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const wsUrl = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/speech`;
@@ -72,6 +73,7 @@ async function firstSample(chromiumPath: string): Promise<BenchRow[]> {
   try {
     const script = new TextDecoder().decode(await browserBundle(`${CAPTIONS_PAGE}\nexport { of, tap, toArray, lastValueFrom } from 'rxjs';`, 'rxweb'));
     const page = await browser.newPage();
+    await page.goto(wsUrl.replace(/^ws/, 'http').replace(/\/speech$/, '/'));
     await page.addScriptTag({ content: script });
     await page.addScriptTag({ content: PAGE_RUN });
     const timings: SegmentTiming[] = [];

@@ -4,10 +4,8 @@
  * job's task is pending. Every job done, no task created twice, no job lost, the key
  * never in the queue. Also: an unreachable Redis, a missing bullmq.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { spawnCli, type CliProcess } from './batch-helpers.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -16,21 +14,14 @@ import { enqueueBatch, probeRedis, QueueConnectionError, QueueError, QueueUnavai
 import { pseudoLocalize, startEmulator, type Emulator } from '../src/emulator/index.js';
 import { loadBullmq } from '../src/batch/bullmq.js';
 import { requireTool } from './setup/tools.js';
+import { freePort, startRedis, type RedisServer } from './setup/redis.js';
 
 // Missing redis-server: fails under CI, skips with one line otherwise.
 const REDIS = requireTool('redis-server', 'the queue tests (test/batch-queue.test.ts)') ?? '';
 const JOBS = 24;
 const haveRedis = REDIS !== '';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-let redis: ChildProcess | undefined;
+let redis: RedisServer | undefined;
 let redisUrl: string;
 let emu: Emulator;
 let dir: string;
@@ -39,21 +30,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rxvoice-batch-queue-'));
   emu = await startEmulator({ synth: 'tone', taskDurationMs: 600 });
   if (!haveRedis) return;
-  const port = await freePort();
-  redisUrl = `redis://127.0.0.1:${port}`;
-  redis = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; ; i++) {
-    try {
-      await probeRedis(redisUrl, 500);
-      break;
-    } catch (error) {
-      if (i > 50) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  redis = await startRedis(REDIS, dir);
+  redisUrl = redis.url;
 });
 afterAll(async () => {
-  redis?.kill('SIGTERM');
+  await redis?.stop();
   await emu?.close();
   await rm(dir, { recursive: true, force: true });
 });

@@ -94,7 +94,12 @@ export function memoryRelayStore(): RelayStore {
 /** What {@link redisRelayStore} needs of a Redis client: `eval` (an ioredis `Redis` has it). */
 export interface RedisEvalClient {
   eval(script: string, numberOfKeys: number, ...args: Array<string | number>): Promise<unknown>;
-  quit?(): Promise<unknown>;
+}
+
+/** The connection the store opens itself (an ioredis `Redis`). */
+interface OwnConnection extends RedisEvalClient {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  disconnect(): void;
 }
 
 /** Options of {@link redisRelayStore}. */
@@ -151,10 +156,15 @@ return 1`;
  */
 export function redisRelayStore(redis: string | RedisEvalClient, options: RedisRelayStoreOptions = {}): RelayStore {
   const prefix = options.prefix ?? 'rxvoice:relay:';
-  let client: Promise<RedisEvalClient> | undefined;
+  let client: Promise<OwnConnection> | undefined;
   const connect = (): Promise<RedisEvalClient> => {
     if (typeof redis !== 'string') return Promise.resolve(redis);
-    client ??= loadIoredis().then((Redis) => new Redis(redis, { maxRetriesPerRequest: 1, enableAutoPipelining: true }));
+    client ??= loadIoredis().then((Redis) => {
+      const connection = new Redis(redis, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+      // a lost connection fails the calls waiting on it (the relay then refuses, 1013); ioredis reconnects
+      connection.on('error', () => undefined);
+      return connection;
+    });
     return client;
   };
   const run = async (script: string, keys: string[], args: Array<string | number>): Promise<unknown> =>
@@ -178,12 +188,12 @@ export function redisRelayStore(redis: string | RedisEvalClient, options: RedisR
     close: async () => {
       const made = client;
       client = undefined;
-      if (made !== undefined) await (await made).quit?.();
+      if (made !== undefined) (await made).disconnect();
     },
   };
 }
 
-type IoredisConstructor = new (address: string, options: Record<string, unknown>) => RedisEvalClient;
+type IoredisConstructor = new (address: string, options: Record<string, unknown>) => OwnConnection;
 
 async function loadIoredis(): Promise<IoredisConstructor> {
   const specifier = 'ioredis';
