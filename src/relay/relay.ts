@@ -450,6 +450,8 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
     rateTimer: Subscription | undefined;
     startTimer: Subscription | undefined;
     idleTimer: Subscription | undefined;
+    /** What goes to the browser, scrubbed frame after frame (a key split over frames is caught too). */
+    readonly scrubber = scrub.stream();
     readonly rate = new ByteRate(limits.bytesPerSecond, burst(limits.bytesPerSecond), scheduler.now());
     readonly clientRate: ByteRate;
 
@@ -627,7 +629,7 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
     toBrowser(data: RawData, isBinary: boolean): void {
       if (this.browser.readyState !== WebSocket.OPEN) return;
       this.touch();
-      const payload = isBinary ? scrub.binary(binary(data)) : scrub.text(rawText(data));
+      const payload = isBinary ? this.scrubber.binary(binary(data)) : this.scrubber.text(rawText(data));
       const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
       this.unflushed += size;
       this.browser.send(payload, { binary: isBinary }, () => {

@@ -7,10 +7,13 @@
  *
  * The rule is on fragments, so that it holds across frame boundaries with nothing held
  * back: any run of {@link KEY_FRAGMENT} or more consecutive characters of the key (in one of
- * those forms) is masked wherever it is. A key split over two frames leaves at most
- * `KEY_FRAGMENT - 1` characters at the edges of each piece, never the key. A close reason
- * cut mid-key (reasons are at most 123 bytes) also loses a trailing key prefix of 4 or
- * more characters.
+ * those forms) is masked wherever it is, and in a stream of frames (`stream()`) each frame
+ * is read after the end of the frames before it, so the rest of a key begun there is masked
+ * however short. A key split over frames leaves at most `KEY_FRAGMENT - 1` characters, at
+ * the end of the frame where it begins, never the key. (In JSON frames a key split between
+ * two frames' string values is two runs, each masked when it has `KEY_FRAGMENT` characters.)
+ * A close reason cut mid-key (reasons are at most 123 bytes) also loses a trailing key
+ * prefix of 4 or more characters.
  *
  * @internal
  */
@@ -20,6 +23,8 @@ export const KEY_FRAGMENT = 8;
 /** The shortest key prefix masked at the end of a close reason (a reason cut mid-key). */
 const REASON_TAIL = 4;
 const MASK = '***';
+/** How much of the frames before a frame is read in front of it: a key fragment in its longest form (`\u0041` is 6 characters a key character). */
+const CARRY = 6 * KEY_FRAGMENT + 8;
 
 /** A decoded view of a text: each of its characters with the range of the original it came from. */
 interface View {
@@ -136,6 +141,14 @@ function scan(text: string, m: Matcher, hit: (i: number) => void): void {
   }
 }
 
+/** The scrubbing of one stream of frames: each frame is read after the end of the ones before it. */
+export interface FrameScrubber {
+  /** A text frame, with every form of the key masked (`***`), also the rest of a key begun in an earlier text frame. */
+  text(text: string): string;
+  /** A binary frame, likewise (bytes overwritten with `*`, same length). */
+  binary(data: Buffer): Buffer;
+}
+
 /** Masks the key in what goes to a browser. */
 export interface KeyScrubber {
   /** A text frame with every form of the key masked (`***`). */
@@ -144,6 +157,8 @@ export interface KeyScrubber {
   reason(text: string): string;
   /** A binary frame: the bytes of every form of the key overwritten with `*` (same length; a copy when changed). */
   binary(data: Buffer): Buffer;
+  /** A scrubber for one session's frames, in order: what continues a key begun in the frame before is masked too, however short. */
+  stream(): FrameScrubber;
 }
 
 /**
@@ -210,10 +225,8 @@ export function keyScrubber(key: string): KeyScrubber {
     return out;
   }
 
-  function maskText(text: string, tail: boolean): string {
-    // a close reason is short: all of it is looked at, its end too
-    const ranges = mergeRanges(tail ? findInRun(text, true) : find(text));
-    if (ranges.length === 0) return text;
+  /** `text` with `ranges` (merged, sorted) replaced by the mask. */
+  function maskText(text: string, ranges: Array<[number, number]>): string {
     let out = '';
     let at = 0;
     for (const [s, e] of ranges) {
@@ -223,15 +236,44 @@ export function keyScrubber(key: string): KeyScrubber {
     return out + text.slice(at);
   }
 
+  /** `data` with `ranges` overwritten by `*` (a copy; `data` itself when there are none). */
+  function maskBytes(data: Buffer, ranges: Array<[number, number]>): Buffer {
+    if (ranges.length === 0) return data;
+    const copy = Buffer.from(data);
+    for (const [s, e] of ranges) copy.fill(0x2a, s, e);
+    return copy;
+  }
+
+  /** The ranges of `text` to mask, `carry` (the end of what went before, already sent) read in front of it. */
+  function rangesAfter(carry: string, text: string): Array<[number, number]> {
+    const shift = carry.length;
+    return mergeRanges(
+      find(carry + text)
+        .map(([s, e]): [number, number] => [Math.max(0, s - shift), e - shift])
+        .filter(([, e]) => e > 0),
+    );
+  }
+
   return {
-    text: (text) => maskText(text, false),
-    reason: (text) => maskText(text, true),
-    binary: (data) => {
-      const ranges = mergeRanges(find(data.toString('latin1')));
-      if (ranges.length === 0) return data;
-      const copy = Buffer.from(data);
-      for (const [s, e] of ranges) copy.fill(0x2a, s, e);
-      return copy;
+    text: (text) => maskText(text, rangesAfter('', text)),
+    reason: (text) => maskText(text, mergeRanges(findInRun(text, true))),
+    binary: (data) => maskBytes(data, rangesAfter('', data.toString('latin1'))),
+    stream: () => {
+      let textCarry = '';
+      let binaryCarry = '';
+      return {
+        text: (text) => {
+          const out = maskText(text, rangesAfter(textCarry, text));
+          textCarry = (textCarry + text).slice(-CARRY);
+          return out;
+        },
+        binary: (data) => {
+          const latin1 = data.toString('latin1');
+          const out = maskBytes(data, rangesAfter(binaryCarry, latin1));
+          binaryCarry = (binaryCarry + latin1).slice(-CARRY);
+          return out;
+        },
+      };
     },
   };
 }
