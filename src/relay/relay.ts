@@ -720,7 +720,8 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
     wss.handleUpgrade(request, socket, head, then);
   }
 
-  function admit(request: IncomingMessage, socket: Duplex, head: Buffer, verdict: unknown): void {
+  /** After `authorize`: refuses (4401), or upgrades and asks the store for a slot. */
+  function afterAuthorize(request: IncomingMessage, socket: Duplex, head: Buffer, verdict: unknown): void {
     const origin = request.headers.origin;
     const allowed = verdict === true || (typeof verdict === 'string' && verdict !== '');
     if (!allowed) {
@@ -767,8 +768,8 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
       verdict = false;
     }
     if (typeof (verdict as PromiseLike<unknown> | undefined)?.then === 'function') {
-      Promise.resolve(verdict).then((v: unknown) => admit(request, socket, head, v), () => admit(request, socket, head, false));
-    } else admit(request, socket, head, verdict);
+      Promise.resolve(verdict).then((v: unknown) => afterAuthorize(request, socket, head, v), () => afterAuthorize(request, socket, head, false));
+    } else afterAuthorize(request, socket, head, verdict);
     return true;
   }
 

@@ -93,6 +93,7 @@ export function memoryRelayStore(): RelayStore {
 
 /** What {@link redisRelayStore} needs of a Redis client: `eval` (an ioredis `Redis` has it). */
 export interface RedisEvalClient {
+  /** Runs a Lua `script` with `numberOfKeys` keys first in `args`, then the other arguments (Redis `EVAL`). */
   eval(script: string, numberOfKeys: number, ...args: Array<string | number>): Promise<unknown>;
 }
 
