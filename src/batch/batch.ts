@@ -1,16 +1,17 @@
 /**
  * `batch(jobs, options)`: many task jobs, resumable, with progress events.
  */
-import { mkdir } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { asyncScheduler, concat, defer, finalize, from, lastValueFrom, mergeMap, Observable, of, switchMap, tap, timer, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, concat, defer, EMPTY, finalize, from, lastValueFrom, mergeMap, Observable, of, switchMap, tap, timer, type SchedulerLike } from 'rxjs';
 import { z } from 'zod';
 import type { RxVoiceClient } from '../client/client.js';
 import { withSignal } from '../client/request.js';
-import { ValidationError } from '../core/errors.js';
+import { AbortError, ValidationError } from '../core/errors.js';
 import { toValidationIssues } from '../core/validation.js';
 import type { BatchEvent, BatchProgressEvent, JobEvent, KindCounts } from './events.js';
-import { BatchJobSchema, jobsHash, type BatchJob, type BatchJobInput } from './jobs.js';
+import { JournalError } from './errors.js';
+import { BatchJobSchema, jobsHash, outputPathOf, type BatchJob, type BatchJobInput } from './jobs.js';
 import { Journal } from './journal.js';
 import { runJob, type JobContext, type JobLedger } from './run-job.js';
 
@@ -40,6 +41,13 @@ export const BatchOptionsSchema = z.object({
    * `'recreate'` (create it again, accepting that the earlier task may be paid too).
    */
   unconfirmed: z.enum(['recreate', 'fail']).default('fail'),
+  /**
+   * When the journal is missing, empty, or holds no record of a job whose output file
+   * exists: `false` (default) stops the batch with a `JournalError` (`reason:
+   * 'outputs'`) before any call; `true` skips every such job (its output is taken as
+   * done, and recorded so).
+   */
+  trustOutputs: z.boolean().default(false),
   /** Scheduler of the retry and rate-limit timers and of the clock. Default `asyncScheduler`. */
   scheduler: z.custom<SchedulerLike>((v) => v !== null && typeof v === 'object' && typeof (v as SchedulerLike).schedule === 'function').optional(),
 });
@@ -95,17 +103,27 @@ export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Obs
   const journalPath = settings.journal === false ? undefined : resolve(settings.journal ?? join(out, DEFAULT_JOURNAL_NAME));
 
   return defer(() => {
+    let journal: Journal | undefined;
+    let ended = false;
     const opened = (async () => {
       await mkdir(out, { recursive: true });
-      return journalPath === undefined ? undefined : Journal.open(journalPath, jobsHash(valid));
+      if (journalPath === undefined) return undefined;
+      const open = await Journal.open(journalPath, jobsHash(valid));
+      if (ended) {
+        await open.close();
+        throw new AbortError();
+      }
+      journal = open;
+      await checkOutputs(open, valid, out, settings.trustOutputs);
+      return open;
     })();
     return from(opened).pipe(
-      switchMap((journal) => {
+      switchMap((opened) => {
         const tracker = progressTracker(valid, scheduler);
         const context: Omit<JobContext, 'signal' | 'emit'> = {
           client: settings.client,
           outDir: out,
-          ledger: journal ? journalLedger(journal) : memoryLedger,
+          ledger: opened ? journalLedger(opened) : memoryLedger,
           retries: settings.retries,
           retryDelayMs: settings.retryDelayMs,
           unconfirmed: settings.unconfirmed,
@@ -117,10 +135,52 @@ export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Obs
           tap((event) => tracker.count(event)),
           mergeMap((event): BatchEvent[] => (event.type === 'done' || event.type === 'failed' ? [event, tracker.snapshot()] : [event])),
         );
-        return concat(of(tracker.snapshot()), jobs$).pipe(finalize(() => void journal?.close()));
+        const tail = opened?.tail;
+        const tail$ = tail ? of<BatchEvent>({ type: 'journal-tail', path: opened.path, droppedBytes: tail.droppedBytes, droppedRecords: tail.droppedRecords, torn: tail.torn }) : EMPTY;
+        return concat(tail$, of(tracker.snapshot()), jobs$);
+      }),
+      finalize(() => {
+        ended = true;
+        void journal?.close();
       }),
     );
   });
+}
+
+/**
+ * Jobs whose output exists but of which the journal knows nothing (the journal was
+ * missing, emptied, or cut): never run again silently. With `trustOutputs` they are
+ * recorded as done (without a task id) and skipped; otherwise the batch stops with a
+ * `JournalError` (`'outputs'`) before any call, naming the choice.
+ */
+async function checkOutputs(journal: Journal, jobs: readonly BatchJob[], out: string, trustOutputs: boolean): Promise<void> {
+  const unrecorded: Array<{ id: string; output: string }> = [];
+  for (const job of jobs) {
+    const recorded = journal.recall(job.id);
+    if (recorded.taskId !== undefined || recorded.output !== undefined || recorded.unconfirmed) continue;
+    const output = outputPathOf(job);
+    if (await exists(resolve(out, output))) unrecorded.push({ id: job.id, output });
+  }
+  if (unrecorded.length === 0) return;
+  if (trustOutputs) {
+    await Promise.all(unrecorded.map(({ id, output }) => journal.append({ type: 'done', id, output })));
+    return;
+  }
+  const fresh = journal.fresh;
+  await journal.discard();
+  const shown = unrecorded
+    .slice(0, 3)
+    .map((u) => u.output)
+    .join(', ');
+  throw new JournalError(
+    journal.path,
+    'outputs',
+    `${unrecorded.length} job(s) have an output in ${out} (${shown}${unrecorded.length > 3 ? ', …' : ''}) but ` +
+      (fresh ? `the journal ${journal.path} is missing or empty` : `the journal ${journal.path} holds no record of them`) +
+      ', so nothing tells whether they are finished or what they cost; running them again could pay twice. Nothing was sent. ' +
+      'Either trust the outputs: run with trustOutputs: true (rxvoice batch --trust-outputs) to skip every job whose output exists ' +
+      '(a job that was in flight when the journal was lost may then be paid again), or start over: move those outputs (or the output directory) away.',
+  );
 }
 
 /** Validate `jobs` (ids unique); throws `ValidationError` with the index of the bad job. */
@@ -171,6 +231,8 @@ function journalLedger(journal: Journal): JobLedger {
   return {
     recall: (id) => journal.recall(id),
     intent: (id) => journal.append({ type: 'intent', id }),
+    sent: (id) => journal.append({ type: 'sent', id }),
+    answered: (id, code) => journal.append({ type: 'answered', id, code }),
     task: (id, taskId) => journal.append({ type: 'task', id, task_id: taskId }),
     abandoned: (id, taskId, code) => journal.append({ type: 'abandoned', id, task_id: taskId, code }),
     done: (id, taskId, output) => journal.append({ type: 'done', id, task_id: taskId, output }),
@@ -179,8 +241,10 @@ function journalLedger(journal: Journal): JobLedger {
 
 /** No journal: nothing is recalled or recorded. */
 const memoryLedger: JobLedger = {
-  recall: () => ({ unconfirmed: false }),
+  recall: () => ({ unconfirmed: false, known: false }),
   intent: async () => undefined,
+  sent: async () => undefined,
+  answered: async () => undefined,
   task: async () => undefined,
   abandoned: async () => undefined,
   done: async () => undefined,
@@ -227,4 +291,13 @@ export function progressTracker(jobs: readonly BatchJob[], scheduler: SchedulerL
       };
     },
   };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

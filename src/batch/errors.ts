@@ -4,19 +4,58 @@
  */
 import { ConnectionError, RxVoiceError, type RxVoiceErrorOptions } from '../core/errors.js';
 
+/** Why a journal cannot be used; see {@link JournalError}. */
+export type JournalErrorReason = 'mismatch' | 'unreadable' | 'damaged' | 'outputs' | 'locked' | 'write';
+
 /**
- * The journal cannot be used: it belongs to another jobs file (`reason: 'mismatch'`),
- * cannot be read (`'unreadable'`), or a write or fsync failed, e.g. the disk is full
- * (`'write'`). Records written before the failure stay valid. Not retryable.
+ * The journal cannot be used, and nothing was sent because of it: it belongs to another
+ * jobs file (`reason: 'mismatch'`), cannot be read or is not a journal (`'unreadable'`),
+ * holds a record that fails its checksum or schema, or is shorter than what was
+ * committed to it (`'damaged'`), is missing or empty while outputs of its jobs exist
+ * (`'outputs'`: run with `trustOutputs` / `--trust-outputs` to skip those jobs, or
+ * start over), is held by another batch (`'locked'`, a {@link JournalLockedError}), or a
+ * write or fsync failed, e.g. the disk is full (`'write'`; records written before the
+ * failure stay valid). Not retryable.
  */
 export class JournalError extends RxVoiceError {
   override name = 'JournalError';
   readonly path: string;
-  readonly reason: 'mismatch' | 'unreadable' | 'write';
-  constructor(path: string, reason: 'mismatch' | 'unreadable' | 'write', message: string, options: RxVoiceErrorOptions = {}) {
+  readonly reason: JournalErrorReason;
+  constructor(path: string, reason: JournalErrorReason, message: string, options: RxVoiceErrorOptions = {}) {
     super('journal', message, options);
     this.path = path;
     this.reason = reason;
+  }
+}
+
+/**
+ * Another batch holds the journal (its lock file `<journal>.lock` names a live process,
+ * or a process of another host, which cannot be checked from here). Thrown at once,
+ * before anything is sent; `pid` and `host` name the holder (undefined when the lock
+ * file cannot be read).
+ */
+export class JournalLockedError extends JournalError {
+  override name = 'JournalLockedError';
+  /** The lock file. */
+  readonly lockPath: string;
+  /** The holder's process id. */
+  readonly pid: number | undefined;
+  /** The holder's host name. */
+  readonly host: string | undefined;
+  constructor(journalPath: string, lockPath: string, holder: { pid: number; host: string; since: string } | 'unreadable') {
+    const who =
+      holder === 'unreadable'
+        ? `a lock file that cannot be read (${lockPath})`
+        : `process ${holder.pid} on ${holder.host}${holder.since ? ` since ${holder.since}` : ''}`;
+    super(
+      journalPath,
+      'locked',
+      `The batch journal ${journalPath} is in use by ${who}: one batch per journal at a time. ` +
+        `Wait for it to end; if no such process runs any more (another host, or a reused pid), delete ${lockPath}.`,
+    );
+    this.lockPath = lockPath;
+    this.pid = holder === 'unreadable' ? undefined : holder.pid;
+    this.host = holder === 'unreadable' ? undefined : holder.host;
   }
 }
 
@@ -58,9 +97,11 @@ export class QueueConnectionError extends ConnectionError {
 }
 
 /**
- * An earlier run sent this job's creation call but died before recording the answer:
- * the task may exist (and be paid), and nothing in the service's contract can find it.
- * Reported instead of creating the job again, unless `unconfirmed: 'recreate'`.
+ * An earlier run sent this job's creation call (its request was complete on the wire)
+ * but died before recording the answer: the task may exist (and be paid), and nothing in
+ * the service's contract can find it. Reported instead of creating the job again, unless
+ * `unconfirmed: 'recreate'`. A run killed before its request was complete never gets
+ * this: the job is created again with no risk.
  */
 export class UnconfirmedTaskError extends RxVoiceError {
   override name = 'UnconfirmedTaskError';

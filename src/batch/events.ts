@@ -42,7 +42,8 @@ export interface JobPendingEvent extends JobEventBase {
 /** The result is in its output file (written atomically). */
 export interface JobDoneEvent extends JobEventBase {
   type: 'done';
-  task_id: string;
+  /** The task; undefined when the job was skipped on its output's word alone (`trustOutputs`). */
+  task_id: string | undefined;
   /** Absolute path of the output file. */
   output: string;
   /** True when an earlier run had already finished the job (nothing was sent). */
@@ -105,5 +106,22 @@ export interface BatchProgressEvent {
   byKind: Partial<Record<BatchJobKind, KindCounts>>;
 }
 
+/**
+ * The journal was opened after a run that died while writing it (the normal trace of
+ * `kill -9`): what it held past its committed length was dropped (see `JournalTail`).
+ * Emitted once, first, when it happens; nothing dropped had been relied on.
+ */
+export interface JournalTailEvent {
+  type: 'journal-tail';
+  /** The journal file. */
+  path: string;
+  /** Bytes dropped. */
+  droppedBytes: number;
+  /** Whole records dropped (`intent` and `sent` records of calls whose last byte never went). */
+  droppedRecords: Array<{ type: string; id: string }>;
+  /** Whether a torn record was dropped. */
+  torn: boolean;
+}
+
 /** Everything `batch()` emits. */
-export type BatchEvent = JobEvent | BatchProgressEvent;
+export type BatchEvent = JobEvent | BatchProgressEvent | JournalTailEvent;

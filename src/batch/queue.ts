@@ -33,8 +33,13 @@ export interface QueueJobData {
   jobs_hash: string;
   /** The task, recorded as soon as the creation call answered. */
   task_id?: string | undefined;
-  /** A creation call was sent and its answer not recorded yet. */
+  /** A creation call is about to be sent (not sent yet: a worker dying now risks nothing). */
   intent?: boolean;
+  /**
+   * The creation call's request went whole (recorded while its last byte was held back)
+   * and its answer is not recorded yet: the task may exist.
+   */
+  sent?: boolean;
 }
 
 /** A job event as carried through the queue (the error as plain fields). */
@@ -253,13 +258,19 @@ export function runWorker(options: WorkerOptions): Observable<JobEvent> {
             await job.updateData(next);
           };
           const ledger: JobLedger = {
-            recall: () => ({ ...(current.task_id ? { taskId: current.task_id } : {}), unconfirmed: current.intent === true && !current.task_id }),
-            intent: () => update({ ...current, intent: true }),
-            task: (_id, taskId) => update({ ...current, task_id: taskId, intent: false }),
-            abandoned: () => update({ ...current, task_id: undefined, intent: false }),
+            // A record of an older rxvoice (intent set, no `sent` field) meant "sent": unconfirmed.
+            recall: () => {
+              const sent = current.sent ?? current.intent === true;
+              return { ...(current.task_id ? { taskId: current.task_id } : {}), unconfirmed: sent && !current.task_id, known: current.task_id !== undefined || sent };
+            },
+            intent: () => update({ ...current, intent: true, sent: false }),
+            sent: () => update({ ...current, sent: true }),
+            answered: () => update({ ...current, intent: false, sent: false }),
+            task: (_id, taskId) => update({ ...current, task_id: taskId, intent: false, sent: false }),
+            abandoned: () => update({ ...current, task_id: undefined, intent: false, sent: false }),
             done: async () => undefined,
           };
-          let result: { task_id: string; output: string } | undefined;
+          let result: { task_id: string | undefined; output: string } | undefined;
           let failure: RxVoiceError | undefined;
           const outcome = await runJob(data.job, {
             client: options.client,

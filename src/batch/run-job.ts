@@ -3,14 +3,20 @@
  * worker (the job's record in the queue): create the task unless one is recorded,
  * record its `task_id` before waiting, resume it, write the output atomically, record
  * that it is done. Failures are retried only when retrying cannot pay twice.
+ *
+ * A creation call is recorded three times: `intent` before it, `sent` while its request
+ * waits for its last byte (the transport holds it until the record is on disk, see
+ * `holdLastByteUntil`), and `task` (or `answered`, when the service refused it with a
+ * 4xx) once answered. So a run killed before `sent` was never received and is created
+ * again with no risk; only `sent` without an answer is unconfirmed.
  */
 import { access, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { filter, first, lastValueFrom, map, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
 import type { RxVoiceClient } from '../client/client.js';
-import { NOT_SENT_CODES, withSignal } from '../client/request.js';
+import { holdLastByteUntil, NOT_SENT_CODES, withSignal } from '../client/request.js';
 import type { TaskEvent } from '../client/tasks.js';
-import { AbortError, AuthenticationError, ConnectionError, RateLimitError, RxVoiceError, TaskError } from '../core/errors.js';
+import { AbortError, ApiError, AuthenticationError, ConnectionError, RateLimitError, RedirectError, RxVoiceError, TaskError, ValidationError } from '../core/errors.js';
 import { AtomicFile } from '../sinks/atomicFile.js';
 import { toSinkError } from '../sinks/errors.js';
 import { JournalError, UnconfirmedTaskError } from './errors.js';
@@ -21,7 +27,12 @@ import type { RecordedJob } from './journal.js';
 /** Where a job's progress is recorded durably: the journal, or the job's record in the queue. */
 export interface JobLedger {
   recall(id: string): RecordedJob | Promise<RecordedJob>;
+  /** The creation call is about to be sent (not sent yet: a kill now risks nothing). */
   intent(id: string): Promise<void>;
+  /** The creation call's request is complete but for its last byte, held until this resolves. */
+  sent(id: string): Promise<void>;
+  /** The service answered the creation call with an error (4xx): no task exists. */
+  answered(id: string, code: string): Promise<void>;
   task(id: string, taskId: string): Promise<void>;
   abandoned(id: string, taskId: string, code: string): Promise<void>;
   done(id: string, taskId: string, output: string): Promise<void>;
@@ -62,8 +73,8 @@ export async function runJob(job: BatchJob, context: JobContext): Promise<JobOut
   // The output exists and this ledger made it (the rename is atomic, so it is complete):
   // either marked done, or the process died between the rename and the record.
   if ((recorded.output !== undefined || recorded.taskId !== undefined) && (await exists(output))) {
-    const taskId = recorded.taskId as string;
-    if (recorded.output === undefined) await ledger.done(job.id, taskId, relative);
+    const taskId = recorded.taskId;
+    if (recorded.output === undefined && taskId !== undefined) await ledger.done(job.id, taskId, relative);
     emit({ type: 'done', ...base, task_id: taskId, output, skipped: true });
     return 'skipped';
   }
@@ -80,8 +91,7 @@ export async function runJob(job: BatchJob, context: JobContext): Promise<JobOut
       if (taskId === undefined) {
         phase = 'create';
         await context.beforeCreate(signal);
-        await ledger.intent(job.id);
-        const created = await createTask(client, job, signal);
+        const created = await createTask(client, job, ledger, signal);
         await ledger.task(job.id, created);
         taskId = created;
         phase = 'task';
@@ -150,8 +160,42 @@ function asRxVoiceError(error: unknown, output: string): RxVoiceError {
   return toSinkError(error, `Writing ${output}`);
 }
 
-/** Send the creation call of `job` and resolve with its `task_id` (polling is not started). */
-function createTask(client: RxVoiceClient, job: BatchJob, signal: AbortSignal): Promise<string> {
+/**
+ * Send the creation call of `job` and resolve with its `task_id` (polling is not
+ * started), recording `intent` before it, `sent` before its last byte goes, and
+ * `answered` when the service refused it after `sent`. A failed `sent` record (the
+ * journal cannot be written) rejects with that `JournalError`: the request was never
+ * whole.
+ */
+async function createTask(client: RxVoiceClient, job: BatchJob, ledger: JobLedger, signal: AbortSignal): Promise<string> {
+  await ledger.intent(job.id);
+  // A signal of this call alone: the transport finds the gate by it.
+  const callSignal = AbortSignal.any([signal]);
+  let sent: Promise<void> | undefined;
+  let gateFailure: unknown;
+  holdLastByteUntil(callSignal, () =>
+    (sent ??= ledger.sent(job.id).catch((error: unknown) => {
+      gateFailure = error;
+      throw error;
+    })),
+  );
+  try {
+    return await createdTaskId(client, job, callSignal);
+  } catch (error) {
+    if (gateFailure !== undefined) throw gateFailure;
+    if (sent !== undefined && refusedByService(error)) await ledger.answered(job.id, (error as RxVoiceError).code);
+    throw error;
+  }
+}
+
+/** The service answered the creation call with a 3xx or 4xx: it created no task. */
+function refusedByService(error: unknown): boolean {
+  if (error instanceof ApiError) return error.status >= 400 && error.status < 500;
+  if (error instanceof ValidationError) return error.source === 'server';
+  return error instanceof RateLimitError || error instanceof AuthenticationError || error instanceof RedirectError;
+}
+
+function createdTaskId(client: RxVoiceClient, job: BatchJob, signal: AbortSignal): Promise<string> {
   const options = { signal };
   let events$: Observable<TaskEvent<unknown>>;
   switch (job.kind) {

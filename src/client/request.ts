@@ -32,6 +32,7 @@ import {
   timer,
   type ObservableInput,
 } from 'rxjs';
+import type { Readable } from 'node:stream';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import {
@@ -95,6 +96,52 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Errors of a body that failed after values were handed out: never retried (they would repeat). */
 const afterValues = new WeakSet<object>();
+
+/** Gates of creation calls, by the signal the call was made with: see {@link holdLastByteUntil}. */
+const lastByteGates = new WeakMap<AbortSignal, () => Promise<void>>();
+
+/**
+ * Hold back the last byte of the creation call made with `signal` (its `CallOptions`
+ * signal) until `gate` resolves: the request cannot be whole at the service before
+ * `gate` has run, and if the process dies before, the service never got it. The batch
+ * journal fsyncs its `sent` record here, so "no `sent` record" proves "never received"
+ * and resuming creates the job with no risk of paying twice. Works on the client's
+ * undici dispatcher (an interceptor around the request body, the `content-length`
+ * kept); with a custom `fetch` and no dispatcher, `gate` runs before the call instead
+ * (it then marks a call as sent a little early: safe, never late). `gate` may run more
+ * than once (a same-origin 307/308 resends the body); make it idempotent. When `gate`
+ * rejects, the request is abandoned before its last byte.
+ *
+ * @internal for the batch runner; not part of the public API.
+ */
+export function holdLastByteUntil(signal: AbortSignal, gate: () => Promise<void>): void {
+  lastByteGates.set(signal, gate);
+}
+
+/** An undici interceptor that sends a request body whole but its last byte, then waits for `gate`. */
+function lastByteInterceptor(gate: () => Promise<void>): Dispatcher.DispatcherComposeInterceptor {
+  // undici takes an async iterable body (lib/core/request.js), though its types list only Readable.
+  return (dispatch) => (options, handler) => dispatch({ ...options, body: gatedBody(options.body, gate) as unknown as Readable }, handler);
+}
+
+async function* gatedBody(body: unknown, gate: () => Promise<void>): AsyncGenerator<Uint8Array> {
+  let held: Uint8Array | undefined;
+  const chunks: AsyncIterable<unknown> | Iterable<unknown> =
+    body === null || body === undefined
+      ? []
+      : typeof body === 'string' || body instanceof Uint8Array
+        ? [body]
+        : (body as AsyncIterable<unknown>);
+  for await (const chunk of chunks) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
+    if (bytes.byteLength === 0) continue;
+    if (held) yield held;
+    held = bytes;
+  }
+  if (held && held.byteLength > 1) yield held.subarray(0, held.byteLength - 1);
+  await gate();
+  if (held) yield held.subarray(held.byteLength - 1);
+}
 
 /** Error codes of connection failures that prove the request never left. */
 export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -462,6 +509,9 @@ export class HttpTransport {
       }
       const init: Record<string, unknown> = { method, headers, body, signal, redirect: 'manual' };
       if (this.#dispatcher) init['dispatcher'] = this.#dispatcher;
+      const gate = spec.kind === 'creation' && body !== undefined && spec.signal ? lastByteGates.get(spec.signal) : undefined;
+      if (gate && this.#dispatcher && typeof this.#dispatcher.compose === 'function') init['dispatcher'] = this.#dispatcher.compose(lastByteInterceptor(gate));
+      else if (gate) await gate();
       const response = await this.#fetch(url.href, init);
       const opaque = response.type === 'opaqueredirect';
       if (!opaque && !REDIRECT_STATUSES.has(response.status)) return response;
