@@ -3,7 +3,7 @@
  */
 import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { asyncScheduler, concat, defer, EMPTY, finalize, from, lastValueFrom, mergeMap, Observable, of, switchMap, tap, timer, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, catchError, concat, defer, EMPTY, finalize, ignoreElements, throwError, from, lastValueFrom, mergeMap, Observable, of, switchMap, tap, timer, type SchedulerLike } from 'rxjs';
 import { z } from 'zod';
 import type { RxVoiceClient } from '../client/client.js';
 import { withSignal } from '../client/request.js';
@@ -105,6 +105,7 @@ export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Obs
   return defer(() => {
     let journal: Journal | undefined;
     let ended = false;
+    const closeJournal = (): Observable<never> => defer(async () => journal?.close()).pipe(ignoreElements());
     const opened = (async () => {
       await mkdir(out, { recursive: true });
       if (journalPath === undefined) return undefined;
@@ -139,6 +140,12 @@ export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Obs
         const tail$ = tail ? of<BatchEvent>({ type: 'journal-tail', path: opened.path, droppedBytes: tail.droppedBytes, droppedRecords: tail.droppedRecords, torn: tail.torn }) : EMPTY;
         return concat(tail$, of(tracker.snapshot()), jobs$);
       }),
+      // Completion and errors are delivered once the journal is closed and its lock released.
+      (events$) =>
+        concat(
+          events$.pipe(catchError((error: unknown) => concat(closeJournal(), throwError(() => error)))),
+          closeJournal(),
+        ),
       finalize(() => {
         ended = true;
         void journal?.close();

@@ -38,10 +38,12 @@ export type {
   JobDoneEvent,
   JobRetryingEvent,
   JobFailedEvent,
+  JournalTailEvent,
   KindCounts,
 } from './events.js';
-export { JournalError, QueueConnectionError, QueueError, QueueUnavailableError, UnconfirmedTaskError } from './errors.js';
-export { Journal, type JournalRecord, type RecordedJob } from './journal.js';
+export { JournalError, JournalLockedError, QueueConnectionError, QueueError, QueueUnavailableError, UnconfirmedTaskError } from './errors.js';
+export { Journal, JournalRecordSchema, JOURNAL_VERSION, type JournalContent, type JournalOpenOptions, type JournalRecord, type JournalTail, type RecordedJob } from './journal.js';
+export type { JournalErrorReason } from './errors.js';
 export { isRetryable } from './run-job.js';
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,

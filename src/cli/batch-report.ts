@@ -72,6 +72,8 @@ export function jobLine(event: Exclude<BatchEvent, BatchProgressEvent>, secrets:
       return `${event.id}: failed: ${event.error.name}: ${redact(event.error.message, secrets)}`;
     case 'pending':
       return undefined;
+    case 'journal-tail':
+      return `journal ${event.path}: the last run died while writing it; ${event.droppedBytes} uncommitted byte(s) dropped${event.torn ? ' (a torn record)' : ''}, nothing it relied on`;
   }
 }
 

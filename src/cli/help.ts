@@ -73,8 +73,11 @@ Runs the jobs of a JSON Lines file (one job a line: {"kind":"translation","id":"
 "request":{...}}; kinds translation, speech, sound, transcription, subtitles, dubbing)
 against the service's task endpoints. Each task id is recorded (fsync) in a journal in
 DIR before its job waits, so after a crash or Ctrl-C the same command resumes every
-recorded task and creates only the jobs that never got one. Outputs are written
+recorded task and creates only the jobs the service never received. Outputs are written
 atomically to DIR (<id>.json, .wav, .srt or .vtt by kind). A summary table ends it.
+One batch per journal at a time: a second run on the same DIR stops at once, naming the
+process that holds the journal's lock. A journal that is damaged, or missing while
+outputs exist, stops the command before any call (see --trust-outputs).
 
 Options:
   -o, --out DIR           output directory (required); the journal is DIR/.rxvoice-batch.jsonl
@@ -86,6 +89,9 @@ Options:
       --unconfirmed M     a job whose creation call a killed run sent but did not record the
                           answer (its task may exist and be paid): fail (default: reported,
                           nothing sent) or recreate (create it again, may pay twice)
+      --trust-outputs     when the journal is missing or empty (or knows nothing of a job)
+                          and a job's output exists: skip that job (default: stop before any
+                          call, as running it again could pay twice)
       --skip-invalid      run the valid lines when some are bad (default: a bad line stops
                           the command before anything runs; each is reported with its number)
       --queue URL         redis://host:port: put the jobs on a BullMQ queue for

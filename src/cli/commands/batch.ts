@@ -26,6 +26,7 @@ export async function batchCommand(argv: string[], context: CommandContext): Pro
     retries: { type: 'string' },
     journal: { type: 'string' },
     unconfirmed: { type: 'string' },
+    'trust-outputs': { type: 'boolean' },
     'skip-invalid': { type: 'boolean' },
     queue: { type: 'string' },
     'queue-name': { type: 'string' },
@@ -61,6 +62,7 @@ export async function batchCommand(argv: string[], context: CommandContext): Pro
       ...(ratePerSecond !== undefined ? { ratePerSecond } : {}),
       ...(retries !== undefined ? { retries } : {}),
       ...(unconfirmed !== undefined ? { unconfirmed } : {}),
+      ...(values['trust-outputs'] === true ? { trustOutputs: true } : {}),
     });
     return runWithReport(events$, io, context, values.json === true, 'batch');
   });
