@@ -2,9 +2,17 @@
  * Multipart uploads: a file part from a path, a Buffer / Uint8Array (with a filename),
  * a Blob / File, or a Node Readable. The extension (or, failing that, the MIME type) is
  * checked locally, so a wrong file is a `ValidationError` at `['body', <field>]` before
- * anything is sent.
+ * anything is sent; so is an empty file (0 bytes: the service would take, and charge
+ * for, a call that cannot succeed).
+ *
+ * Memory: a path, a file URL, or an `fs.ReadStream` (re-opened by its path) is streamed
+ * from disk (`fs.openAsBlob`: a file-backed Blob that undici's multipart encoder reads
+ * chunk by chunk), so an upload of any size holds a few chunks in memory, and a retried
+ * call reads the file again from its start. Any other Readable is read into memory
+ * first, since a retry must send it again and a stream cannot be replayed: pass a path
+ * for large files.
  */
-import { constants, openAsBlob } from 'node:fs';
+import { constants, openAsBlob, ReadStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { Readable } from 'node:stream';
@@ -115,11 +123,17 @@ export function checkUpload(
   return { field, filename, contentType: file.contentType ?? MIME_BY_EXTENSION[ext] ?? 'application/octet-stream', data };
 }
 
-/** Read a checked file part into a Blob (paths are opened lazily with `fs.openAsBlob`). */
+/**
+ * Turn a checked file part into a Blob: paths, file URLs and unread `fs.ReadStream`s as
+ * file-backed Blobs (`fs.openAsBlob`, read from disk as the body is sent), other sources
+ * in memory. Rejects with `ValidationError` when the file is missing, not a regular
+ * file, or empty.
+ */
 export async function toBlob(upload: CheckedUpload, endpoint?: string): Promise<Blob> {
   const { data, contentType } = upload;
-  if (typeof data === 'string' || data instanceof URL) {
-    const path = data instanceof URL ? fileURLToPath(data) : data;
+  const path = typeof data === 'string' ? data : data instanceof URL ? fileURLToPath(data) : unreadFilePath(data);
+  let blob: Blob;
+  if (path !== undefined) {
     try {
       const info = await stat(path);
       if (!info.isFile()) fail(upload.field, 'is not a regular file', 'value_error', endpoint);
@@ -128,16 +142,32 @@ export async function toBlob(upload: CheckedUpload, endpoint?: string): Promise<
       if (error instanceof ValidationError) throw error;
       fail(upload.field, 'file not found or not readable', 'value_error', endpoint);
     }
-    return openAsBlob(path, { type: contentType });
+    if (isReadable(data)) (data as Readable).destroy();
+    blob = await openAsBlob(path, { type: contentType });
+  } else if (typeof Blob !== 'undefined' && data instanceof Blob) blob = data;
+  else if (data instanceof Uint8Array) blob = new Blob([data as Uint8Array<ArrayBuffer>], { type: contentType });
+  else {
+    const chunks: Uint8Array<ArrayBuffer>[] = [];
+    const readable = data instanceof Readable ? data : Readable.from(data as AsyncIterable<unknown>);
+    for await (const chunk of readable) {
+      chunks.push((typeof chunk === 'string' ? Buffer.from(chunk) : chunk) as Uint8Array<ArrayBuffer>);
+    }
+    blob = new Blob(chunks, { type: contentType });
   }
-  if (typeof Blob !== 'undefined' && data instanceof Blob) return data;
-  if (data instanceof Uint8Array) return new Blob([data as Uint8Array<ArrayBuffer>], { type: contentType });
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  const readable = data instanceof Readable ? data : Readable.from(data as AsyncIterable<unknown>);
-  for await (const chunk of readable) {
-    chunks.push((typeof chunk === 'string' ? Buffer.from(chunk) : chunk) as Uint8Array<ArrayBuffer>);
-  }
-  return new Blob(chunks, { type: contentType });
+  if (blob.size === 0) fail(upload.field, 'is empty (0 bytes); nothing was sent', 'value_error', endpoint);
+  return blob;
+}
+
+/**
+ * The path of an `fs.ReadStream` that has read nothing yet and reads a whole file (no
+ * `start`/`end`), so the file can be streamed from disk again on a retry; else undefined.
+ */
+function unreadFilePath(data: UploadSource): string | undefined {
+  if (!(data instanceof ReadStream)) return undefined;
+  const { path, bytesRead } = data;
+  const ranged = (data as ReadStream & { start?: number; end?: number }).start !== undefined || (data as ReadStream & { end?: number }).end !== Infinity;
+  if (bytesRead > 0 || ranged || (typeof path !== 'string' && !Buffer.isBuffer(path))) return undefined;
+  return path.toString();
 }
 
 /** Build a multipart body factory: fields (skipping null / undefined) and file parts. */
