@@ -1,4 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,4 +93,74 @@ describe('multipart uploads from every input kind', () => {
     }
     expect(proxy.seen.length).toBe(before);
   });
+});
+
+describe('an empty file is refused before any call', () => {
+  it('0 bytes from a path, a Buffer, a Blob or a Readable: ValidationError at the field, nothing sent (control: 44 bytes are sent)', async () => {
+    await writeFile(join(dir, 'empty.wav'), '');
+    const before = proxy.seen.length;
+    const empties = [join(dir, 'empty.wav'), createReadStream(join(dir, 'empty.wav')), { data: Buffer.alloc(0), filename: 'e.wav' }, new File([], 'e.wav'), { data: Readable.from([]), filename: 'e.wav' }];
+    for (const media_file of empties) {
+      const error = await lastValueFrom(client.transcription.create({ language: 'en-us', media_file })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues[0]).toMatchObject({ loc: ['body', 'media_file'], msg: expect.stringMatching(/empty \(0 bytes\)/) });
+      expect((error as ValidationError).source).toBe('local');
+    }
+    expect(proxy.seen.length).toBe(before);
+    // Control: a file with bytes is sent.
+    await lastValueFrom(client.transcription.create({ language: 'en-us', media_file: join(dir, 'voice.wav') }));
+    expect(proxy.seen.filter((r) => r.path === '/transcription')).toHaveLength(1);
+  });
+});
+
+describe('uploads streamed from disk', () => {
+  /**
+   * A stand-in for the service that reads and discards the body (the emulator keeps
+   * whole bodies, which would measure the emulator rather than the client), answering
+   * as the contract does. The client runs in its own process, which reports its memory.
+   */
+  async function upload(file: string, mode: 'path' | 'readstream' | 'buffer'): Promise<{ rssGrowth: number; arrayBuffersGrowth: number; received: number }> {
+    let received = 0;
+    const sink = createServer((req, res) => {
+      req.on('data', (chunk: Buffer) => (received += chunk.byteLength));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ task_id: 'sink-task' }));
+      });
+    });
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    const { port } = sink.address() as { port: number };
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/upload-memory.ts'), `http://127.0.0.1:${port}`, 'rxv-sink-key', file, mode], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      expect(code).toBe(0);
+      return { ...(JSON.parse(out) as { rssGrowth: number; arrayBuffersGrowth: number }), received };
+    } finally {
+      await new Promise((resolve) => sink.close(resolve));
+    }
+  }
+
+  it('a 200 MB file from a path or an fs.ReadStream: the client grows by a few MB, not the file (control: a Buffer of it grows by 200 MB)', async () => {
+    const SIZE = 200 * 1024 * 1024;
+    const big = join(dir, 'big.wav');
+    await writeFile(big, '');
+    await truncate(big, SIZE); // sparse: no disk blocks used
+    const MB = 1024 * 1024;
+    for (const mode of ['path', 'readstream'] as const) {
+      const seen = await upload(big, mode);
+      expect(seen.received, mode).toBeGreaterThan(SIZE);
+      expect(seen.rssGrowth, `${mode}: RSS growth ${(seen.rssGrowth / MB).toFixed(1)} MB`).toBeLessThan(64 * MB);
+      expect(seen.arrayBuffersGrowth, mode).toBeLessThan(64 * MB);
+      console.log(`upload of 200 MB from a ${mode}: client RSS +${(seen.rssGrowth / MB).toFixed(1)} MB, ArrayBuffers +${(seen.arrayBuffersGrowth / MB).toFixed(1)} MB`);
+    }
+    // Control: the measure sees a body held in memory.
+    const control = await upload(big, 'buffer');
+    expect(control.received).toBeGreaterThan(SIZE);
+    expect(control.arrayBuffersGrowth).toBeGreaterThan(SIZE);
+    console.log(`control, the same file as a Buffer: client RSS +${(control.rssGrowth / MB).toFixed(1)} MB, ArrayBuffers +${(control.arrayBuffersGrowth / MB).toFixed(1)} MB`);
+  }, 120_000);
 });

@@ -18,7 +18,9 @@
  * Redirects are handled here, not by fetch: a redirect is followed (at most
  * {@link MAX_REDIRECTS} hops) only when it stays on the same origin (scheme, host and
  * port) as the request; any other (another host, or https to http) ends the call with a
- * `RedirectError`, so the key never travels to another origin or in clear text.
+ * `RedirectError`, so the key never travels to another origin or in clear text. A
+ * redirect answer to a multipart upload is never followed (a `RedirectError`): the
+ * upload streams from disk and is not kept for a second send.
  *
  * Unsubscribing aborts the request in flight. Errors never carry request headers, and
  * every message is scrubbed of the key.
@@ -507,12 +509,22 @@ export class HttpTransport {
         body = JSON.stringify(spec.json);
         headers['content-type'] = 'application/json';
       }
-      const init: Record<string, unknown> = { method, headers, body, signal, redirect: 'manual' };
+      // A multipart body is sent with redirect 'error': with any other mode, fetch keeps a
+      // copy of a streamed body for a possible redirect (it clones the request, teeing the
+      // body), so an upload streamed from disk would be held whole in memory. A redirect
+      // answer to an upload is then a RedirectError, not followed.
+      const upload = body !== undefined && typeof body !== 'string';
+      const init: Record<string, unknown> = { method, headers, body, signal, redirect: upload ? 'error' : 'manual' };
       if (this.#dispatcher) init['dispatcher'] = this.#dispatcher;
       const gate = spec.kind === 'creation' && body !== undefined && spec.signal ? lastByteGates.get(spec.signal) : undefined;
       if (gate && this.#dispatcher && typeof this.#dispatcher.compose === 'function') init['dispatcher'] = this.#dispatcher.compose(lastByteInterceptor(gate));
       else if (gate) await gate();
-      const response = await this.#fetch(url.href, init);
+      const response = await this.#fetch(url.href, init).catch((error: unknown) => {
+        if (upload && (error as { cause?: { message?: unknown } } | null)?.cause?.message === 'unexpected redirect') {
+          throw new RedirectError(0, undefined, `${spec.endpoint} answered a redirect to an upload: not followed (an upload is streamed once, never re-sent elsewhere)`);
+        }
+        throw error;
+      });
       const opaque = response.type === 'opaqueredirect';
       if (!opaque && !REDIRECT_STATUSES.has(response.status)) return response;
       await response.body?.cancel().catch(() => undefined);
