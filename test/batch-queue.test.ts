@@ -99,7 +99,7 @@ describe.runIf(haveRedis)('queue', () => {
     const again = await lastValueFrom(enqueueBatch(jobs, { queue: redisUrl }).pipe(toArray()));
     expect(again.filter((e) => e.type === 'progress').at(-1)).toMatchObject({ skipped: JOBS, done: 0 });
     expect([...emu.context.tasks.keys()].filter((id) => !before.has(id))).toHaveLength(JOBS);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('queue errors', () => {
