@@ -535,3 +535,16 @@ describe('rxvoice/relay: visitor budgets', () => {
     }
   });
 });
+
+describe('rxvoice/relay: who a client is', () => {
+  it('an IPv6 address counts by its /64 (one machine holds a whole /64); IPv4, also mapped, as is', async () => {
+    const { addressClient } = await import('../src/relay/origin.js');
+    const machine = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:0DB8:0001:0002:aaaa::9%eth0', '2001:db8:1:2:0:0:10.0.0.1'];
+    expect(new Set(machine.map(addressClient))).toEqual(new Set(['2001:db8:1:2::/64']));
+    expect(addressClient('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64'); // the next /64 is someone else
+    expect(addressClient('::1')).toBe('0:0:0:0::/64');
+    expect(addressClient('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressClient('203.0.113.7')).not.toBe(addressClient('203.0.113.8'));
+    expect(addressClient(undefined)).toBe('unknown');
+  });
+});
