@@ -28,7 +28,7 @@
  * Word lists are per-language tables in `abbreviations.ts`; list markers in `sentence-lists.ts`.
  */
 import type { LocaleRules } from './abbreviations.js';
-import { Char, classify, isCloser, isDash, isDot, isLetter, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
+import { Char, classify, isCloser, isDash, isDot, isLetter, isNewline, isSpacedCloser, isWhitespace, isWordChar } from './sentence-marks.js';
 import { BULLET, isNextMarker, markerOf, romanValue, ROMAN_ITEM, type Marker } from './sentence-lists.js';
 
 /** Characters after a candidate looked at, at most, before it is decided anyway. */
@@ -79,6 +79,47 @@ export interface Candidate {
   prevWord: string;
   /** The text after the run seen so far (at most LOOKAHEAD code units). */
   ahead: string;
+}
+
+/**
+ * Whether code unit `c` extends the stop run of `k` (and how: `'stop'` or `'closer'`, whose
+ * quote the caller closes): more stops glued to it (`?!`, `...`, `?".`), closing quotes and
+ * brackets glued to it, or a closer after spaces where the language puts one (`« Oui ! »`).
+ * `kind`: `c`'s stop kind, if a stop; `glued`: `c` comes right after the run. Updates `k`.
+ */
+export function extendRun(k: Candidate, c: number, kind: StopKind | undefined, glued: boolean, spacedClosers: boolean): 'stop' | 'closer' | false {
+  if (!glued) {
+    if (!(spacedClosers && isSpacedCloser(c) && /^[ \u00a0\u202f]+$/.test(k.ahead))) return false;
+    k.closed = true;
+    return 'closer';
+  }
+  if (kind === 'colon') {
+    if (k.kind !== 'dot' && k.kind !== 'ellipsis') return false;
+    k.kind = 'colon';
+    return 'stop';
+  }
+  if (kind !== undefined) {
+    if (kind === 'hard' || (kind === 'strong' && k.kind !== 'hard')) k.kind = kind;
+    else if (k.kind === 'dot') k.kind = 'ellipsis';
+    k.spacedDots = 0;
+    k.closed = false;
+    return 'stop';
+  }
+  if (!isCloser(c)) return false;
+  k.closed = true;
+  k.cornerClose = c === 0x300d || c === 0x300f;
+  return 'closer';
+}
+
+/** After a stop: a citation (`gas. [1]`, `martyr.[7][8]`), part of the sentence before. */
+const CITATION = /^[ \t]?\[\d{1,3}(?:[–-]\d{1,3})?\]$/;
+const CITATION_PREFIX = /^[ \t]?\[\d{0,3}(?:[–-]\d{0,3})?$/;
+
+/** Whether the look-ahead is a citation (`'extend'`: the run takes it in), may become one (`'wait'`), or is not one. */
+export function citation(k: Candidate, ahead: string): 'extend' | 'wait' | undefined {
+  if (k.kind === 'hard' || k.kind === 'colon' || ahead.length > 12) return undefined;
+  if (CITATION.test(ahead)) return 'extend';
+  return CITATION_PREFIX.test(ahead) ? 'wait' : undefined;
 }
 
 const SHORT_NUMBER = /^\d{1,3}$/;

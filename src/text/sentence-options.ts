@@ -8,6 +8,28 @@ export interface SentenceSegmenterOptions {
   maxBufferSize?: number;
 }
 
+/**
+ * An incremental sentence segmenter (`createSentenceSegmenter`).
+ *
+ * ## Rules the tests hold
+ *
+ * - **Lossless**: the pieces joined are the input, code unit for code unit. No piece is empty.
+ * - **Chunking invariance**: the pieces depend only on the text, never on how it was split
+ *   into `feed` calls (splits inside surrogate pairs included). Only `maxBufferSize`
+ *   force-cuts and `flushWords()` (time-driven) cut elsewhere, and both stay lossless. Every
+ *   character is looked at a bounded number of times: the work is linear in the input.
+ * - **Whitespace leads**: a boundary sits right after the terminal punctuation and any
+ *   closing quotes/brackets glued to it; the whitespace after it starts the next piece
+ *   (`"Hi. Bye."` -> `"Hi."`, `" Bye."`). So a piece may start with whitespace, and the
+ *   last piece (from `end()`) may be whitespace only; speakers skip such pieces.
+ * - **Timing**: a sentence is returned as soon as its end is certain, and no later than the
+ *   character that decides it, usually the first non-space character after the stop.
+ * - A stop inside an open quote or bracket does not end a sentence unless the closing quote is
+ *   glued to it; a quote open for more than 300 code units is ignored.
+ *
+ * NOTE: `maxBufferSize` (default 65 536 code units) bounds the buffer: beyond it the text is
+ * cut at the last whitespace (or hard, never inside a surrogate pair).
+ */
 export interface SentenceSegmenter {
   /** Feed more text; returns sentences now complete, in order. */
   feed(text: string): string[];
@@ -28,9 +50,11 @@ export interface SentenceSegmenter {
    */
   atBoundary(): boolean;
   /**
-   * Where, in `pending()`, an undecided stop starts: a stop run whose sentence end depends on
-   * text not seen yet (`"It costs 3."`, `"See Dr."`). -1 when there is none. Text before this
-   * offset may be sent on; text from it waits for the next token, an idle flush or the end.
+   * Where, in `pending()`, an undecided boundary starts: a stop run whose sentence end depends
+   * on text not seen yet (`"It costs 3."`, `"See Dr."`), or a line break after a short line
+   * without a stop, decided at the end of the next line (`"Home\n"`). -1 when there is none.
+   * Text before this offset may be sent on; text from it waits for the next token, an idle
+   * flush or the end.
    */
   undecidedFrom(): number;
 }

@@ -25,57 +25,23 @@
  * sequence (`1) one 2) two`, `a. one b. two`, `• 9. one • 10. two`, `Steps: i) one ii) two`).
  * A citation after a stop is part of its run (`gas. [1] It`).
  *
- * ## Rules the tests hold
- *
- * - **Lossless**: the pieces joined are the input, code unit for code unit. No piece is empty.
- * - **Chunking invariance**: the pieces depend only on the text, never on how it was split
- *   into `feed` calls (splits inside surrogate pairs included). Only `maxBufferSize`
- *   force-cuts and `flushWords()` (time-driven) cut elsewhere, and both stay lossless. Every
- *   character is looked at a bounded number of times: the work is linear in the input.
- * - **Whitespace leads**: a boundary sits right after the terminal punctuation and any
- *   closing quotes/brackets glued to it; the whitespace after it starts the next piece
- *   (`"Hi. Bye."` -> `"Hi."`, `" Bye."`). So a piece may start with whitespace, and the
- *   last piece (from `end()`) may be whitespace only; speakers skip such pieces.
- * - **Timing**: a sentence is returned as soon as its end is certain, and no later than the
- *   character that decides it, usually the first non-space character after the stop.
- * - A stop inside an open quote or bracket does not end a sentence unless the closing quote is
- *   glued to it; a quote open for more than {@link QUOTE_SPAN} code units is ignored.
- *
- * NOTE: `maxBufferSize` (default 65 536 code units) bounds the buffer: beyond it the text is
- * cut at the last whitespace (or hard, never inside a surrogate pair).
+ * The contract (lossless, the same pieces however the text is split, whitespace leads, timing)
+ * is documented on {@link SentenceSegmenter}.
  */
 import { rulesFor, type LocaleRules } from './abbreviations.js';
-import { classOfWord, decide, LOOKAHEAD, LOOKBACK, type Candidate, type StopKind } from './sentence-decision.js';
+import { citation, classOfWord, decide, extendRun, LOOKAHEAD, LOOKBACK, type StopKind } from './sentence-decision.js';
 import { BULLET, isNextMarker, LIST_MARKER, LIST_PREFIX, markerOf, RULE, type Marker } from './sentence-lists.js';
-import {
-  Char,
-  classify,
-  endsWithStop,
-  expectedCloser,
-  isCjk,
-  isCloser,
-  isDot,
-  isHardStop,
-  isInert,
-  isNewline,
-  isSpacedCloser,
-  isStrongStop,
-  isWhitespace,
-  isWordChar,
-} from './sentence-marks.js';
+// prettier-ignore
+import { Char, classify, endsWithStop, expectedCloser, isCjk, isCloser, isDot, isHardStop, isInert, isNewline, isStrongStop, isWhitespace, isWordChar } from './sentence-marks.js';
 import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
+import { lastWsBefore, newPieceScan, PieceText, popQuote, quoteOpen } from './sentence-scan.js';
 
 export { bufferSizeOption, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 export { isWhitespace } from './sentence-marks.js';
 export { LOOKAHEAD } from './sentence-decision.js';
 
-/** A quote or bracket opened longer ago than this (code units) no longer holds stops. */
-const QUOTE_SPAN = 300;
 /** A title, menu item or list line without markers: at most this many code units. */
 const SHORT_LINE = 40;
-/** After a stop: a citation (`gas. [1]`, `martyr.[7][8]`), part of the sentence before. */
-const CITATION = /^[ \t]?\[\d{1,3}(?:[–-]\d{1,3})?\]$/;
-const CITATION_PREFIX = /^[ \t]?\[\d{0,3}(?:[–-]\d{0,3})?$/;
 
 /** Create an incremental sentence segmenter (see the module documentation for the rules). */
 export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
@@ -83,152 +49,58 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   const rules: LocaleRules = rulesFor(checked.locale);
   const maxBuffer = checked.maxBufferSize;
 
-  let parts: string[] = [];
-  let partsLen = 0;
+  const text = new PieceText();
   let out: string[] = [];
-
-  // State of the current piece; positions are offsets in the piece.
-  let len = 0;
-  let hasContent = false;
-  let inWs = false;
-  let wsStart = 0;
-  let wsNl = 0;
-  let lastWsStart = -1; // start of the last whitespace run that follows content
-  let wordStart = 0;
-  let wordLineStart = true;
-  /** The current word starts a list item (line or piece start, or after a bullet there). */
-  let wordItemStart = true;
-  let prevWordStart = -1;
-  let prevWordBullet = false;
-  let prevWordCapitalized = false;
-  /** The head of the word before (at most LOOKBACK + 1 code units). */
-  let prevWordHead = '';
-  /** Start of the current line in the piece. */
-  let lineStart = 0;
-  /**
-   * A single line break after a short line with no stop (`Home` then `About us`): its offset
-   * while the next line is read; it ends a piece if that line is short and has no stop either.
-   */
-  let lineBreak = -1;
-  /** Where the whitespace before the last inline marker read in this piece starts (`Steps: i) one`), or -1. */
-  let markerAt = -1;
-  /** The word before is a number (`10 h.`: a unit, not an initial). */
-  let prevWordNumeric = false;
-  let lineIsList = false;
-  let lastCode = 0;
-  let nlCand = -1;
-  let nlLook = '';
-  /** Open quotes/brackets: expected closer and offset, innermost last. */
-  let quotes: { closer: number; at: number }[] = [];
-  /** The candidate being decided, if any; text from `cand.end` to `len` is its look-ahead. */
-  let cand: Candidate | undefined;
-  /** Consecutive spaced dots (`. . .`) so far. */
-  let spacedDots = 0;
-  let lastDotEnd = -1;
-  /** The first code units of the current word (at most LOOKBACK + 1). */
-  let wordHead = '';
-  /** The last code unit was part of an omission (`[...]`). */
-  let omissionRun = false;
+  /** The scan of the current piece (fresh after every cut). */
+  let st = newPieceScan();
   /** The current piece starts at a line start (start of input, or a piece after a cut at a line break). */
   let atLineStart = true;
   /** The last list marker read (survives cuts): value and suffix, for inline lists. */
   let marker: Marker | undefined;
 
-  function reset(): void {
-    len = 0;
-    hasContent = false;
-    inWs = false;
-    wsNl = 0;
-    lastWsStart = -1;
-    wordStart = 0;
-    wordLineStart = true;
-    wordItemStart = true;
-    prevWordStart = -1;
-    prevWordBullet = false;
-    prevWordCapitalized = false;
-    prevWordHead = '';
-    lineStart = 0;
-    lineBreak = -1;
-    markerAt = -1;
-    prevWordNumeric = false;
-    lineIsList = false;
-    lastCode = 0;
-    nlCand = -1;
-    nlLook = '';
-    quotes = [];
-    cand = undefined;
-    spacedDots = 0;
-    lastDotEnd = -1;
-    wordHead = '';
-    omissionRun = false;
-  }
-
-  /** Text of the piece in [from, to), read from the end of the buffered parts. */
-  function textRange(from: number, to: number): string {
-    let end = partsLen;
-    let result = '';
-    for (let i = parts.length - 1; i >= 0 && end > from; i--) {
-      const p = parts[i]!;
-      const start = end - p.length;
-      if (start < to) result = p.slice(Math.max(0, from - start), Math.min(p.length, to - start)) + result;
-      end = start;
-    }
-    return result;
-  }
-
-  function joined(): string {
-    if (parts.length === 1) return parts[0]!;
-    const all = parts.join('');
-    parts = all.length > 0 ? [all] : [];
-    return all;
-  }
-
   /** Emit [0, at) and re-scan the processed rest as the start of a new piece. */
   function cut(at: number): void {
-    const all = joined();
-    out.push(all.slice(0, at));
-    const rest = all.slice(at);
-    parts = rest.length > 0 ? [rest] : [];
-    partsLen = rest.length;
-    const processed = len - at;
-    reset();
+    out.push(text.cutAt(at));
+    const rest = text.all();
+    const processed = st.len - at;
+    st = newPieceScan();
     atLineStart = false; // a line break in the rest is seen again by the replay
     for (let i = 0; i < processed; i++) step(rest.charCodeAt(i));
   }
 
   /** Re-scan the candidate's look-ahead as ordinary text (the candidate did not end). */
   function dropCandidate(): void {
-    const c = cand!;
-    cand = undefined;
+    const c = st.cand!;
+    st.cand = undefined;
     const ahead = c.ahead;
-    len = c.end;
+    st.len = c.end;
     for (let i = 0; i < ahead.length; i++) step(ahead.charCodeAt(i));
   }
 
   function openCandidate(kind: StopKind, c: number): void {
     // the word before the stop (its head, ending in `…` when longer than LOOKBACK)
-    const raw = inWs || len === wordStart ? '' : len - wordStart <= LOOKBACK ? wordHead : `${wordHead.slice(0, LOOKBACK)}\u2026`;
-    const spaced = kind === 'dot' && raw.length === 0 && lastDotEnd >= 0 && lastDotEnd === len - 1 ? spacedDots + 1 : kind === 'dot' && raw.length === 0 ? 1 : 0;
-    const afterBullet = prevWordBullet && wordItemStart;
-    cand = {
+    const raw = st.inWs || st.len === st.wordStart ? '' : st.len - st.wordStart <= LOOKBACK ? st.wordHead : `${st.wordHead.slice(0, LOOKBACK)}\u2026`;
+    const spaced = kind === 'dot' && raw.length === 0 && st.lastDotEnd >= 0 && st.lastDotEnd === st.len - 1 ? st.spacedDots + 1 : kind === 'dot' && raw.length === 0 ? 1 : 0;
+    const afterBullet = st.prevWordBullet && st.wordItemStart;
+    st.cand = {
       kind,
-      start: len,
-      end: len + 1,
+      start: st.len,
+      end: st.len + 1,
       word: raw,
       wordClass:
         kind === 'dot'
-          ? classOfWord(raw, { itemStart: wordItemStart, afterBullet, lineStart: wordLineStart, afterNumber: prevWordNumeric, marker }, rules)
+          ? classOfWord(raw, { itemStart: st.wordItemStart, afterBullet, lineStart: st.wordLineStart, afterNumber: st.prevWordNumeric, marker }, rules)
           : 'plain',
       closed: false,
       cornerClose: false,
-      inQuote: quoteOpen(),
+      inQuote: quoteOpen(st),
       spacedDots: spaced,
-      prevCapitalized: prevWordCapitalized,
-      prevWord: prevWordHead,
+      prevCapitalized: st.prevWordCapitalized,
+      prevWord: st.prevWordHead,
       ahead: '',
     };
-    spacedDots = spaced;
-    if (kind === 'dot' && c !== 0x2026) lastDotEnd = len + 1;
+    st.spacedDots = spaced;
+    if (kind === 'dot' && c !== 0x2026) st.lastDotEnd = st.len + 1;
   }
 
   function stopKind(c: number): StopKind | undefined {
@@ -240,82 +112,42 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     return undefined;
   }
 
-  function popQuote(c: number): boolean {
-    for (let q = quotes.length - 1; q >= 0; q--) {
-      if (quotes[q]!.closer === c) {
-        quotes.length = q;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  function quoteOpen(): boolean {
-    const top = quotes[quotes.length - 1];
-    return top !== undefined && len - top.at <= QUOTE_SPAN;
-  }
-
   function forceCut(): void {
     let at: number;
-    if (cand) at = cand.end;
-    else if (inWs && hasContent && wsStart > 0) at = wsStart;
-    else if (lastWsStart > 0 && len - lastWsStart <= maxBuffer / 2) at = lastWsStart;
+    if (st.cand) at = st.cand.end;
+    else if (st.inWs && st.hasContent && st.wsStart > 0) at = st.wsStart;
+    else if (st.lastWsStart > 0 && st.len - st.lastWsStart <= maxBuffer / 2) at = st.lastWsStart;
     else {
-      at = len;
-      if (lastCode >= 0xd800 && lastCode <= 0xdbff) at = len - 1; // keep a surrogate pair whole
+      at = st.len;
+      if (st.lastCode >= 0xd800 && st.lastCode <= 0xdbff) at = st.len - 1; // keep a surrogate pair whole
     }
-    if (at <= 0) at = len;
+    if (at <= 0) at = st.len;
     cut(at);
   }
 
   /** One code unit while a candidate waits: extend its run, or add to its look-ahead. */
   function stepPending(c: number): void {
-    const k = cand!;
-    const kind = stopKind(c);
-    let extend = false;
-    if (len === k.end) {
-      // glued to the run: more stops (`?!`, `...`, `?".`) or closing quotes and brackets
-      if (kind === 'colon') {
-        if (k.kind === 'dot' || k.kind === 'ellipsis') {
-          k.kind = 'colon';
-          extend = true;
-        }
-      } else if (kind !== undefined) {
-        if (kind === 'hard' || (kind === 'strong' && k.kind !== 'hard')) k.kind = kind;
-        else if (k.kind === 'dot') k.kind = 'ellipsis';
-        k.spacedDots = 0;
-        k.closed = false;
-        extend = true;
-      } else if (isCloser(c)) {
-        popQuote(c);
-        k.closed = true;
-        k.cornerClose = c === 0x300d || c === 0x300f;
-        extend = true;
-      }
-    } else if (rules.spacedClosers && isSpacedCloser(c) && /^[ \u00a0\u202f]+$/.test(k.ahead)) {
-      popQuote(c); // `« Oui ! »`
-      k.closed = true;
-      extend = true;
-    }
-    lastCode = c;
-    len++;
+    const k = st.cand!;
+    const extend = extendRun(k, c, stopKind(c), st.len === k.end, rules.spacedClosers);
+    if (extend === 'closer') popQuote(st, c);
+    st.lastCode = c;
+    st.len++;
     if (extend) {
-      k.end = len;
+      k.end = st.len;
       k.ahead = '';
-      k.inQuote = quoteOpen();
+      k.inQuote = quoteOpen(st);
       return;
     }
     k.ahead += String.fromCharCode(c);
     const ahead = k.ahead;
-    if (k.kind !== 'hard' && k.kind !== 'colon' && ahead.length <= 12) {
-      if (CITATION.test(ahead)) {
-        // `gas. [1]`: the citation belongs to the sentence it follows; the text after it decides
-        k.end = len;
-        k.ahead = '';
-        return;
-      }
-      if (CITATION_PREFIX.test(ahead)) return;
+    const cite = citation(k, ahead);
+    if (cite === 'extend') {
+      // `gas. [1]`: the citation belongs to the sentence it follows; the text after it decides
+      k.end = st.len;
+      k.ahead = '';
+      return;
     }
+    if (cite === 'wait') return;
     let d = decide(k, ahead, false, rules);
     if (d === 'wait' && ahead.length >= LOOKAHEAD) d = decide(k, ahead, true, rules);
     if (d === 'end') cut(k.end);
@@ -323,38 +155,38 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   }
 
   function step(c: number): void {
-    if (cand) {
+    if (st.cand) {
       stepPending(c);
-      if (len >= maxBuffer) forceCut();
+      if (st.len >= maxBuffer) forceCut();
       return;
     }
-    if (nlCand >= 0) {
+    if (st.nlCand >= 0) {
       if (isWhitespace(c)) {
-        const at = nlCand;
-        const list = LIST_MARKER.test(nlLook);
-        nlCand = -1;
-        nlLook = '';
+        const at = st.nlCand;
+        const list = LIST_MARKER.test(st.nlLook);
+        st.nlCand = -1;
+        st.nlLook = '';
         if (list) {
           cut(at);
           step(c);
           return;
         }
       } else {
-        nlLook += String.fromCharCode(c);
-        if (!LIST_PREFIX.test(nlLook)) {
-          nlCand = -1;
-          nlLook = '';
+        st.nlLook += String.fromCharCode(c);
+        if (!LIST_PREFIX.test(st.nlLook)) {
+          st.nlCand = -1;
+          st.nlLook = '';
         }
       }
     }
 
     if (isWhitespace(c)) {
-      if (!inWs) {
-        inWs = true;
-        wsStart = len;
-        wsNl = 0;
-        if (hasContent) {
-          lastWsStart = len;
+      if (!st.inWs) {
+        st.inWs = true;
+        st.wsStart = st.len;
+        st.wsNl = 0;
+        if (st.hasContent) {
+          st.lastWsStart = st.len;
           if (endWord()) {
             step(c); // an inline list item starts: cut before it, re-scanned
             return;
@@ -362,73 +194,73 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
         }
       }
       if (isNewline(c)) {
-        wsNl += c === 0x2029 ? 2 : 1;
-        if (hasContent && (wsNl >= 2 || lineIsList)) {
-          if (wsStart > 0) {
-            cut(wsStart);
+        st.wsNl += c === 0x2029 ? 2 : 1;
+        if (st.hasContent && (st.wsNl >= 2 || st.lineIsList)) {
+          if (st.wsStart > 0) {
+            cut(st.wsStart);
             step(c);
             return;
           }
         }
-        if (hasContent && wsNl === 1 && endOfLine()) {
+        if (st.hasContent && st.wsNl === 1 && endOfLine()) {
           step(c);
           return;
         }
       }
-      lastCode = c;
-      len++;
-      if (len >= maxBuffer) forceCut();
+      st.lastCode = c;
+      st.len++;
+      if (st.len >= maxBuffer) forceCut();
       return;
     }
 
     // A non-space character.
-    const newWord = inWs || len === 0;
-    const inWsBefore = inWs;
-    const nlBefore = inWs ? wsNl : 0;
-    inWs = false;
+    const newWord = st.inWs || st.len === 0;
+    const inWsBefore = st.inWs;
+    const nlBefore = st.inWs ? st.wsNl : 0;
+    st.inWs = false;
 
     if (newWord) {
-      if (hasContent) prevWordStart = wordStart;
-      wordStart = len;
-      wordHead = '';
-      wordLineStart = nlBefore > 0 || (!hasContent && atLineStart);
-      wordItemStart = nlBefore > 0 || !hasContent || (prevWordBullet && wordItemStart);
+      if (st.hasContent) st.prevWordStart = st.wordStart;
+      st.wordStart = st.len;
+      st.wordHead = '';
+      st.wordLineStart = nlBefore > 0 || (!st.hasContent && atLineStart);
+      st.wordItemStart = nlBefore > 0 || !st.hasContent || (st.prevWordBullet && st.wordItemStart);
       if (nlBefore > 0) {
-        lineIsList = false;
-        lineStart = len;
-        if (hasContent && nlBefore === 1) {
-          nlCand = wsStart;
-          nlLook = String.fromCharCode(c);
-          if (!LIST_PREFIX.test(nlLook)) {
-            nlCand = -1;
-            nlLook = '';
+        st.lineIsList = false;
+        st.lineStart = st.len;
+        if (st.hasContent && nlBefore === 1) {
+          st.nlCand = st.wsStart;
+          st.nlLook = String.fromCharCode(c);
+          if (!LIST_PREFIX.test(st.nlLook)) {
+            st.nlCand = -1;
+            st.nlLook = '';
           }
         }
       }
     }
 
     const kind = stopKind(c);
-    const inOmission = (kind === 'dot' || kind === 'ellipsis') && (lastCode === 0x5b || lastCode === 0x28 || (omissionRun && (isDot(lastCode) || lastCode === 0x2026)));
-    omissionRun = inOmission;
+    const inOmission = (kind === 'dot' || kind === 'ellipsis') && (st.lastCode === 0x5b || st.lastCode === 0x28 || (st.omissionRun && (isDot(st.lastCode) || st.lastCode === 0x2026)));
+    st.omissionRun = inOmission;
     if (kind !== undefined && !inOmission) openCandidate(kind, c);
-    if (wordHead.length <= LOOKBACK) wordHead += String.fromCharCode(c);
-    if (cand) {
-      hasContent = true;
-      lastCode = c;
-      len++;
-      if (len >= maxBuffer) forceCut();
+    if (st.wordHead.length <= LOOKBACK) st.wordHead += String.fromCharCode(c);
+    if (st.cand) {
+      st.hasContent = true;
+      st.lastCode = c;
+      st.len++;
+      if (st.len >= maxBuffer) forceCut();
       return;
     }
-    if (!inOmission && !popQuote(c) && !(isCloser(c) && len > 0 && !inWsBefore && isWordChar(lastCode))) {
+    if (!inOmission && !popQuote(st, c) && !(isCloser(c) && st.len > 0 && !inWsBefore && isWordChar(st.lastCode))) {
       // `"` opens when none is open; other quotes and brackets open by kind, unless glued
       // after a word (`nicht“`: a German closing quote)
       const closer = expectedCloser(c);
-      if (closer !== 0) quotes.push({ closer, at: len });
+      if (closer !== 0) st.quotes.push({ closer, at: st.len });
     }
-    hasContent = true;
-    lastCode = c;
-    len++;
-    if (len >= maxBuffer) forceCut();
+    st.hasContent = true;
+    st.lastCode = c;
+    st.len++;
+    if (st.len >= maxBuffer) forceCut();
   }
 
   /**
@@ -436,31 +268,31 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
    * an inline list item starts here and the text was cut before it.
    */
   function endWord(): boolean {
-    prevWordHead = wordHead;
-    if (len - wordStart >= 5 && wordStart > lineStart && RULE.test(wordHead)) {
+    st.prevWordHead = st.wordHead;
+    if (st.len - st.wordStart >= 5 && st.wordStart > st.lineStart && RULE.test(st.wordHead)) {
       // a rule after text on its line (`RESULTS =====`) underlines it: the piece ends after it
       // (a rule alone on its line is a line of its own, see endOfLine)
-      cut(len);
+      cut(st.len);
       return true;
     }
-    if (len - wordStart > 6) {
-      prevWordBullet = false;
-      prevWordCapitalized = classify(wordHead.charCodeAt(0)) === Char.Upper;
-      prevWordNumeric = false;
+    if (st.len - st.wordStart > 6) {
+      st.prevWordBullet = false;
+      st.prevWordCapitalized = classify(st.wordHead.charCodeAt(0)) === Char.Upper;
+      st.prevWordNumeric = false;
       return false;
     }
-    const word = textRange(wordStart, len);
-    if (wordLineStart && LIST_MARKER.test(word)) lineIsList = true;
+    const word = text.range(st.wordStart, st.len);
+    if (st.wordLineStart && LIST_MARKER.test(word)) st.lineIsList = true;
     const bullet = BULLET.test(word);
     const m = markerOf(word);
     if (m) {
-      if (wordItemStart) {
+      if (st.wordItemStart) {
         marker = m;
-        markerAt = -1;
+        st.markerAt = -1;
       } else if (isNextMarker(m, marker)) {
         // `1) one 2) two`: the item ends before this marker (and before its bullet); when the
         // first marker was inside the text (`Steps: i) one ii) two`), first before that one
-        const at = markerAt > 0 ? markerAt : prevWordBullet && prevWordStart > 0 ? lastWsBefore(prevWordStart) : lastWsBefore(wordStart);
+        const at = st.markerAt > 0 ? st.markerAt : st.prevWordBullet && st.prevWordStart > 0 ? lastWsBefore(text, st.prevWordStart) : lastWsBefore(text, st.wordStart);
         if (at > 0) {
           cut(at);
           return true;
@@ -468,12 +300,12 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       } else if (m.suffix !== '.' && (m.number === 1 || m.letter > 0 || m.roman > 0)) {
         // `x) first`, `i) one` inside a sentence: an item if the next marker follows
         marker = m;
-        markerAt = lastWsBefore(wordStart);
+        st.markerAt = lastWsBefore(text, st.wordStart);
       }
     }
-    prevWordBullet = bullet;
-    prevWordCapitalized = classify(word.charCodeAt(0)) === Char.Upper;
-    prevWordNumeric = /^\d+$/.test(word);
+    st.prevWordBullet = bullet;
+    st.prevWordCapitalized = classify(word.charCodeAt(0)) === Char.Upper;
+    st.prevWordNumeric = /^\d+$/.test(word);
     return false;
   }
 
@@ -484,29 +316,21 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
    * is a piece of its own. Returns true when the text was cut.
    */
   function endOfLine(): boolean {
-    const lineLen = wsStart - lineStart;
-    const line = lineLen <= 4 * SHORT_LINE ? textRange(lineStart, wsStart).trim() : '';
+    const lineLen = st.wsStart - st.lineStart;
+    const line = lineLen <= 4 * SHORT_LINE ? text.range(st.lineStart, st.wsStart).trim() : '';
     const short = line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line);
-    const pendingBreak = lineBreak;
-    lineBreak = -1;
+    const pendingBreak = st.lineBreak;
+    st.lineBreak = -1;
     if (short && pendingBreak > 0) {
       cut(pendingBreak);
       return true;
     }
-    if (line.length > 0 && !/[\p{L}\p{N}]/u.test(line) && wsStart > 0) {
-      cut(wsStart);
+    if (line.length > 0 && !/[\p{L}\p{N}]/u.test(line) && st.wsStart > 0) {
+      cut(st.wsStart);
       return true;
     }
-    if (short) lineBreak = wsStart;
+    if (short) st.lineBreak = st.wsStart;
     return false;
-  }
-
-  /** Start of the whitespace run that ends at `at`. */
-  function lastWsBefore(at: number): number {
-    const back = textRange(Math.max(0, at - LOOKBACK), at);
-    let k = back.length;
-    while (k > 0 && isWhitespace(back.charCodeAt(k - 1))) k--;
-    return at - (back.length - k);
   }
 
   function take(): string[] {
@@ -516,49 +340,47 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
   }
 
   return {
-    feed(text) {
-      if (text.length === 0) return [];
-      parts.push(text);
-      partsLen += text.length;
-      const n = text.length;
+    feed(chunk) {
+      if (chunk.length === 0) return [];
+      text.push(chunk);
+      const n = chunk.length;
       for (let i = 0; i < n; ) {
-        if (cand === undefined && nlCand < 0 && !inWs && len > wordStart) {
+        if (st.cand === undefined && st.nlCand < 0 && !st.inWs && st.len > st.wordStart) {
           // fast path: inside a word, letters and digits change nothing but the length
           let j = i;
-          const limit = Math.min(n, i + (maxBuffer - 1 - len));
+          const limit = Math.min(n, i + (maxBuffer - 1 - st.len));
           while (j < limit) {
-            const c = text.charCodeAt(j);
+            const c = chunk.charCodeAt(j);
             if (isInert(c)) j++;
             else break;
           }
           if (j > i) {
-            if (wordHead.length <= LOOKBACK) wordHead += text.slice(i, Math.min(j, i + LOOKBACK + 1 - wordHead.length));
-            len += j - i;
-            lastCode = text.charCodeAt(j - 1);
-            omissionRun = false;
+            if (st.wordHead.length <= LOOKBACK) st.wordHead += chunk.slice(i, Math.min(j, i + LOOKBACK + 1 - st.wordHead.length));
+            st.len += j - i;
+            st.lastCode = chunk.charCodeAt(j - 1);
+            st.omissionRun = false;
             i = j;
             continue;
           }
         }
-        step(text.charCodeAt(i));
+        step(chunk.charCodeAt(i));
         i++;
       }
       return take();
     },
     end() {
-      if (cand) {
+      if (st.cand) {
         // a decision still waiting on a word (`the U.S. Then`); trailing whitespace stays
-        const k = cand;
+        const k = st.cand;
         if (k.ahead.trim().length > 0 && decide(k, k.ahead, true, rules) === 'end') cut(k.end);
-      } else if (lineBreak > 0 && lineStart > lineBreak && len - lineStart <= 4 * SHORT_LINE) {
+      } else if (st.lineBreak > 0 && st.lineStart > st.lineBreak && st.len - st.lineStart <= 4 * SHORT_LINE) {
         // the last line ends with the input: `Home` / `Contact`
-        const line = textRange(lineStart, len).trim();
-        if (line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line)) cut(lineBreak);
+        const line = text.range(st.lineStart, st.len).trim();
+        if (line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line)) cut(st.lineBreak);
       }
-      const rest = joined();
-      parts = [];
-      partsLen = 0;
-      reset();
+      const rest = text.all();
+      text.clear();
+      st = newPieceScan();
       atLineStart = true;
       marker = undefined;
       const r = take();
@@ -566,27 +388,27 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
       return r;
     },
     pending() {
-      return joined();
+      return text.all();
     },
     flushWords() {
-      if (!hasContent) return [];
+      if (!st.hasContent) return [];
       let at: number;
-      if (cand) at = cand.end;
-      else if (inWs) at = wsStart;
-      else if (isCjk(lastCode) || lastCode === 0x2c || lastCode === 0x3b || lastCode === 0x3a || lastCode === 0x3001 || lastCode === 0xff0c || lastCode === 0x060c || isCloser(lastCode)) {
-        at = len;
-      } else at = lastWsStart;
+      if (st.cand) at = st.cand.end;
+      else if (st.inWs) at = st.wsStart;
+      else if (isCjk(st.lastCode) || st.lastCode === 0x2c || st.lastCode === 0x3b || st.lastCode === 0x3a || st.lastCode === 0x3001 || st.lastCode === 0xff0c || st.lastCode === 0x060c || isCloser(st.lastCode)) {
+        at = st.len;
+      } else at = st.lastWsStart;
       if (at <= 0) return [];
       cut(at);
       return take();
     },
     atBoundary() {
-      if (!hasContent) return true;
-      if (!cand) return false;
-      return decide(cand, `${cand.ahead} A`, true, rules) === 'end';
+      if (!st.hasContent) return true;
+      if (!st.cand) return false;
+      return decide(st.cand, `${st.cand.ahead} A`, true, rules) === 'end';
     },
     undecidedFrom() {
-      return cand ? cand.start : lineBreak;
+      return st.cand ? st.cand.start : st.lineBreak;
     },
   };
 }
