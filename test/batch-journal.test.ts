@@ -24,6 +24,7 @@ import {
 import { holdLastByteUntil } from '../src/client/request.js';
 import type { Emulator } from '../src/emulator/index.js';
 import { clientFor, emulator } from './client-helpers.js';
+import { spawnCli } from './batch-helpers.js';
 
 const translations = (count: number): BatchJobInput[] =>
   Array.from({ length: count }, (_, i) => ({
@@ -267,6 +268,44 @@ describe('one batch per journal', () => {
     await writeFile(`${journalPath()}.lock`, lock(dead.pid!, hostname()));
     expect(last(await run())).toMatchObject({ done: 4 });
     await expect(stat(`${journalPath()}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('two rxvoice batch processes on one folder', () => {
+  it('started together: one runs, the other refuses at once naming its pid (exit 1); 0 jobs paid twice', async () => {
+    const slow = await emulator({ taskDurationMs: 5000 });
+    const jobsFile = join(dir, 'jobs.jsonl');
+    await writeFile(jobsFile, JOBS.map((job) => JSON.stringify(job)).join('\n'));
+    const out = join(dir, 'cli-out');
+    const runs = [spawnCli(['batch', jobsFile, '--out', out, '--json'], slow), spawnCli(['batch', jobsFile, '--out', out, '--json'], slow)];
+    const refused = await Promise.race(runs.map((run, i) => run.exited.then((code) => ({ code, i }))));
+    const [loser, winner] = refused.i === 0 ? [runs[0]!, runs[1]!] : [runs[1]!, runs[0]!];
+    expect(refused.code, loser.stderr.join('')).toBe(1);
+    const stderr = loser.stderr.join('');
+    expect(stderr).toContain('JournalLockedError');
+    expect(stderr).toContain(`in use by process ${winner.child.pid} on ${hostname()}`);
+    expect(winner.child.exitCode).toBe(null); // refused while the other still ran
+    expect(await winner.exited, winner.stderr.join('')).toBe(0);
+    expect(slow.requests.filter((r) => r.method === 'POST' && r.path === '/translation')).toHaveLength(4);
+    expect(slow.context.tasks.size).toBe(4);
+    await slow.close();
+  }, 60_000);
+});
+
+describe('a creation call the service answered with an error', () => {
+  it('is recorded as answered (or never sent), so the next run creates it with no UnconfirmedTaskError', async () => {
+    await emu.close();
+    emu = await emulator({ faults: { httpErrors: { status: 429, count: 2 } } });
+    const client = clientFor(emu, { maxRetries: 0 });
+    const events = await lastValueFrom(batch(JOBS, { client, out: dir, concurrency: 1, retries: 0 }).pipe(toArray()));
+    expect(last(events)).toMatchObject({ failed: 2, done: 2 });
+    const states = new Map<string, string>();
+    for (const record of (await Journal.read(journalPath()))?.records ?? []) states.set(record.id, record.type);
+    for (const id of ['j0', 'j1']) expect(['answered', 'intent']).toContain(states.get(id));
+    const again = await lastValueFrom(batch(JOBS, { client, out: dir }).pipe(toArray()));
+    expect(last(again)).toMatchObject({ failed: 0, created: 2, skipped: 2 });
+    expect(emu.context.tasks.size).toBe(4);
+    await client.close();
   });
 });
 
