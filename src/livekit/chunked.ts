@@ -1,0 +1,104 @@
+/**
+ * `TTS.synthesize(text)`: one text over `POST /tts-stream` as raw PCM (`pcm_s16le` at the
+ * TTS's sample rate), cut into LiveKit `AudioFrame`s as the bytes arrive.
+ */
+import { AudioByteStream, shortuuid, tts } from '@livekit/agents';
+import { from, concatMap, type Subscription } from 'rxjs';
+import { createSentenceSegmenter } from '../text/sentences.js';
+import { isAbort, toLiveKitError } from './errors.js';
+import type { APIConnectOptions, AudioFrame, LiveKitAgents } from './peer.js';
+import type { StreamSettings } from './settings.js';
+
+/** Longest text of one `/tts-stream` request (the contract's limit). */
+export const MAX_REQUEST_CHARS = 3000;
+
+/**
+ * A text as the texts of its requests, each at most `max` characters: whole sentences
+ * packed together, a sentence longer than `max` cut at its last space before the limit.
+ */
+export function requestTexts(text: string, locale: string | undefined, max = MAX_REQUEST_CHARS): string[] {
+  if (text.length <= max) return [text];
+  const segmenter = createSentenceSegmenter(locale === undefined ? {} : { locale });
+  const pieces: string[] = [];
+  let piece = '';
+  for (let sentence of [...segmenter.feed(text), ...segmenter.end()]) {
+    while (sentence.length > max) {
+      const space = sentence.lastIndexOf(' ', max);
+      const cut = space > 0 ? space + 1 : max;
+      pieces.push(sentence.slice(0, cut));
+      sentence = sentence.slice(cut);
+    }
+    if (piece.length + sentence.length > max) {
+      pieces.push(piece);
+      piece = '';
+    }
+    piece += sentence;
+  }
+  if (piece !== '') pieces.push(piece);
+  return pieces.filter((p) => p.trim() !== '');
+}
+
+const Base: LiveKitAgents['tts']['ChunkedStream'] = tts.ChunkedStream;
+
+/** The audio of one text, as LiveKit's `ChunkedStream` (see `TTS.synthesize`). */
+export class ChunkedStream extends Base {
+  label = 'rxvoice.ChunkedStream';
+  readonly #settings: StreamSettings;
+
+  constructor(owner: InstanceType<LiveKitAgents['tts']['TTS']>, settings: StreamSettings, text: string, connOptions?: APIConnectOptions, abortSignal?: AbortSignal) {
+    super(text, owner, connOptions, abortSignal);
+    this.#settings = settings;
+  }
+
+  protected async run(): Promise<void> {
+    const { client, speak, sampleRate, frameSamples, locale } = this.#settings;
+    const requestId = shortuuid();
+    const bytes = new AudioByteStream(sampleRate, 1, frameSamples);
+    let last: AudioFrame | undefined;
+    const put = (frame: AudioFrame, final: boolean): void => this.queue.put({ requestId, segmentId: requestId, frame, final });
+    const take = (frames: AudioFrame[]): void => {
+      for (const frame of frames) {
+        if (last) put(last, false);
+        last = frame;
+      }
+    };
+    const settings = speak.speaking_rate == null ? {} : { voice_settings: { speaking_rate: speak.speaking_rate } };
+    const requests = requestTexts(this.inputText, locale).map((text) => ({
+      text,
+      voice_id: speak.voice_id,
+      language: speak.language ?? 'en-us',
+      output_configuration: { format: 'pcm_s16le' as const, sample_rate: sampleRate },
+      ...settings,
+    }));
+    let subscription: Subscription | undefined;
+    const stop = (): void => subscription?.unsubscribe();
+    this.abortSignal.addEventListener('abort', stop, { once: true });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        subscription = from(requests)
+          .pipe(concatMap((request) => client.ttsStream(request, { signal: this.abortSignal })))
+          .subscribe({
+            next: (chunk) => {
+              if (chunk.sampleRate !== undefined && chunk.sampleRate !== sampleRate) {
+                stop();
+                reject(new Error(`/tts-stream answered ${chunk.sampleRate} Hz audio, ${sampleRate} Hz was asked for`));
+                return;
+              }
+              take(bytes.write(chunk.bytes));
+            },
+            error: reject,
+            complete: resolve,
+          });
+        this.abortSignal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    } catch (error) {
+      if (this.abortSignal.aborted || isAbort(error)) return;
+      throw toLiveKitError(error);
+    } finally {
+      this.abortSignal.removeEventListener('abort', stop);
+    }
+    if (this.abortSignal.aborted) return;
+    take(bytes.flush());
+    if (last) put(last, true);
+  }
+}
