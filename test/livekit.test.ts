@@ -129,6 +129,11 @@ async function agentSession(tts: lk.TTS, reply = REPLY): Promise<AgentRun> {
   return run;
 }
 
+/** The aligned transcript of packets read from a stream directly, in order. */
+function packetTranscript(packets: ReadonlyArray<lk.SynthesizedAudio>): string {
+  return packets.flatMap((p) => p.timedTranscripts ?? []).map((t) => t.text).join('');
+}
+
 /** The aligned transcript LiveKit received with the frames, in order. */
 function transcript(frames: readonly AudioFrame[]): TimedString[] {
   return frames.flatMap((frame) => (frame.userdata[USERDATA_TIMED_TRANSCRIPT] as TimedString[] | undefined) ?? []);
@@ -176,5 +181,209 @@ describe('rxvoice/livekit TTS in a LiveKit agent session', () => {
     expect(m!.durationMs).toBeGreaterThanOrEqual(m!.ttfbMs);
     expect(m!.audioDurationMs).toBe(Math.round(seconds(frames) * 1000));
     expect(run.errors).toEqual([]);
+  });
+});
+
+describe('rxvoice/livekit TTS: a dropped connection', () => {
+  it('reconnects and speaks every word once (control: the same reply without drops)', async () => {
+    const control = await emulator();
+    const controlRun = await agentSession(plugin(control));
+    await controlRun.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+
+    // every connection is dropped (TCP closed, no close frame) after 2 audio frames: the
+    // second sentence of each is cut before its segment.done, so it is spoken again
+    const emu = await emulator({ faults: { dropAfterFrames: 2 } });
+    const recording = recordingWebSocket();
+    const run = await agentSession(plugin(emu, {}, recording.WebSocket));
+    await run.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+
+    expect(recording.sockets.length).toBeGreaterThan(2);
+    const spoken = transcript(run.output.frames).map((t) => t.text).join('');
+    const spokenByControl = transcript(controlRun.output.frames).map((t) => t.text).join('');
+    expect(words(spoken)).toEqual(words(spokenByControl));
+    expect(words(spoken)).toEqual(words(REPLY));
+    // the same audio as the control's, sample for sample: no partial sentence was played
+    expect(seconds(run.output.frames)).toBeCloseTo(seconds(controlRun.output.frames), 6);
+    expect(delivered(emu)).toEqual(SENTENCES);
+    expect(run.errors).toEqual([]);
+  });
+
+  it('without reconnect, the drop is LiveKit error carrying the unspoken text (not retried by LiveKit)', async () => {
+    const emu = await emulator({ faults: { dropAfterFrames: 2 } });
+    const recording = recordingWebSocket();
+    const tts = plugin(emu, { reconnect: false }, recording.WebSocket);
+    const stream = tts.stream();
+    const errors: Error[] = [];
+    tts.on('error', (e) => errors.push(e.error));
+    for (const sentence of SENTENCES) stream.pushText(`${sentence} `);
+    stream.endInput();
+    const packets: lk.SynthesizedAudio[] = [];
+    for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+    expect(errors).toHaveLength(1);
+    const [error] = errors as [Error & { retryable?: boolean; body?: { code?: string; unspoken?: string } }];
+    expect(error.name).toBe('APIConnectionError');
+    expect(error.retryable).toBe(false);
+    expect(error.body?.code).toBe('connection');
+    expect(error.body?.unspoken).toContain(SENTENCES[1]);
+    // one connection: LiveKit did not start over (which would speak the first sentence twice)
+    expect(recording.sockets).toHaveLength(1);
+    expect(packetTranscript(packets).trim()).toBe(SENTENCES[0]);
+  });
+});
+
+describe('rxvoice/livekit TTS: interruption', () => {
+  it('session.interrupt() closes the live session at once: no frame after it (control: the uninterrupted reply has many more)', async () => {
+    const control = await emulator({ toneWordSeconds: 0.1 });
+    const controlRun = await agentSession(plugin(control));
+    await controlRun.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+
+    const emu = await emulator({ toneWordSeconds: 0.1 });
+    const run = await agentSession(plugin(emu));
+    let interrupted = -1;
+    let connectionsAtInterrupt = -1;
+    run.output.onFrame = () => {
+      if (interrupted >= 0) return;
+      interrupted = run.output.frames.length;
+      connectionsAtInterrupt = emu.liveConnections;
+      void run.session.interrupt({ force: true });
+    };
+    await run.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+    await waitFor(() => emu.liveConnections === 0, 'the live session to close');
+    // settle: anything still on its way would arrive now
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(connectionsAtInterrupt).toBe(1);
+    expect(run.output.frames.length).toBe(interrupted);
+    expect(controlRun.output.frames.length).toBeGreaterThan(interrupted + 5);
+  });
+
+  it('close() of the stream mid-speech: the iteration ends, no frame after, the socket is closed (control: frames kept coming)', async () => {
+    const emu = await emulator({ toneWordSeconds: 0.1 });
+    const recording = recordingWebSocket();
+    const tts = plugin(emu, {}, recording.WebSocket);
+    const speakAll = async (closeAfter: number | undefined): Promise<{ before: number; after: number }> => {
+      const stream = tts.stream();
+      for (const sentence of SENTENCES) stream.pushText(`${sentence} `);
+      stream.endInput();
+      let before = 0;
+      let after = 0;
+      for await (const audio of stream) {
+        if (audio === lk.SynthesizeStream.END_OF_STREAM) continue;
+        if (closeAfter !== undefined && before >= closeAfter) after++;
+        else before++;
+        if (before === closeAfter) stream.close();
+      }
+      return { before, after };
+    };
+    const uninterrupted = await speakAll(undefined);
+    const interrupted = await speakAll(2);
+    expect(uninterrupted.before).toBeGreaterThan(10);
+    expect(interrupted).toEqual({ before: 2, after: 0 });
+    await waitFor(() => recording.sockets.every((s) => s.socket.readyState === NodeWebSocket.CLOSED), 'the sockets to close');
+    expect(emu.liveConnections).toBe(0);
+  });
+});
+
+describe('rxvoice/livekit TTS: synthesize() and the StreamAdapter', () => {
+  it('synthesize() returns the PCM of /tts-stream as 100 ms frames, the last one final', async () => {
+    const emu = await emulator();
+    const tts = plugin(emu);
+    const packets = [];
+    for await (const audio of tts.synthesize('Hello there, how are you today?')) packets.push(audio);
+    expect(packets.length).toBeGreaterThan(1);
+    expect(packets.map((p) => p.final)).toEqual([...packets.slice(1).map(() => false), true]);
+    for (const { frame } of packets.slice(0, -1)) expect([frame.sampleRate, frame.channels, frame.samplesPerChannel]).toEqual([24000, 1, 2400]);
+    // the same samples as the service's own PCM answer
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
+    open.push(client);
+    const chunks = await lastValueFrom(
+      client
+        .ttsStream({ text: 'Hello there, how are you today?', voice_id: 1, language: 'en-us', output_configuration: { format: 'pcm_s16le', sample_rate: 24000 } })
+        .pipe(toArray()),
+    );
+    const expected = Buffer.concat(chunks.map((c) => c.bytes));
+    const got = Buffer.concat(packets.map((p) => Buffer.from(p.frame.data.buffer, p.frame.data.byteOffset, p.frame.data.byteLength)));
+    expect(got.equals(expected)).toBe(true);
+  });
+
+  it("LiveKit's StreamAdapter (sentence tokenizer over synthesize()) speaks the reply in an agent session", async () => {
+    const emu = await emulator();
+    const adapter = new lk.StreamAdapter(plugin(emu), new tokenize.basic.SentenceTokenizer());
+    open.push(adapter);
+    const run = await agentSession(adapter);
+    await run.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+    const spoken = transcript(run.output.frames).map((t) => t.text).join(' ');
+    expect(words(spoken)).toEqual(words(REPLY));
+    expect(run.output.frames.length).toBeGreaterThan(5);
+    // each request went over /tts-stream, none over the live session
+    expect(emu.requests.filter((r) => r.path === '/tts-stream').length).toBeGreaterThan(0);
+    expect(delivered(emu)).toEqual([]);
+  });
+});
+
+describe('rxvoice/livekit TTS: segments, warm sessions, options', () => {
+  it('flush() ends the segment: its last words are spoken at once, each segment has its id and a final frame', async () => {
+    const emu = await emulator({ faults: {} });
+    const tts = plugin(emu);
+    const stream = tts.stream();
+    const started = Date.now();
+    stream.pushText('Hello there general');
+    stream.flush();
+    stream.pushText(' Kenobi you are');
+    stream.endInput();
+    const packets: lk.SynthesizedAudio[] = [];
+    for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+    // no wait for the service's idle timeout (1 s) on a text without a stop
+    expect(Date.now() - started).toBeLessThan(900);
+    const ids = [...new Set(packets.map((p) => p.segmentId))];
+    expect(ids).toHaveLength(2);
+    for (const id of ids) {
+      const ofSegment = packets.filter((p) => p.segmentId === id);
+      expect(ofSegment.map((p) => p.final)).toEqual([...ofSegment.slice(1).map(() => false), true]);
+    }
+    expect(words(packetTranscript(packets))).toEqual(['Hello', 'there', 'general', 'Kenobi', 'you', 'are']);
+  });
+
+  it('warm: the stream speaks on a session opened before the text (same options), a new one is opened for the next', async () => {
+    const emu = await emulator();
+    const recording = recordingWebSocket();
+    const tts = plugin(emu, { warm: true }, recording.WebSocket);
+    await waitFor(() => emu.liveConnections === 1, 'the warm session');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stream = tts.stream();
+    stream.pushText('Hello there.');
+    stream.endInput();
+    for await (const audio of stream) void audio;
+    // the warm socket carried the text; the pool opened its replacement
+    expect(recording.sockets).toHaveLength(2);
+    expect(recording.sockets[0]!.sent.some((frame) => frame.includes('"text.chunk"'))).toBe(true);
+    expect(recording.sockets[1]!.sent.some((frame) => frame.includes('"text.chunk"'))).toBe(false);
+    await tts.close();
+    await waitFor(() => emu.liveConnections === 0, 'close() to close the warm session');
+  });
+
+  it('bad options throw a ValidationError at once; a refused key is a non-retryable 401 error', async () => {
+    const emu = await emulator();
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
+    open.push(client);
+    expect(() => new TTS({ client, voice_id: -1 })).toThrow(ValidationError);
+    expect(() => new TTS({ client, voice_id: 1, sampleRate: 100 })).toThrow(ValidationError);
+    expect(() => new TTS({ client, voice_id: 1, frameMs: 0 })).toThrow(ValidationError);
+    expect(() => new TTS({ client, voice_id: 1, speaking_rate: 9 })).toThrow(ValidationError);
+
+    const key = 'SECRET-canary-livekit-key';
+    const tts = new TTS({ apiKey: key, baseUrl: emu.baseUrl, voice_id: 1 });
+    open.push(tts);
+    const errors: Array<Error & { statusCode?: number; retryable?: boolean }> = [];
+    tts.on('error', (e) => errors.push(e.error));
+    const stream = tts.stream();
+    stream.pushText('Hello there.');
+    stream.endInput();
+    for await (const audio of stream) void audio;
+    for await (const audio of tts.synthesize('Hello there.')) void audio;
+    expect(errors.map((e) => [e.name, e.statusCode, e.retryable])).toEqual([
+      ['APIStatusError', 401, false],
+      ['APIStatusError', 401, false],
+    ]);
+    for (const error of errors) expect(`${error.message} ${String(error)}`).not.toContain(key);
   });
 });

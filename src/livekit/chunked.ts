@@ -44,13 +44,27 @@ const Base: LiveKitAgents['tts']['ChunkedStream'] = tts.ChunkedStream;
 export class ChunkedStream extends Base {
   label = 'rxvoice.ChunkedStream';
   readonly #settings: StreamSettings;
+  readonly #owner: InstanceType<LiveKitAgents['tts']['TTS']>;
 
   constructor(owner: InstanceType<LiveKitAgents['tts']['TTS']>, settings: StreamSettings, text: string, connOptions?: APIConnectOptions, abortSignal?: AbortSignal) {
     super(text, owner, connOptions, abortSignal);
     this.#settings = settings;
+    this.#owner = owner;
+  }
+
+  /**
+   * Reports a failure on the TTS's `error` event as LiveKit's own streams do (not
+   * recoverable), and ends the stream. LiveKit's `ChunkedStream` leaves an error thrown by
+   * `run()` unhandled (a process-level unhandled rejection) after reporting it, so it is
+   * thrown only when nobody listens to `error` (then it is LiveKit's own behaviour).
+   */
+  #fail(error: Error): void {
+    if (this.#owner.listenerCount('error') === 0) throw error;
+    this.#owner.emit('error', { type: 'tts_error', timestamp: Date.now(), label: this.#owner.label, error, recoverable: false });
   }
 
   protected async run(): Promise<void> {
+    if (this.abortSignal.aborted) return;
     const { client, speak, sampleRate, frameSamples, locale } = this.#settings;
     const requestId = shortuuid();
     const bytes = new AudioByteStream(sampleRate, 1, frameSamples);
@@ -93,7 +107,8 @@ export class ChunkedStream extends Base {
       });
     } catch (error) {
       if (this.abortSignal.aborted || isAbort(error)) return;
-      throw toLiveKitError(error);
+      this.#fail(toLiveKitError(error));
+      return;
     } finally {
       this.abortSignal.removeEventListener('abort', stop);
     }

@@ -55,6 +55,8 @@ export function toLiveKitError(error: unknown): Error {
   } else {
     mapped = new APIError(message, options);
   }
+  // LiveKit's connection errors set no body of their own
+  if (mapped.body === null) Object.defineProperty(mapped, 'body', { value: body, enumerable: true });
   Object.defineProperty(mapped, 'cause', { value: error, enumerable: false, configurable: true, writable: true });
   return mapped;
 }

@@ -125,6 +125,16 @@ export class SynthesizeStream extends Base {
     }
   }
 
+  /**
+   * The next packet; none once the stream is closed. (LiveKit's own `next()` still hands out
+   * the packets queued before `close()`: here the interruption is at once.)
+   */
+  override async next(): Promise<IteratorResult<SynthesizedAudio | typeof SynthesizeStream.END_OF_STREAM>> {
+    if (this.abortSignal.aborted) return { done: true, value: undefined };
+    const result = await super.next();
+    return this.abortSignal.aborted ? { done: true, value: undefined } : result;
+  }
+
   /** One LiveKit segment: its text through one live session, out as audio packets. */
   #speakSegment(text$: ReplaySubject<string>): Observable<SynthesizedAudio> {
     return defer(() => {
