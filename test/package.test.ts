@@ -16,7 +16,13 @@
  * - every source map in the tarball points at sources the tarball ships;
  * - without the optional peers bullmq and ioredis (the consumer has neither), all of the
  *   above holds for `rxvoice/batch` too, and Node runs `batch()` against the packed
- *   emulator, while the queue errors with a `QueueUnavailableError` naming bullmq.
+ *   emulator, while the queue errors with a `QueueUnavailableError` naming bullmq;
+ * - the entries for frameworks (`FRAMEWORKS`: `rxvoice/livekit`): their types compile in
+ *   that consumer, which lacks the framework (its types too), and loading them fails with
+ *   an error naming the framework; a second strict consumer, with the framework linked,
+ *   type-checks code that hands them to the framework and the README and JSDoc blocks
+ *   that import it (as printed, nothing declared), and Node loads them with import and
+ *   require.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
@@ -46,12 +52,51 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const specifierOf = (key: string): string => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`);
 const ENTRIES = Object.keys(pkg.exports).map(specifierOf);
 
+/**
+ * Entries for a framework, an optional peer that nothing else loads: its packages (the
+ * framework first), code that must compile without them (the entry's own options are still
+ * checked), and code that must compile with them (the entry's classes are the framework's).
+ */
+const FRAMEWORKS: Record<string, { peers: string[]; withoutPeer: string; withPeer: string }> = {
+  'rxvoice/livekit': {
+    peers: ['@livekit/agents', '@livekit/rtc-node'],
+    withoutPeer: `
+      import { TTS, type TTSOptions } from 'rxvoice/livekit';
+      const options: TTSOptions = { voice_id: 1, language: 'en-us', sampleRate: 24000 };
+      export const tts = new TTS(options);
+      // @ts-expect-error voice_id is a number
+      new TTS({ voice_id: 'one' });
+    `,
+    withPeer: `
+      import { voice, tts as lk } from '@livekit/agents';
+      import type { AudioFrame } from '@livekit/rtc-node';
+      import { createClient } from 'rxvoice';
+      import { TTS } from 'rxvoice/livekit';
+      const client = createClient({ apiKey: 'key', baseUrl: 'http://127.0.0.1:1' });
+      export const tts: lk.TTS = new TTS({ voice_id: 1, client });
+      export const session = new voice.AgentSession({ tts });
+      export const stream: lk.SynthesizeStream = tts.stream();
+      export const chunked: lk.ChunkedStream = tts.synthesize('Hello there.');
+      export const frame: Promise<AudioFrame> = chunked.collect();
+      // @ts-expect-error voice_id is a number
+      new TTS({ voice_id: 'one' });
+    `,
+  },
+};
+const FRAMEWORK_ENTRIES = Object.keys(FRAMEWORKS);
+const FRAMEWORK_PEERS = Object.values(FRAMEWORKS).flatMap((f) => f.peers);
+/** Entries that load without any framework. */
+const PLAIN_ENTRIES = ENTRIES.filter((e) => !FRAMEWORK_ENTRIES.includes(e));
+
 function files(dir: string, keep: (path: string) => boolean): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = join(dir, name);
     return statSync(full).isDirectory() ? files(full, keep) : keep(full) ? [full] : [];
   });
 }
+
+/** A README or JSDoc block that imports a framework: checked where the framework is installed. */
+const needsFramework = (b: Block): boolean => FRAMEWORK_PEERS.some((peer) => b.code.includes(`'${peer}'`));
 
 /** A TypeScript block: where it comes from (for messages), its code, and whether it is marked to run. */
 interface Block {
@@ -105,7 +150,7 @@ function prelude(blocks: readonly Block[]): string {
   const script = `
     (async () => {
       const out = {};
-      for (const e of ${JSON.stringify([...ENTRIES, 'rxjs'])}) out[e] = Object.keys(await import(e));
+      for (const e of ${JSON.stringify([...PLAIN_ENTRIES, 'rxjs'])}) out[e] = Object.keys(await import(e));
       process.stdout.write(JSON.stringify(out));
     })();
   `;
@@ -149,8 +194,9 @@ const STRICT = { strict: true, module: 'nodenext', moduleResolution: 'nodenext',
  * await allowed) into `dir`, runs tsc on the project whose tsconfig.json is `dir`'s or its
  * parent's, checks that every block and each of `alsoChecked` (names in `dir`) was part of
  * the program, and returns the diagnostics, each failing block named by where it is written.
+ * Diagnostics inside the declaration files of `theirs` (packages) are left out.
  */
-function typeCheck(dir: string, blocks: readonly Block[], alsoChecked: readonly string[]): string {
+function typeCheck(dir: string, blocks: readonly Block[], alsoChecked: readonly string[], packageDir = installed, theirs: readonly string[] = []): string {
   const names = blocks.map((b, i) => {
     const name = `block-${String(i).padStart(3, '0')}.ts`;
     writeFileSync(join(dir, name), `${b.code}\nexport {};\n`);
@@ -166,10 +212,10 @@ function typeCheck(dir: string, blocks: readonly Block[], alsoChecked: readonly 
   // --listFiles: the files checked, one absolute path a line; the rest are diagnostics
   const checked = output.split('\n').filter((line) => line.startsWith('/'));
   for (const name of [...names, ...alsoChecked]) expect(checked, name).toContain(join(dir, name));
-  expect(checked).toContain(join(installed, 'dist', 'index.d.ts'));
+  expect(checked).toContain(join(packageDir, 'dist', 'index.d.ts'));
   return output
-    .split('\n')
-    .filter((line) => !line.startsWith('/') && line.trim() !== '')
+    .split(/\n(?=\S)/)
+    .filter((d) => !d.startsWith('/') && d.trim() !== '' && !theirs.some((name) => d.includes(`node_modules/${name}/`)))
     .join('\n')
     .replace(/(?:[\w-]+\/)?(block-\d+\.ts)\((\d+),(\d+)\)/g, (_, file: string, line: string) => {
       const b = blocks[names.indexOf(file)]!;
@@ -317,14 +363,18 @@ describe('the packed package in a strict consumer', () => {
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: STRICT, include: ['*.ts'] }));
     // control: a name the JSDoc prelude declares is unknown here (the directive fails if it is not)
     writeFileSync(join(dir, 'control.ts'), '// @ts-expect-error no prelude: `openai` is declared nowhere\nexport const o = openai;\n');
-    expect(typeCheck(dir, readmeBlocks(), ['control.ts'])).toBe('');
+    expect(typeCheck(dir, readmeBlocks().filter((b) => !needsFramework(b)), ['control.ts'])).toBe('');
   });
 
-  it('type-checks: every entry, every JSDoc TypeScript block, openai chunks, CommonJS require', { timeout: 240_000 }, () => {
+  it('type-checks: every entry (framework entries without their framework), every JSDoc TypeScript block, openai chunks, CommonJS require', { timeout: 240_000 }, () => {
     // JSDoc examples are fragments: the prelude declares the names they use
-    const blocks = jsdocBlocks();
+    const blocks = jsdocBlocks().filter((b) => !needsFramework(b));
     writeFileSync(join(consumer, 'src', 'prelude.d.ts'), prelude(blocks));
-    expect(typeCheck(join(consumer, 'src'), blocks, ['smoke.ts', 'cjs.cts'])).toBe('');
+    const frameworks = Object.values(FRAMEWORKS).map((f, i) => {
+      writeFileSync(join(consumer, 'src', `framework-${i}.ts`), f.withoutPeer);
+      return `framework-${i}.ts`;
+    });
+    expect(typeCheck(join(consumer, 'src'), blocks, ['smoke.ts', 'cjs.cts', ...frameworks])).toBe('');
   });
 
   it('runs every README block marked runnable, as pasted, against the emulator', { timeout: 300_000 }, async () => {
@@ -371,10 +421,10 @@ describe('the packed package in a strict consumer', () => {
     expect(llm.requests).toBe(1);
   });
 
-  it('Node loads every entry with import and with require', () => {
+  it('Node loads every entry with import and with require (framework entries: below)', () => {
     const script = `
       const { createRequire } = require('node:module');
-      const entries = ${JSON.stringify(ENTRIES)};
+      const entries = ${JSON.stringify(PLAIN_ENTRIES)};
       (async () => {
         const out = {};
         for (const e of entries) {
@@ -391,7 +441,7 @@ describe('the packed package in a strict consumer', () => {
       createClient: string;
     };
     expect(result.createClient).toBe('function');
-    for (const e of ENTRIES) {
+    for (const e of PLAIN_ENTRIES) {
       expect(result.out[e]?.required, e).toBeGreaterThan(0);
       expect(result.out[e]?.same, e).toBe(true);
     }
@@ -521,6 +571,84 @@ describe('the packed package in a strict consumer', () => {
     } finally {
       rmSync(espeak);
     }
+  });
+
+  it('framework entries without their framework: loading them fails with an error naming it', () => {
+    const script = `
+      (async () => {
+        const out = {};
+        for (const e of ${JSON.stringify(FRAMEWORK_ENTRIES)}) {
+          const imported = await import(e).then(() => 'loaded', (error) => error.message);
+          let required = 'loaded';
+          try { require(e); } catch (error) { required = error.message; }
+          out[e] = { imported, required };
+        }
+        // control: the peers really are absent from this consumer
+        out.peers = {};
+        for (const p of ${JSON.stringify(FRAMEWORK_PEERS)}) out.peers[p] = await import(p).then(() => true, () => false);
+        process.stdout.write(JSON.stringify(out));
+      })().catch((e) => { console.error(e); process.exit(1); });
+    `;
+    writeFileSync(join(consumer, 'frameworks.cjs'), script);
+    const out = JSON.parse(execFileSync(process.execPath, [join(consumer, 'frameworks.cjs')], { cwd: consumer, encoding: 'utf8' })) as Record<string, unknown> & {
+      peers: Record<string, boolean>;
+    };
+    for (const peer of FRAMEWORK_PEERS) expect(out.peers[peer], peer).toBe(false);
+    for (const [entry, { peers }] of Object.entries(FRAMEWORKS)) {
+      const { imported, required } = out[entry] as { imported: string; required: string };
+      expect(imported, entry).toContain(`'${peers[0]}'`);
+      expect(required, entry).toContain(`'${peers[0]}'`);
+    }
+  });
+
+  it('framework entries with their framework: strict types (and the README and JSDoc blocks that import it, as printed), import and require', { timeout: 240_000 }, () => {
+    // a second consumer: a copy of the unpacked package (Node resolves a package's imports
+    // from where it really is), the same dependencies, and the frameworks
+    const withPeers = join(work, 'consumer-frameworks');
+    const copied = join(withPeers, 'node_modules', pkg.name);
+    mkdirSync(join(withPeers, 'src'), { recursive: true });
+    for (const name of readdirSync(join(consumer, 'node_modules'))) {
+      const names = name.startsWith('@') ? readdirSync(join(consumer, 'node_modules', name)).map((n) => `${name}/${n}`) : [name];
+      for (const n of names) {
+        mkdirSync(dirname(join(withPeers, 'node_modules', n)), { recursive: true });
+        if (n === pkg.name) cpSync(installed, copied, { recursive: true });
+        else symlinkSync(join(consumer, 'node_modules', n), join(withPeers, 'node_modules', n), 'dir');
+      }
+    }
+    for (const peer of FRAMEWORK_PEERS) {
+      mkdirSync(dirname(join(withPeers, 'node_modules', peer)), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules', peer), join(withPeers, 'node_modules', peer), 'dir');
+    }
+    writeFileSync(join(withPeers, 'package.json'), JSON.stringify({ name: 'consumer-frameworks', private: true, type: 'module' }));
+    writeFileSync(join(withPeers, 'tsconfig.json'), JSON.stringify({ compilerOptions: STRICT, include: ['src'] }));
+    const blocks = [...readmeBlocks(), ...jsdocBlocks()].filter(needsFramework);
+    expect(blocks.length).toBeGreaterThan(0);
+    const frameworks = Object.values(FRAMEWORKS).map((f, i) => {
+      writeFileSync(join(withPeers, 'src', `framework-${i}.ts`), f.withPeer);
+      return `framework-${i}.ts`;
+    });
+    // the frameworks' own declaration files are theirs (@livekit/agents 1.9 names the types
+    // of json-schema, which it does not depend on): not checked here
+    expect(typeCheck(join(withPeers, 'src'), blocks, frameworks, copied, FRAMEWORK_PEERS)).toBe('');
+
+    const script = `
+      (async () => {
+        const out = {};
+        for (const e of ${JSON.stringify(FRAMEWORK_ENTRIES)}) {
+          const imported = await import(e);
+          const required = require(e);
+          out[e] = { names: Object.keys(imported), same: Object.keys(imported).every((k) => imported[k] === required[k]) };
+        }
+        process.stdout.write(JSON.stringify(out));
+      })().catch((e) => { console.error(e); process.exit(1); });
+    `;
+    writeFileSync(join(withPeers, 'frameworks.cjs'), script);
+    const out = JSON.parse(execFileSync(process.execPath, [join(withPeers, 'frameworks.cjs')], { cwd: withPeers, encoding: 'utf8' })) as Record<
+      string,
+      { names: string[]; same: boolean }
+    >;
+    expect(out['rxvoice/livekit']?.names).toContain('TTS');
+    for (const e of FRAMEWORK_ENTRIES) expect(out[e]?.same, e).toBe(true);
   });
 
   it('every entry of exports has types, import and require conditions pointing into dist/', () => {

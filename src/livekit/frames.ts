@@ -4,11 +4,11 @@
  * the timeline of the whole stream.
  */
 import { createTimedString } from '@livekit/agents';
-import { AudioFrame } from '@livekit/rtc-node';
+import { AudioFrame as RtcAudioFrame } from '@livekit/rtc-node';
 import { resample } from '../audio/encode.js';
 import { unwrapWav } from '../audio/pcm.js';
 import type { SpokenSegment } from '../live/events.js';
-import type { TimedString } from './peer.js';
+import type { AudioFrame, TimedString } from './peer.js';
 
 /** A segment's audio as frames, its words on the stream's timeline, and its duration. */
 export interface SegmentAudio {
@@ -68,7 +68,7 @@ export function segmentAudio(segment: SpokenSegment, sampleRate: number, frameSa
   const frames: AudioFrame[] = [];
   for (let start = 0; start < samples.length; start += frameSamples) {
     const data = samples.slice(start, start + frameSamples);
-    frames.push(new AudioFrame(data, sampleRate, 1, data.length));
+    frames.push(new RtcAudioFrame(data, sampleRate, 1, data.length));
   }
   const seconds = samples.length / sampleRate;
   return { frames, words: timedWords(segment, offset, seconds, separator), seconds };
