@@ -3,7 +3,8 @@
  * as a new user gets it, played through a recording stand-in for `aplay` put on PATH; and
  * again with an `aplay` that fails like one on a machine without a sound card), the
  * chat-bot example (real `openai` package against the built-in fake endpoint, to the
- * stand-in player and a WAV), translate-then-speak, and the captions server (starts,
+ * stand-in player and a WAV), translate-then-speak, the LiveKit agent session (words aligned,
+ * to a WAV), and the captions server (starts,
  * prints its URL, serves the page without the key, stops on SIGTERM). Outputs are valid
  * WAV files.
  */
@@ -159,6 +160,20 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
     expect(wavInfo(out).seconds).toBeGreaterThan(10);
     // To the speaker too: the player got the same PCM as the file.
     expect(readFileSync(played).subarray(44).equals(readFileSync(out).subarray(44))).toBe(true);
+  });
+
+  it('livekit: a LiveKit AgentSession says three sentences through rxvoice/livekit, every word aligned, to a WAV', async () => {
+    const out = join(dir, 'livekit.wav');
+    const run = await runExample('examples/livekit.ts', ['--synth', 'tone', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    // one line per word, in order, with its time in the audio (the tone voice: 0.25 s a word)
+    const words = lines(run.stdout)
+      .map((line) => /^\s*(\d+\.\d\d) s {2}(\S+)$/.exec(line))
+      .filter((m) => m !== null);
+    expect(words.map((m) => m[2]).join(' ')).toBe('Good morning, this is Dr. Smith. The train to Berlin leaves at 9.30 from platform four. Have a pleasant journey!');
+    expect(words.map((m) => Number(m[1]))).toEqual(words.map((_, i) => i * 0.25));
+    expect(run.stdout).toMatch(/tts metrics: first audio after \d+ ms, 5000 ms of audio for 112 characters/);
+    expect(wavInfo(out).seconds).toBeCloseTo(5, 3);
   });
 
   it('translate-then-speak: each translated sentence spoken in order, the first before the translation ends', async () => {
