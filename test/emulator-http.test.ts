@@ -149,7 +149,8 @@ describe('authentication', () => {
 
 describe('text to sound', () => {
   it('creates a task, reports PENDING then SUCCESS, serves WAV of the requested length', async () => {
-    const em = await start({ taskDurationMs: 60 });
+    // long enough that the first status call comes before the task ends, even on a loaded machine
+    const em = await start({ taskDurationMs: 1500 });
     const taskId = await createTask(em, routes.textToSound, sound);
     const first = TaskStatusSchema.parse((await call(em, 'GET', routes.textToSoundStatus(taskId))).json);
     expect(first).toEqual({ status: 'PENDING', run_id: null });
