@@ -376,7 +376,8 @@ function parse(path: string, bytes: Buffer): JournalContent | undefined {
         : `${path} is not a batch journal, or its header is damaged (its first line is not a batch record with a valid checksum)`,
     );
   }
-  const committed = Number(header.data.committed);
+  // Never less than the header itself (a header is committed with the file's first fsync).
+  const committed = Math.max(Number(header.data.committed), firstEnd + 1);
   if (bytes.byteLength < committed) {
     throw damaged(path, `it holds ${bytes.byteLength} bytes, but ${committed} were committed to it (it was cut)`);
   }

@@ -46,7 +46,7 @@ export async function lockJournal(journalPath: string): Promise<JournalLock> {
   try {
     for (let attempt = 0; attempt < 20; attempt++) {
       try {
-        await link(mine, path);
+        await placeLock(mine, path, content);
         return lockOf(path, owner, content);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -59,6 +59,27 @@ export async function lockJournal(journalPath: string): Promise<JournalLock> {
     throw new JournalLockedError(journalPath, path, 'unreadable');
   } finally {
     await unlink(mine).catch(() => undefined);
+  }
+}
+
+/**
+ * Put the lock in place atomically: `link` the private file (whole content at once);
+ * where the file system has no hard links, create it with O_EXCL and write it (a reader
+ * may then see it empty for a moment, and refuses it as unreadable: safe). Rejects with
+ * EEXIST when a lock is there.
+ */
+async function placeLock(mine: string, path: string, content: string): Promise<void> {
+  try {
+    await link(mine, path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error;
+    const handle = await open(path, 'wx');
+    try {
+      await handle.writeFile(content);
+    } finally {
+      await handle.close();
+    }
   }
 }
 
