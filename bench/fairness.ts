@@ -21,7 +21,7 @@ import { WebSocket } from 'ws';
 import { createClient } from '../src/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, MB, now, percentile, round, row, sleep } from './util.js';
+import { QUICK, MB, nextMessage, now, percentile, round, row, sleep } from './util.js';
 
 export interface FairnessOptions {
   /** Characters each flooding session pushes. */
@@ -45,19 +45,6 @@ const here = fileURLToPath(import.meta.url);
 
 function child(args: string[]): ChildProcess {
   return fork(here, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-}
-
-function nextMessage<T>(proc: ChildProcess, key: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (message: unknown): void => {
-      const m = message as Record<string, unknown>;
-      if (key in m) {
-        proc.off('message', on);
-        resolve(m[key] as T);
-      }
-    };
-    proc.on('message', on);
-  });
 }
 
 async function scenario(flooders: number, floodChars: number, seconds: number): Promise<Scenario> {

@@ -44,6 +44,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'bundle', module: './bundle.js' },
   { name: 'web', module: './web.js' },
   { name: 'fairness', module: './fairness.js', quick: { floodChars: 100_000, seconds: 3 } },
+  { name: 'synth-threads', module: './synth-threads.js' },
 ];
 
 type Row = BenchRow & { benchmark?: string };

@@ -2,6 +2,7 @@
  * Shared helpers of the benchmarks: statistics, seeded randomness, test text, memory
  * sampling, and the minimal hand-written `ws` client that is the peer of `client.speak`.
  */
+import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -343,6 +344,20 @@ export function oursSession(
       complete: () => resolve(tally.result()),
     });
     tally.start();
+  });
+}
+
+/** The value under `key` of the next IPC message from a child process that has it. */
+export function nextMessage<T>(proc: ChildProcess, key: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (message: unknown): void => {
+      const m = message as Record<string, unknown>;
+      if (key in m) {
+        proc.off('message', on);
+        resolve(m[key] as T);
+      }
+    };
+    proc.on('message', on);
   });
 }
 

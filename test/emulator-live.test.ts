@@ -10,6 +10,7 @@ import type { EmulatorOptions } from '../src/emulator/options.js';
 import { groupWords } from '../src/emulator/synth/espeak.js';
 import { liveSessionStats } from '../src/emulator/live.js';
 import { until } from './client-helpers.js';
+import { createSynthPool } from '../src/emulator/synth/pool.js';
 import { parseWavHeader, WAV_HEADER_BYTES } from '../src/audio/wav.js';
 import { MAX_AUDIO_FRAME_BYTES, ServerFrameSchema, type ServerFrame, type SessionStartFrame } from '../src/live/protocol.js';
 
@@ -561,6 +562,40 @@ describe('live session: concurrency', () => {
     expect(await maxInFlight(3)).toBe(3);
     expect(await maxInFlight(1)).toBe(1);
     expect(await maxInFlight(8)).toBe(6);
+  });
+});
+
+describe('live session: synthesis threads', () => {
+  it('a synthesis thread that dies fails that segment like any synthesis failure (retried, then skipped); the emulator goes on', async () => {
+    const e = await emulator();
+    // threads that speak 10 samples, and die on a text with "crash" in it
+    const pool = createSynthPool({
+      name: 'tone',
+      threads: 2,
+      supportsLanguage: () => true,
+      entry: {
+        eval: true,
+        script: `
+          const { parentPort } = require('node:worker_threads');
+          parentPort.on('message', ({ id, request }) => {
+            if (request.text.includes('crash')) process.exit(1);
+            parentPort.postMessage({ id, result: { pcm: new Int16Array(10), sampleRate: request.sampleRate, words: [] } });
+          });`,
+      },
+    });
+    e.context.synthesizer = () => Promise.resolve(pool);
+    const c = connect(liveUrl(e));
+    c.send(start());
+    c.send({ type: 'text.chunk', text: 'Hello there. This one will crash. Bye now.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    const { delivered, skipped } = segmentsOf(c.received);
+    expect(delivered.map((s) => s.text)).toEqual(['Hello there.', ' Bye now.']);
+    expect(skipped).toEqual([{ segment_id: 1, text: ' This one will crash.' }]);
+    const voices = await fetch(`${e.baseUrl}${routes.listVoices}`, { headers: { 'x-api-key': e.apiKey } });
+    expect(voices.status).toBe(200);
+    await pool.close();
+    expect(pool.threadCount()).toBe(0);
   });
 });
 

@@ -7,6 +7,7 @@ import { EmulatorOptionsSchema } from '../src/emulator/options.js';
 import { loadSynthesizer } from '../src/emulator/synth/index.js';
 import { espeakModuleStats, groupWords } from '../src/emulator/synth/espeak.js';
 import type { Synthesizer, SynthRequest } from '../src/emulator/types.js';
+import { createSynthPool, type SynthPool } from '../src/emulator/synth/pool.js';
 import type { Voice } from '../src/core/schemas.js';
 
 const male: Voice = { id: 1, voice_name: 'Alex', gender: 1, age: 35, description: null, language: 'en-us', is_published: true };
@@ -134,7 +135,8 @@ describe('espeak synthesizer', () => {
   let espeak: Synthesizer;
   let firstCallMs = 0;
   let secondCallMs = 0;
-  const options = EmulatorOptionsSchema.parse({ synth: 'espeak' });
+  // on the event loop (synthThreads: 0): the engine itself, its module stats in this thread
+  const options = EmulatorOptionsSchema.parse({ synth: 'espeak', synthThreads: 0 });
 
   beforeAll(async () => {
     espeak = await loadSynthesizer('espeak', options);
@@ -227,4 +229,72 @@ describe('espeak synthesizer', () => {
     expect(result.words).toHaveLength(3);
     for (const w of result.words) expect(rms(result.pcm, w.start * 44100, w.end * 44100)).toBeGreaterThan(800);
   }, 20_000);
+});
+
+describe('espeak in worker threads (the default)', () => {
+  it('speaks exactly what the in-loop synthesizer speaks, compiles once here, and close() ends every thread', async () => {
+    const pooled = await loadSynthesizer('espeak', EmulatorOptionsSchema.parse({ synth: 'espeak', synthThreads: 2 }));
+    const inline = await loadSynthesizer('espeak', EmulatorOptionsSchema.parse({ synth: 'espeak', synthThreads: 0 }));
+    const pool = pooled as SynthPool;
+    expect(pool.threadCount()).toBe(0); // threads start on demand
+    const asked = [request('One two three.', { wordTimestamps: true }), request('Bonjour tout le monde.', { language: 'fr-fr', voice: female, sampleRate: 16000 })];
+    const [a, b] = await Promise.all(asked.map((r) => pooled.synthesize(r)));
+    expect(pool.threadCount()).toBe(2);
+    for (const [i, result] of [a!, b!].entries()) {
+      const same = await inline.synthesize(asked[i]!);
+      expect(result.sampleRate).toBe(same.sampleRate);
+      expect(result.words).toEqual(same.words);
+      expect(Buffer.from(result.pcm.buffer, result.pcm.byteOffset, result.pcm.byteLength).equals(Buffer.from(same.pcm.buffer, same.pcm.byteOffset, same.pcm.byteLength))).toBe(true);
+    }
+    expect(espeakModuleStats().compiles).toBe(1); // the threads got the module compiled here
+    expect(pooled.supportsLanguage('fr-fr')).toBe(true);
+    expect(pooled.supportsLanguage('xx-yy')).toBe(false);
+    await pool.close();
+    expect(pool.threadCount()).toBe(0);
+    await expect(pooled.synthesize(asked[0]!)).rejects.toThrow(/closed/);
+  }, 60_000);
+});
+
+describe('synthesis thread pool', () => {
+  // A thread that answers with 10 samples, and dies on any text with "crash" in it.
+  const entry = {
+    eval: true,
+    script: `
+      const { parentPort } = require('node:worker_threads');
+      parentPort.on('message', ({ id, request }) => {
+        if (request.text.includes('crash')) process.exit(3);
+        if (request.text.includes('fail')) return parentPort.postMessage({ id, error: 'no voice for that' });
+        parentPort.postMessage({ id, result: { pcm: new Int16Array(10).fill(request.text.length), sampleRate: 22050, words: [] } });
+      });`,
+  };
+  const pool = (threads: number) => createSynthPool({ name: 'tone', threads, entry, supportsLanguage: () => true });
+
+  it('a dead thread fails only its request; the next one gets a new thread; queued requests keep their order', async () => {
+    const p = pool(1);
+    const results = await Promise.allSettled([
+      p.synthesize(request('one')),
+      p.synthesize(request('crash here')),
+      p.synthesize(request('three!')),
+      p.synthesize(request('fail now')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: 'the tone synthesis thread stopped (exit code 3)' });
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ message: 'no voice for that' });
+    expect(Array.from((results[2] as PromiseFulfilledResult<{ pcm: Int16Array }>).value.pcm)).toEqual(new Array(10).fill(6));
+    expect(p.threadCount()).toBe(1);
+    await p.close();
+    expect(p.threadCount()).toBe(0);
+  });
+
+  it('runs at most `threads` at once and close() fails what still waits', async () => {
+    const p = pool(2);
+    const first = [p.synthesize(request('a')), p.synthesize(request('b')), p.synthesize(request('c'))];
+    expect(p.threadCount()).toBe(2);
+    const closing = p.close();
+    const settled = await Promise.allSettled(first);
+    await closing;
+    // the queued third request is failed at once; the two in threads end with their threads (or before)
+    expect(settled[2]).toMatchObject({ status: 'rejected', reason: { message: 'the tone synthesizer is closed' } });
+    expect(p.threadCount()).toBe(0);
+  });
 });

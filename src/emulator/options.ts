@@ -2,11 +2,17 @@
  * Options of the emulator, and its fault-injection settings, as zod schemas. Tests,
  * the CLI and the benchmarks all configure the emulator through these.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { RunKindSchema } from '../core/schemas.js';
 
 /** The development API key the emulator accepts when no `apiKeys` are given. */
 export const DEFAULT_DEV_API_KEY = 'rxv-dev-key-0000';
+
+/** Default `synthThreads`: one per core but one for the event loop, 1 to 4. */
+export function defaultSynthThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
 
 /** Latency: a fixed number of milliseconds, or a [min, max] range drawn uniformly (min <= max). */
 export const LatencySchema = z.union([
@@ -86,6 +92,13 @@ export const EmulatorOptionsSchema = z.object({
    * espeak-ng loads, else tone, with one `warn` line naming `npm install espeak-ng`.
    */
   synth: z.enum(['espeak', 'tone']).optional(),
+  /**
+   * Worker threads that run the espeak synthesizer, so that synthesis never blocks the
+   * event loop (other clients keep being answered). Default: one per core but one for
+   * the event loop, 1 to 4 (`max(1, min(4, availableParallelism() - 1))`). 0: synthesize
+   * on the event loop (the old way; for comparison). The tone synth always runs inline.
+   */
+  synthThreads: z.int().min(0).max(64).default(() => defaultSynthThreads()),
   /** Where the emulator's warnings go, one line each (default: stderr). */
   warn: z.custom<(message: string) => void>((value) => typeof value === 'function', { message: 'must be a function' }).optional(),
   /** Starting credit balance per key (a number for every key, or a map by key). */

@@ -143,14 +143,28 @@ export function espeakModuleStats(): Readonly<typeof stats> {
   return { ...stats };
 }
 
-/** Import espeak-ng and compile its .wasm once per process. */
+/** Import espeak-ng's Emscripten factory (its JavaScript part, without the .wasm). */
+async function importFactory(): Promise<EspeakFactory> {
+  // A variable specifier: the package is optional and ships no typings.
+  const imported = (await import(ESPEAK_PACKAGE)) as { default?: unknown };
+  const factory = imported.default;
+  if (typeof factory !== 'function') throw new Error('espeak-ng has no default export factory');
+  return factory as EspeakFactory;
+}
+
+/**
+ * Import espeak-ng and compile its .wasm once per process (asynchronously: V8 compiles
+ * off the event loop). Rejects with {@link EspeakUnavailableError} when the package is
+ * missing or broken. The module can be handed to worker threads (`workerData`).
+ */
+export function loadEspeakModule(): Promise<WebAssembly.Module> {
+  return loadEspeak().then((loaded) => loaded.module);
+}
+
 function loadEspeak(): Promise<LoadedEspeak> {
   loading ??= (async () => {
     try {
-      // A variable specifier: the package is optional and ships no typings.
-      const imported = (await import(ESPEAK_PACKAGE)) as { default?: unknown };
-      const factory = imported.default;
-      if (typeof factory !== 'function') throw new Error('espeak-ng has no default export factory');
+      const factory = await importFactory();
       const main = createRequire(import.meta.url).resolve(ESPEAK_PACKAGE);
       const wasmPath = path.join(path.dirname(main), 'espeak-ng.wasm');
       const bytes = await readFile(wasmPath);
@@ -158,7 +172,7 @@ function loadEspeak(): Promise<LoadedEspeak> {
       const module = await WebAssembly.compile(bytes);
       stats.compiles++;
       stats.compileMs += performance.now() - started;
-      return { factory: factory as EspeakFactory, module };
+      return { factory, module };
     } catch (error) {
       loading = undefined;
       throw new EspeakUnavailableError(error);
@@ -170,6 +184,8 @@ function loadEspeak(): Promise<LoadedEspeak> {
 export interface EspeakSynthesizerOptions {
   /** Pause between words when word timings are computed, seconds. Default 0.06. */
   wordPause?: number;
+  /** espeak-ng's module compiled already (in another thread): only the factory is imported. */
+  module?: WebAssembly.Module;
 }
 
 /** Frame length of the energy analysis, seconds. */
@@ -185,7 +201,9 @@ const GAP_MIN_SECONDS = 0.15;
  * with {@link EspeakUnavailableError} when the optional package is missing).
  */
 export async function createEspeakSynthesizer(options: EspeakSynthesizerOptions = {}): Promise<Synthesizer> {
-  const loaded = await loadEspeak();
+  const loaded: LoadedEspeak = options.module
+    ? { factory: await importFactory().catch((error: unknown) => Promise.reject(new EspeakUnavailableError(error))), module: options.module }
+    : await loadEspeak();
   const wordPause = options.wordPause ?? 0.06;
   // espeak runs synchronously inside each instance: one call at a time keeps memory bounded.
   let queue: Promise<unknown> = Promise.resolve();

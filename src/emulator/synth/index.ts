@@ -6,21 +6,32 @@
 import type { ResolvedEmulatorOptions } from '../options.js';
 import type { Synthesizer } from '../types.js';
 import { createToneSynthesizer } from './tone.js';
+import { createSynthPool, workerEntry } from './pool.js';
 
 export { createToneSynthesizer, splitWords, TONE_DEFAULT_SAMPLE_RATE } from './tone.js';
 
 /**
  * Load a synthesizer by name. `tone` resolves at once; `espeak` imports espeak-ng and
  * compiles its WASM module once (rejects with an `EspeakUnavailableError` when the
- * optional package is missing or broken).
+ * optional package is missing or broken), then synthesizes in a pool of
+ * `options.synthThreads` worker threads (0: on the event loop).
  */
 export async function loadSynthesizer(
   name: 'espeak' | 'tone',
   options: ResolvedEmulatorOptions,
 ): Promise<Synthesizer> {
   if (name === 'tone') return createToneSynthesizer({ wordSeconds: options.toneWordSeconds });
-  const { createEspeakSynthesizer } = await import('./espeak.js');
-  return createEspeakSynthesizer();
+  const { createEspeakSynthesizer, espeakVoiceFor, loadEspeakModule } = await import('./espeak.js');
+  if (options.synthThreads === 0) return createEspeakSynthesizer();
+  // compiled here once (off the event loop), instantiated in each thread
+  const module = await loadEspeakModule();
+  return createSynthPool({
+    name: 'espeak',
+    threads: options.synthThreads,
+    entry: workerEntry('espeak-worker'),
+    workerData: module,
+    supportsLanguage: (language) => espeakVoiceFor(language) !== undefined,
+  });
 }
 
 /** The warning of an emulator that falls back to tones (one line). */
