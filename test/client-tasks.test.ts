@@ -111,7 +111,8 @@ describe('polling in virtual time', () => {
   });
 
   it('polls on the injected scheduler with the backoff delays (real requests)', async () => {
-    emu.context.options.taskDurationMs = 60;
+    // real time for the task, virtual time for the waits: long enough for several polls on a loaded machine
+    emu.context.options.taskDurationMs = 400;
     const clock = new VirtualClock();
     const polling = { ...DEFAULTS, deadlineMs: 1e12 };
     const c = clientFor(emu, { scheduler: clock, polling });
