@@ -648,6 +648,7 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
     /** Something happened: the idle clock starts again. */
     touch(): void {
       this.idleTimer?.unsubscribe();
+      if (this.closed()) return; // a store answer that came after the close
       this.idleTimer = scheduler.schedule(
         () => this.closeWith('idle', RelayCloseCodes.idle, `idle: no text and no audio for ${limits.idleTimeoutMs / 1000} s`),
         limits.idleTimeoutMs,
