@@ -82,6 +82,8 @@ export async function level(who: 'ours' | 'peer', sessions: number, capMs: numbe
     toneWordSeconds: 0.01,
     concurrency: 3,
     liveStartTimeoutMs: capMs + 60_000,
+    // every session is one key's: the emulator's per-key limit (32 by default) lifted
+    liveSessionsPerKey: sessions + 1,
     credits: sessions * SENTENCES * 2 + 1000,
   });
   const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });

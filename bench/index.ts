@@ -1,16 +1,21 @@
 /**
- * `npm run bench`: every benchmark, one table, and `bench/results.json`.
+ * `npm run bench`: every benchmark, one table, `bench/results.json`, and the README's
+ * Benchmarks table regenerated from it (`bench/tools/readme-table.ts`).
  *
- * Each benchmark is a module exporting `run(): Promise<BenchRow[]>`; a module that is
- * missing or fails is reported as skipped (with the reason) and the others still run.
+ * Each benchmark is a module exporting `run(options?): Promise<BenchRow[]>`; a module that
+ * is missing, fails or runs past its time cap is reported as skipped (with the reason)
+ * and the others still run. Each prints its own elapsed time; the run prints the total.
+ * A full run takes at most 10 minutes on 2 shared cores, a quick one at most 2: the
+ * options of each run are below, in one place.
  *
  * Flags:
- * - `--quick` (or `BENCH_QUICK=1`): fewer repetitions and smaller sizes (about a minute);
- * - `--only a,b` (or bare names): run only these (`live-overhead`, `live-budget`, `concurrency`,
- *   `long-stream`, `polling`, `warm`, `batch`, `segmentation`, `golden-rules`, `sentence-accuracy`, `boundary-wait`, `sse`, `bundle`, `web`, `fairness`); a partial run writes
- *   `bench/results.partial.json` instead of `bench/results.json` (a quick run:
- *   `bench/results.quick.json`);
- * - `--list`: print the benchmark names.
+ * - `--quick` (or `BENCH_QUICK=1`): fewer repetitions and smaller sizes; writes
+ *   `bench/results.quick.json` (the CI smoke);
+ * - `--only a,b` (or bare names): run only these; writes `bench/results.partial.json`;
+ * - `--list`: print the benchmark names;
+ * - `--fail-on-error`: exit 1 when a module failed or could not be loaded (not when it
+ *   ran past its time cap: no timing is asserted); CI runs `--quick --fail-on-error`.
+ * Only a full run writes `bench/results.json` and the README table.
  *
  * `ratio` is ours / peer; whether lower or higher is better is in `better` (and in
  * the table, an arrow after the ratio).
@@ -18,55 +23,58 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { BenchRow } from './types.js';
+import type { BenchResults, BenchRow } from './types.js';
 
 interface Benchmark {
   name: string;
   /** Module path relative to this file. */
   module: string;
+  /** Options passed to `run` in a full run (the module's own defaults otherwise). */
+  full?: Record<string, unknown>;
   /** Options passed to `run` in quick mode. */
   quick?: Record<string, unknown>;
 }
 
+/** Longest a module may run, s (past it: reported skipped, the run goes on). */
+const CAP_SECONDS = { full: 180, quick: 60 };
+
 const BENCHMARKS: Benchmark[] = [
-  { name: 'live-overhead', module: './live-overhead.js' },
-  { name: 'live-budget', module: './live-budget.js' },
-  { name: 'concurrency', module: './concurrency.js' },
-  { name: 'long-stream', module: './long-stream.js' },
-  { name: 'polling', module: './polling.js' },
-  { name: 'warm', module: './warm.js', quick: { answers: 4 } },
-  { name: 'batch', module: './batch.js', quick: { jobs: 200 } },
-  { name: 'segmentation', module: './segmentation.js', quick: { chars: 500_000, rounds: 3 } },
+  { name: 'live-overhead', module: './live-overhead.js', quick: { pairs: 21 } },
+  { name: 'live-budget', module: './live-budget.js', full: { pairs: 101 }, quick: { pairs: 11 } },
+  { name: 'concurrency', module: './concurrency.js', full: { scale: [2000, 4000], scaleBudgetMs: 60_000 }, quick: { sessions: 300, scale: [], repeats: 1 } },
+  { name: 'long-stream', module: './long-stream.js', quick: { seconds: 300, runs: 2 } },
+  { name: 'polling', module: './polling.js', full: { real: 12 }, quick: { real: 0, firstTasks: 500, clients: 20, simulated: 301, medians: [1000, 3000, 30_000] } },
+  { name: 'warm', module: './warm.js', quick: { answers: 3 } },
+  { name: 'batch', module: './batch.js', full: { jobs: 150 }, quick: { jobs: 20 } },
+  { name: 'segmentation', module: './segmentation.js', quick: { chars: 200_000, rounds: 2 } },
   { name: 'golden-rules', module: './golden-rules.js' },
   { name: 'sentence-accuracy', module: './sentence-accuracy.js' },
   { name: 'boundary-wait', module: './boundary-wait.js' },
-  { name: 'sse', module: './sse.js', quick: { megabytes: 5, rounds: 5 } },
+  { name: 'sse', module: './sse.js', quick: { megabytes: 0.5, rounds: 2 } },
   { name: 'bundle', module: './bundle.js' },
-  { name: 'web', module: './web.js' },
-  { name: 'fairness', module: './fairness.js', quick: { floodChars: 100_000, seconds: 3 } },
+  { name: 'web', module: './web.js', quick: { sentences: 2 } },
+  { name: 'fairness', module: './fairness.js', full: { floodChars: 150_000, seconds: 4 }, quick: { floodChars: 50_000, seconds: 2, flooders: [4] } },
   { name: 'synth-threads', module: './synth-threads.js' },
 ];
 
 type Row = BenchRow & { benchmark?: string };
+type Skipped = BenchResults['skipped'][number];
 
-interface Skipped {
-  benchmark: string;
-  reason: string;
-}
-
-function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined; list: boolean } {
+function parseArgs(argv: string[]): { quick: boolean; only: string[] | undefined; list: boolean; failOnError: boolean } {
   let quick = process.env['BENCH_QUICK'] === '1' || process.env['BENCH_QUICK'] === 'true';
   let list = false;
+  let failOnError = false;
   const only: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--quick') quick = true;
     else if (arg === '--list') list = true;
+    else if (arg === '--fail-on-error') failOnError = true;
     else if (arg === '--only') only.push(...(argv[++i] ?? '').split(','));
     else if (arg.startsWith('--only=')) only.push(...arg.slice(7).split(','));
     else if (!arg.startsWith('-')) only.push(...arg.split(','));
   }
-  return { quick, only: only.filter(Boolean).length > 0 ? only.filter(Boolean) : undefined, list };
+  return { quick, only: only.filter(Boolean).length > 0 ? only.filter(Boolean) : undefined, list, failOnError };
 }
 
 /** For rows that do not say: rates and percentages are better higher. */
@@ -134,48 +142,67 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   const skipped: Skipped[] = [];
+  /** Modules that failed or could not be loaded (a cap overrun is not one). */
+  const broken: string[] = [];
   const timings: Record<string, number> = {};
   const started = performance.now();
+  const capSeconds = args.quick ? CAP_SECONDS.quick : CAP_SECONDS.full;
   for (const bench of selected) {
     const t0 = performance.now();
+    const elapsed = (): string => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+    const skip = (reason: string, isBroken = true): void => {
+      if (isBroken) broken.push(bench.name);
+      skipped.push({ benchmark: bench.name, reason });
+      timings[bench.name] = Math.round(performance.now() - t0);
+      console.error(`  skipped after ${elapsed()}: ${reason}`);
+    };
     console.error(`- ${bench.name} ...`);
     let mod: { run?: (options?: Record<string, unknown>) => Promise<BenchRow[]> };
     try {
       mod = (await import(bench.module)) as typeof mod;
     } catch (error) {
-      const reason = `module could not be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
-      skipped.push({ benchmark: bench.name, reason });
-      console.error(`  skipped: ${reason}`);
+      skip(`module could not be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
       continue;
     }
     if (typeof mod.run !== 'function') {
-      skipped.push({ benchmark: bench.name, reason: 'module exports no run()' });
-      console.error('  skipped: module exports no run()');
+      skip('module exports no run()');
       continue;
     }
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const result = await mod.run(args.quick ? bench.quick : undefined);
+      const capped = new Promise<'capped'>((resolve) => {
+        timer = setTimeout(() => resolve('capped'), capSeconds * 1000);
+      });
+      const result = await Promise.race([mod.run(args.quick ? bench.quick : bench.full), capped]);
+      if (result === 'capped') {
+        skip(`did not finish within its ${capSeconds} s cap`, false);
+        continue;
+      }
       for (const r of result) rows.push({ ...r, better: r.better ?? guessBetter(r.unit), benchmark: bench.name });
       timings[bench.name] = Math.round(performance.now() - t0);
-      console.error(`  ${result.length} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      console.error(`  ${result.length} rows in ${elapsed()}`);
     } catch (error) {
-      const reason = `failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
-      skipped.push({ benchmark: bench.name, reason });
-      console.error(`  ${reason}`);
+      skip(`failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
-  const machineLine = `machine: ${info['cpu']}, ${info['cores']} cores, ${info['memoryGB']} GB RAM, ${info['os']}, node ${info['node']}, load at start ${(info['loadAverage'] as number[]).join(' ')}, ${info['date']}`;
-  console.log(machineLine);
+  const total = (performance.now() - started) / 1000;
+  const machineLine = `${info['cpu']}, ${info['cores']} cores, ${info['memoryGB']} GB RAM, ${info['os']}, node ${info['node']}, load at start ${(info['loadAverage'] as number[]).join(' ')}, ${info['date']}`;
+  console.log(`machine: ${machineLine}`);
   console.log(renderTable(rows));
   for (const s of skipped) console.log(`skipped ${s.benchmark}: ${s.reason}`);
-  console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s${args.quick ? ' (quick)' : ''}`);
+  console.log(`per benchmark: ${Object.entries(timings).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+  console.log(`total ${total.toFixed(1)} s${args.quick ? ' (quick)' : ''}`);
 
-  const output = {
+  const output: BenchResults = {
     machine: { ...info, loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))) },
+    machineLine,
+    date: info['date'] as string,
     quick: args.quick,
     only: args.only ?? null,
-    seconds: Math.round((performance.now() - started) / 100) / 10,
+    seconds: Math.round(total * 10) / 10,
     timingsMs: timings,
     rows,
     skipped,
@@ -185,11 +212,23 @@ async function main(): Promise<void> {
   // NaN and Infinity are not JSON: written as null.
   await writeFile(file, `${JSON.stringify(output, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`);
   console.error(`wrote ${file}`);
+  if (!args.only && !args.quick) {
+    const { updateReadme } = await import('./tools/readme-table.js');
+    console.error(`${(await updateReadme()) ? 'updated' : 'unchanged'}: the Benchmarks table of README.md`);
+  }
+  if (args.failOnError && broken.length > 0) {
+    console.error(`failed: ${broken.join(', ')}`);
+    process.exitCode = 1;
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+  main().then(
+    // a module past its cap may still hold timers or sockets: the run is over
+    () => process.exit(),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

@@ -67,7 +67,7 @@ async function measure(
   const go = { ours, peer };
   const ten = sentences(10, 6);
   const one = ten.slice(0, 1);
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < (QUICK ? 5 : 20); i++) {
     for (const who of ['ours', 'peer'] as const) {
       await cpuOf(go[who](ten), ten, who);
       await cpuOf(go[who](one), one, who);
@@ -93,7 +93,7 @@ async function measure(
 }
 
 export async function run(options: { pairs?: number } = {}): Promise<BenchRow[]> {
-  const pairs = options.pairs ?? (QUICK ? 41 : 301);
+  const pairs = options.pairs ?? (QUICK ? 21 : 151);
   const emulator = await emulatorProcess();
   const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
   try {

@@ -159,8 +159,8 @@ function measure(script: Script, chunkSize: number, megabytes: number, rounds: n
 }
 
 export async function run(options: { megabytes?: number; rounds?: number } = {}): Promise<BenchRow[]> {
-  const megabytes = options.megabytes ?? 4;
-  const rounds = options.rounds ?? 15;
+  const megabytes = options.megabytes ?? 2;
+  const rounds = options.rounds ?? 7;
   const rows: BenchRow[] = [];
   for (const script of Object.keys(SCRIPTS) as Script[]) {
     for (const size of CHUNK_SIZES) rows.push(measure(script, size, megabytes, rounds));

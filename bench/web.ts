@@ -61,7 +61,7 @@ interface SegmentTiming {
   start: number;
 }
 
-async function firstSample(chromiumPath: string): Promise<BenchRow[]> {
+async function firstSample(chromiumPath: string, count: number): Promise<BenchRow[]> {
   const { chromium } = await import('playwright-core');
   const emulator = await startEmulator({ synth: 'espeak', latencyMs: 30, bandwidthBytesPerSecond: 256_000 });
   // the page is served by the relay's server: the relay serves pages of its own origin only
@@ -79,7 +79,7 @@ async function firstSample(chromiumPath: string): Promise<BenchRow[]> {
     const timings: SegmentTiming[] = [];
     // one sentence a session: its segment finds nothing playing (a later segment of a
     // session waits for the ones before it, which is playback, not latency)
-    for (const sentence of CHAT_ANSWER.split(/(?<=[.!?])\s+/)) {
+    for (const sentence of CHAT_ANSWER.split(/(?<=[.!?])\s+/).slice(0, count)) {
       const result = (await page.evaluate(`window.benchRun(${JSON.stringify(wsUrl)}, ${JSON.stringify([sentence])})`)) as SegmentTiming[];
       timings.push(...result.filter((t) => [t.first, t.done, t.start].every(Number.isFinite)));
     }
@@ -104,11 +104,11 @@ async function firstSample(chromiumPath: string): Promise<BenchRow[]> {
   }
 }
 
-/** The rows of this benchmark (the latency row only when Chromium is found). */
-export async function run(): Promise<BenchRow[]> {
+/** The rows of this benchmark (the latency row only when Chromium is found); `sentences`: of the chat answer, one session each (default all). */
+export async function run(options: { sentences?: number } = {}): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const chromiumPath = findTool('chromium');
-  if (chromiumPath !== undefined) rows.push(...(await firstSample(chromiumPath)));
+  if (chromiumPath !== undefined) rows.push(...(await firstSample(chromiumPath, options.sentences ?? Number.POSITIVE_INFINITY)));
   else console.error('bench web: no Chromium (chromium on PATH or CHROMIUM_PATH): the first-sample row is skipped');
   return rows;
 }

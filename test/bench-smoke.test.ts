@@ -6,7 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import { createClient } from '../src/index.js';
+import { readFile } from 'node:fs/promises';
 import { renderTable } from '../bench/index.js';
+import { README_PATH, RESULTS_PATH, renderReadmeTable, withTable } from '../bench/tools/readme-table.js';
+import type { BenchResults } from '../bench/types.js';
 import { realisticMix, simulateOurs, simulatePeer, SERVICE_MS, type MixTask } from '../bench/polling.js';
 import { median, oursSession, peerSession, percentile, seeded, sentences, verifyOrder } from '../bench/util.js';
 
@@ -22,6 +25,8 @@ describe('bench modules', () => {
       segmentation: () => import('../bench/segmentation.js'),
       'golden-rules': () => import('../bench/golden-rules.js'),
       'boundary-wait': () => import('../bench/boundary-wait.js'),
+      'live-budget': () => import('../bench/live-budget.js'),
+      'sentence-accuracy': () => import('../bench/sentence-accuracy.js'),
       sse: () => import('../bench/sse.js'),
       web: () => import('../bench/web.js'),
       bundle: () => import('../bench/bundle.js'),
@@ -105,5 +110,37 @@ describe('bench session harness against the emulator', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("the README's Benchmarks table", () => {
+  it('is what bench/tools/readme-table.ts makes of the committed bench/results.json (a full run)', async () => {
+    const results = JSON.parse(await readFile(RESULTS_PATH, 'utf8')) as BenchResults;
+    const readme = await readFile(README_PATH, 'utf8');
+    expect(results.quick).toBe(false);
+    expect(results.only).toBeNull();
+    expect(results.machineLine).toMatch(/cores/);
+    expect(Number.isNaN(Date.parse(results.date))).toBe(false);
+    expect(withTable(readme, renderReadmeTable(results))).toBe(readme);
+    // control: a hand edit of one figure is caught
+    const row = results.rows[0]!;
+    const edited = { ...results, rows: [{ ...row, ours: row.ours + 1 }, ...results.rows.slice(1)] };
+    expect(withTable(readme, renderReadmeTable(edited))).not.toBe(readme);
+  });
+
+  it('escapes pipes in names and notes, prints n/a for a missing figure', () => {
+    const table = renderReadmeTable({
+      machine: {},
+      machineLine: 'x, 2 cores',
+      date: '2026-01-01T00:00:00.000Z',
+      quick: false,
+      only: null,
+      seconds: 1,
+      timingsMs: { a: 1000 },
+      rows: [{ benchmark: 'a', name: 'p|q', ours: Number.NaN, peer: 1, unit: 'ms', ratio: Number.NaN, note: 'x | y', better: 'lower' }],
+      skipped: [{ benchmark: 'b', reason: 'no tool' }],
+    });
+    expect(table).toContain('| a | p\\|q | n/a | 1 | ms | n/a (lower better) | x \\| y |');
+    expect(table).toContain('skipped `b`: no tool');
   });
 });
