@@ -8,7 +8,11 @@
  *   OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-... OPENAI_MODEL=gpt-4o-mini \
  *   RXVOICE_API_KEY=... RXVOICE_BASE_URL=... npx tsx examples/chatbot-to-speech.ts "Why is the sky blue?"
  *
- * Flags: --synth espeak|tone (embedded emulator), --no-play, --out FILE.
+ * Flags: --synth espeak|tone (embedded emulator; default espeak-ng when installed, else
+ * tones), --no-play, --out FILE.
+ *
+ * The answer is printed as it streams, with a `[segment N spoken]` note each time a
+ * sentence's audio is complete, put between words (never inside one).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -21,17 +25,19 @@ import { findPlayer, toWavFile } from '../src/sinks/index.js';
 import { fromTokens } from '../src/sources/index.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from './lib/fake-openai.js';
 import { playUnlessBroken } from './lib/playback.js';
-import { speechService } from './lib/speech-service.js';
+import { speechService, synthOption } from './lib/speech-service.js';
+import { wordPrinter } from './lib/word-printer.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    synth: { type: 'string', default: 'espeak' },
+    synth: { type: 'string' },
     out: { type: 'string', default: 'out/chatbot.wav' },
     'no-play': { type: 'boolean', default: false },
   },
 });
-const question = positionals[0] ?? 'How do I make a good cup of coffee?';
+const { synth, positionals: rest } = synthOption(values.synth, process.env, positionals);
+const question = rest[0] ?? 'How do I make a good cup of coffee?';
 const outPath = resolve(values.out);
 mkdirSync(dirname(outPath), { recursive: true });
 
@@ -48,7 +54,7 @@ const openai = new OpenAI({
 const model = process.env['OPENAI_MODEL'] ?? 'gpt-4o-mini';
 
 // The speech service: RXVOICE_* from the environment, or the embedded emulator.
-const { client, emulator } = await speechService(values.synth);
+const { client, emulator } = await speechService(synth);
 if (emulator) console.error(`speech: embedded emulator at ${emulator.baseUrl}`);
 const player = values['no-play'] ? undefined : await findPlayer('wav').catch(() => undefined);
 
@@ -63,8 +69,9 @@ try {
   });
   console.log(`> ${question}\n`);
 
+  const answer = wordPrinter((text) => process.stdout.write(text));
   const segments$ = fromTokens(stream).pipe(
-    tap((token) => process.stdout.write(token)),
+    tap({ next: (token) => answer.text(token), complete: () => answer.end() }),
     speakableText(), // LLM answers are markdown: no `**`, list numbers or link addresses aloud
     client.speak({ voice_id: 1, output_format: 'wav' }),
     concatSegments(),
@@ -74,7 +81,7 @@ try {
   const written$ = segments$.pipe(
     tap((segment: SpokenSegment) => {
       spoken++;
-      console.error(`  [segment ${segment.segment_id}: ${segment.audio.byteLength} bytes]`);
+      answer.note(`[segment ${segment.segment_id} spoken]`);
     }),
     toWavFile(outPath),
   );
@@ -84,6 +91,7 @@ try {
     playbackFailure = error.message;
   });
   await lastValueFrom(merge(written$, played$), { defaultValue: undefined });
+  answer.end(); // notes of segments completed after the last token
   const playback = !player
     ? ' (no audio player found: playback skipped)'
     : playbackFailure

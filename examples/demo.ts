@@ -5,8 +5,8 @@
  * embedded emulator, written to `out/demo.wav` (and played when an audio player exists),
  * with a timeline of each segment's latency.
  *
- *   npm start                      # espeak-ng speech
- *   npm start -- --synth tone      # fast, deterministic tones
+ *   npm start                      # espeak-ng speech (tones when espeak-ng is not installed)
+ *   npm start -- --synth tone      # fast, deterministic tones (npm start --synth tone works too)
  *   npx tsx examples/demo.ts --no-play --out out/demo.wav
  */
 import { mkdirSync } from 'node:fs';
@@ -22,16 +22,19 @@ import { concatSegments, speakableText } from '../src/operators/index.js';
 import { findPlayer, toWavFile } from '../src/sinks/index.js';
 import { MARKDOWN_ANSWER, tokenStream } from './lib/chat-answer.js';
 import { playUnlessBroken } from './lib/playback.js';
+import { synthOption } from './lib/speech-service.js';
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
-    synth: { type: 'string', default: 'espeak' },
+    synth: { type: 'string' },
     out: { type: 'string', default: 'out/demo.wav' },
     'no-play': { type: 'boolean', default: false },
     voice: { type: 'string', default: '1' },
   },
 });
-const synth = values.synth === 'tone' ? 'tone' : 'espeak';
+const { synth, positionals: rest } = synthOption(values.synth, process.env, positionals);
+if (rest.length > 0) throw new Error(`unexpected arguments: ${rest.join(' ')} (flags: --synth espeak|tone, --out FILE, --no-play, --voice ID)`);
 const outPath = resolve(values.out);
 mkdirSync(dirname(outPath), { recursive: true });
 
@@ -45,11 +48,11 @@ interface SegmentRow {
 }
 
 const started = performance.now();
-const emulator = await startEmulator({ synth });
+const emulator = await startEmulator(synth ? { synth } : {});
 const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
 const player = values['no-play'] ? undefined : await findPlayer('wav').catch(() => undefined);
 
-console.log(`rxvoice demo: emulator at ${emulator.baseUrl} (synth ${synth}); the chat-bot starts answering…\n`);
+console.log(`rxvoice demo: emulator at ${emulator.baseUrl} (synth ${emulator.synth}); the chat-bot starts answering…\n`);
 
 // The chat-bot's markdown tokens are printed as they come (as a chat window shows them);
 // the speakable text made of them is what is spoken.

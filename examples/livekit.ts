@@ -19,7 +19,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { encodeWav16 } from '../src/audio/wav.js';
 import { TTS } from '../src/livekit/index.js';
-import { speechService } from './lib/speech-service.js';
+import { speechService, synthOption } from './lib/speech-service.js';
 
 const { values } = parseArgs({ options: { synth: { type: 'string' }, out: { type: 'string', default: 'out/livekit.wav' } } });
 const out = values.out ?? 'out/livekit.wav';
@@ -53,7 +53,7 @@ class WavOutput extends AudioOutput {
 }
 
 initializeLogger({ pretty: true, level: 'error' });
-const { client, emulator } = await speechService(values.synth);
+const { client, emulator } = await speechService(synthOption(values.synth).synth);
 // warm: a live session is opened now, so the first words leave with no connection round trip
 const tts = new TTS({ client, voice_id: 1, language: 'en-us', sampleRate: 24000, warm: true });
 const session = new voice.AgentSession({ tts });

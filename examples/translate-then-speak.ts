@@ -19,7 +19,7 @@ const text =
   'Good morning everyone. The train to Berlin leaves at noon from platform four. ' +
   'Please keep your tickets ready. We wish you a pleasant journey.';
 
-const emulator = await startEmulator({ synth: process.argv.includes('--tone') ? 'tone' : 'espeak', streamDelayMs: 40 });
+const emulator = await startEmulator({ ...(process.argv.includes('--tone') ? { synth: 'tone' as const } : {}), streamDelayMs: 40 });
 const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, warn: () => undefined });
 
 const t0 = performance.now();

@@ -15,7 +15,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import wavefile from 'wavefile';
-import { MARKDOWN_ANSWER } from '../examples/lib/chat-answer.js';
+import fc from 'fast-check';
+import { CHAT_ANSWER, MARKDOWN_ANSWER, tokenize } from '../examples/lib/chat-answer.js';
+import { synthOption } from '../examples/lib/speech-service.js';
+import { wordPrinter } from '../examples/lib/word-printer.js';
 import { createSpeakableText } from '../src/text/speakable.js';
 import { RECORDING_PLAYER } from './fixtures/sinkFixtures.js';
 
@@ -40,9 +43,13 @@ interface ChildResult {
 }
 
 function runExample(script: string, args: string[], timeoutMs = 50_000, env: NodeJS.ProcessEnv = cleanEnv()): Promise<ChildResult> {
+  return runCommand(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], timeoutMs, env);
+}
+
+function runCommand(command: string, args: string[], timeoutMs = 50_000, env: NodeJS.ProcessEnv = cleanEnv()): Promise<ChildResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], {
+    const child = spawn(command, args, {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -137,11 +144,12 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
     expect(readFileSync(played).subarray(44).equals(wav.subarray(44))).toBe(true);
   });
 
-  it('demo: a player that cannot play (no sound card) does not cost the WAV', async () => {
+  it('demo as `npm start --synth tone` (npm keeps the flag, the demo reads it back): a player that cannot play does not cost the WAV', async () => {
     const out = join(dir, 'demo-broken-player.wav');
     const env = { ...cleanEnv(), PATH: `${playerOnPath('broken')}:${process.env['PATH'] ?? ''}` };
-    const run = await runExample('examples/demo.ts', ['--synth', 'tone', '--out', out], 50_000, env);
+    const run = await runCommand('npm', ['start', '--synth', 'tone', '--', '--out', out], 50_000, env);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('(synth tone)');
     expect(run.stderr).toContain('playback failed');
     expect(run.stdout).toMatch(/playback with .*aplay failed: .*audio open error/);
     expect(wavInfo(out).seconds).toBeGreaterThan(10);
@@ -155,8 +163,16 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
     const run = await runExample('examples/chatbot-to-speech.ts', ['--synth', 'tone', '--out', out], 50_000, env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('built-in fake OpenAI-compatible server');
-    expect(run.stdout).toContain('Great question!');
     expect(run.stdout).toMatch(/spoke \d+ segments to .* and through .*aplay/);
+    // The answer as it streamed, with a note per spoken segment, each between words.
+    const notes = [...run.stdout.matchAll(/\[segment (\d+) spoken\]/g)];
+    expect(notes.map((m) => Number(m[1]))).toEqual(notes.map((_, i) => i));
+    expect(notes.length).toBeGreaterThan(3);
+    for (const m of notes) {
+      expect(run.stdout.slice(m.index - 1, m.index + m[0].length + 1), 'a note inside a word').toMatch(/^\s\[segment \d+ spoken\] $/);
+    }
+    const answer = run.stdout.replace(/\[segment \d+ spoken\] /g, '');
+    expect(answer).toContain(CHAT_ANSWER);
     expect(wavInfo(out).seconds).toBeGreaterThan(10);
     // To the speaker too: the player got the same PCM as the file.
     expect(readFileSync(played).subarray(44).equals(readFileSync(out).subarray(44))).toBe(true);
@@ -227,5 +243,77 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  });
+});
+
+/** `a` ends with a high surrogate whose low surrogate starts `b`: one code point cut in two. */
+function splitsPair(a: string, b: string): boolean {
+  return /[\uD800-\uDBFF]$/.test(a) && /^[\uDC00-\uDFFF]/.test(b);
+}
+
+describe('the examples\' token splitter and answer printer', () => {
+  /** Text with astral code points (emoji, with skin tones and ZWJ), CJK and plain words. */
+  const text = fc
+    .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('😀', '👍🏽', '👩‍💻', '𝄞', '你好', ' ', '\n\n', 'word')), { maxLength: 30 })
+    .map((parts) => parts.join(''));
+  const pace = fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.double({ min: 0, max: 0.999999, noNaN: true }));
+
+  it('tokenize never cuts a code point (no token starts or ends inside a surrogate pair), and joins back to the text', () => {
+    fc.assert(
+      fc.property(text, pace, (input, [min, extra, r]) => {
+        const tokens = tokenize(input, { chars: [min, min + extra], random: () => r });
+        expect(tokens.join('')).toBe(input);
+        // no two neighbours split a surrogate pair (a high one ending a token, its low one starting the next)
+        tokens.slice(1).forEach((token, i) => expect(splitsPair(tokens[i]!, token), JSON.stringify([tokens[i], token])).toBe(false));
+      }),
+      { numRuns: 300 },
+    );
+    // control: cutting by UTF-16 units, as the splitter used to, splits an emoji
+    expect(splitsPair('😀 ok'.slice(0, 1), '😀 ok'.slice(1))).toBe(true);
+  });
+
+  it('the answer printer puts notes between words only, and prints the answer whole', () => {
+    const words = fc.array(fc.oneof(fc.stringMatching(/^[a-z]{1,8}$/), fc.constantFrom(' ', '\n', '. ', ', ')), { minLength: 1, maxLength: 40 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(words, fc.array(fc.nat(), { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 10 }), (answer, cuts, noteAt) => {
+        // the answer in tokens cut anywhere; notes arriving after random tokens
+        const bounds = [...new Set([0, ...cuts.map((c) => c % (answer.length + 1)), answer.length])].sort((a, b) => a - b);
+        const tokens = bounds.slice(1).map((end, i) => answer.slice(bounds[i], end));
+        let out = '';
+        const printer = wordPrinter((s) => (out += s));
+        let next = 0;
+        tokens.forEach((token, i) => {
+          printer.text(token);
+          for (const at of noteAt) if (at % tokens.length === i) printer.note(`[n${next++}]`);
+        });
+        printer.end();
+        const notes = [...out.matchAll(/\[n\d+\] /g)];
+        expect(notes.length).toBe(next);
+        for (const m of notes) {
+          const before = out[m.index - 1];
+          expect(before === undefined || /\s/.test(before), JSON.stringify(out)).toBe(true);
+        }
+        expect(out.replace(/\[n\d+\] /g, '').trimEnd()).toBe(answer.trimEnd());
+      }),
+      { numRuns: 300 },
+    );
+    // control: a note printed the moment it comes lands inside a word
+    let naive = '';
+    ['Hel', 'lo there'].forEach((token, i) => {
+      naive += token;
+      if (i === 0) naive += '[n0] ';
+    });
+    expect(naive).toMatch(/\w\[n0\]/);
+  });
+
+  it('--synth: the flag, else what npm makes of `npm start --synth tone` or `--synth=tone`, else the emulator\'s choice', () => {
+    expect(synthOption('tone', {})).toEqual({ synth: 'tone', positionals: [] });
+    // npm 10/11: `npm start --synth tone` -> npm_config_synth=true, `tone` the first argument
+    expect(synthOption(undefined, { npm_config_synth: 'true' }, ['tone', 'Why?'])).toEqual({ synth: 'tone', positionals: ['Why?'] });
+    expect(synthOption(undefined, { npm_config_synth: 'tone' }, ['Why?'])).toEqual({ synth: 'tone', positionals: ['Why?'] });
+    expect(synthOption('espeak', { npm_config_synth: 'tone' })).toEqual({ synth: 'espeak', positionals: [] });
+    expect(synthOption(undefined, {}, ['tone'])).toEqual({ synth: undefined, positionals: ['tone'] }); // a question, not a flag
+    expect(synthOption(undefined, {})).toEqual({ synth: undefined, positionals: [] });
+    expect(() => synthOption('beep', {})).toThrow(/espeak or tone/);
   });
 });

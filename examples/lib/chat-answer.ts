@@ -37,15 +37,21 @@ export interface TokenPace {
   random?: () => number;
 }
 
-/** Split `text` into tokens of a few characters each. */
+/**
+ * Split `text` into tokens of a few characters each. Characters are code points: a token
+ * never ends inside a surrogate pair (an emoji is never cut into two U+FFFD), though it
+ * may end between the code points of a sequence (a skin tone, a ZWJ), as real LLM
+ * tokens do.
+ */
 export function tokenize(text: string, pace: TokenPace = {}): string[] {
   const [minChars, maxChars] = pace.chars ?? [3, 5];
   const random = pace.random ?? Math.random;
+  const codePoints = Array.from(text);
   const tokens: string[] = [];
   let i = 0;
-  while (i < text.length) {
+  while (i < codePoints.length) {
     const size = minChars + Math.floor(random() * (maxChars - minChars + 1));
-    tokens.push(text.slice(i, i + size));
+    tokens.push(codePoints.slice(i, i + size).join(''));
     i += size;
   }
   return tokens;
