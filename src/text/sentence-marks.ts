@@ -37,18 +37,24 @@ export const CONTINUERS = ',;:%)]}\u060c\u3001\uff0c'; // and ، 、 ，
 /** Dashes: a dash before a lower-case word continues a `?` sentence (`бар? — деді`). */
 export const DASHES = '-\u2013\u2014'; // - – —
 
-const set = (chars: string): Set<number> => new Set([...chars].map((ch) => ch.charCodeAt(0)));
-const HARD = set(HARD_STOPS);
-const STRONG = set(STRONG_STOPS);
+/** One bit per table, per UTF-16 code unit: the hot checks are a single array read. */
+const FLAGS = new Uint8Array(0x10000);
+const [HARD, STRONG, DOT, OPEN, CLOSE, SPACED_CLOSE, CONTINUE, DASH] = [1, 2, 4, 8, 16, 32, 64, 128];
+for (const [chars, bit] of [
+  [HARD_STOPS, HARD],
+  [STRONG_STOPS, STRONG],
+  [DOTS, DOT],
+  [OPENERS, OPEN],
+  [CLOSERS, CLOSE],
+  [SPACED_CLOSERS, SPACED_CLOSE],
+  [CONTINUERS, CONTINUE],
+  [DASHES, DASH],
+] as const) {
+  for (const ch of chars) FLAGS[ch.charCodeAt(0)]! |= bit;
+}
 /** `;` (U+003B) is a question mark in Greek text. */
 const SEMICOLON = 0x3b;
-const DOT = set(DOTS);
-const OPEN = set(OPENERS);
-const CLOSE = set(CLOSERS);
-const SPACED_CLOSE = set(SPACED_CLOSERS);
 const PAIRS = new Map(Object.entries(QUOTE_PAIRS).map(([o, c]) => [o.charCodeAt(0), c.charCodeAt(0)]));
-const CONTINUE = set(CONTINUERS);
-const DASH = set(DASHES);
 
 /** Classes of a character after a stop (numbers: the class is read once per character). */
 export const Char = { Upper: 0, Lower: 1, Digit: 2, Caseless: 3, Open: 4, Continue: 5, Other: 6, Dash: 7 } as const;
@@ -68,14 +74,14 @@ export function isNewline(c: number): boolean {
   return c === 10 || c === 0x2028 || c === 0x2029 || c === 0x85;
 }
 
-export const isHardStop = (c: number): boolean => HARD.has(c);
+export const isHardStop = (c: number): boolean => (FLAGS[c]! & HARD) !== 0;
 /** `?`, `!` and kin; `;` only where it is a question mark (Greek). */
-export const isStrongStop = (c: number, semicolonQuestion: boolean): boolean => STRONG.has(c) || (semicolonQuestion && c === SEMICOLON);
-export const isDot = (c: number): boolean => DOT.has(c);
-export const isOpener = (c: number): boolean => OPEN.has(c);
-export const isCloser = (c: number): boolean => CLOSE.has(c);
-export const isSpacedCloser = (c: number): boolean => SPACED_CLOSE.has(c);
-export const isDash = (c: number): boolean => DASH.has(c);
+export const isStrongStop = (c: number, semicolonQuestion: boolean): boolean => (FLAGS[c]! & STRONG) !== 0 || (semicolonQuestion && c === SEMICOLON);
+export const isDot = (c: number): boolean => (FLAGS[c]! & DOT) !== 0;
+export const isOpener = (c: number): boolean => (FLAGS[c]! & OPEN) !== 0;
+export const isCloser = (c: number): boolean => (FLAGS[c]! & CLOSE) !== 0;
+export const isSpacedCloser = (c: number): boolean => (FLAGS[c]! & SPACED_CLOSE) !== 0;
+export const isDash = (c: number): boolean => (FLAGS[c]! & DASH) !== 0;
 /** The closer a quote or bracket expects, or 0 when it is not tracked. */
 export const expectedCloser = (c: number): number => PAIRS.get(c) ?? 0;
 
@@ -96,9 +102,9 @@ function classifyOnce(c: number): CharClass {
   if (c >= 65 && c <= 90) return Char.Upper;
   if (c >= 97 && c <= 122) return Char.Lower;
   if (c >= 48 && c <= 57) return Char.Digit;
-  if (DASH.has(c)) return Char.Dash;
-  if (OPEN.has(c)) return Char.Open;
-  if (CONTINUE.has(c)) return Char.Continue;
+  if ((FLAGS[c]! & DASH) !== 0) return Char.Dash;
+  if ((FLAGS[c]! & OPEN) !== 0) return Char.Open;
+  if ((FLAGS[c]! & CONTINUE) !== 0) return Char.Continue;
   if (c < 0x80) return Char.Other;
   const s = String.fromCharCode(c);
   if (RE_UPPER.test(s)) return Char.Upper;
@@ -130,7 +136,7 @@ export function isInert(c: number): boolean {
 /** Letters and digits (beyond ASCII: anything but punctuation and symbols). */
 export function isWordChar(c: number): boolean {
   if (c < 0x80) return INERT_ASCII[c] === 1;
-  return !OPEN.has(c) && !CLOSE.has(c) && !RE_PUNCT.test(String.fromCharCode(c));
+  return (FLAGS[c]! & (OPEN | CLOSE)) === 0 && !RE_PUNCT.test(String.fromCharCode(c));
 }
 
 export function isLetter(c: number): boolean {
@@ -143,5 +149,5 @@ export function endsWithStop(line: string): boolean {
   let k = line.length - 1;
   while (k > 0 && isCloser(line.charCodeAt(k))) k--;
   const c = line.charCodeAt(k);
-  return isDot(c) || c === 0x2026 || HARD.has(c) || STRONG.has(c);
+  return c === 0x2026 || (FLAGS[c]! & (DOT | HARD | STRONG)) !== 0;
 }
