@@ -17,7 +17,13 @@ import { startEmulator, type Emulator } from '../src/emulator/index.js';
 import type { EmulatorOptions } from '../src/emulator/options.js';
 import { ValidationError } from '../src/live/index.js';
 import type { WebSocketConstructorLike } from '../src/live/index.js';
+import fc from 'fast-check';
+import { AbortError, ApiError, ConnectionError, TimeoutError } from '../src/index.js';
+import { LiveSessionError } from '../src/live/index.js';
 import { TTS, type TTSOptions } from '../src/livekit/index.js';
+import { MAX_REQUEST_CHARS, requestTexts } from '../src/livekit/chunked.js';
+import { isAbort, toLiveKitError } from '../src/livekit/errors.js';
+import { timedWords } from '../src/livekit/frames.js';
 
 beforeAll(() => initializeLogger({ pretty: false, level: 'silent' }));
 
@@ -385,5 +391,78 @@ describe('rxvoice/livekit TTS: segments, warm sessions, options', () => {
       ['APIStatusError', 401, false],
     ]);
     for (const error of errors) expect(`${error.message} ${String(error)}`).not.toContain(key);
+  });
+});
+
+describe('rxvoice/livekit pieces', () => {
+  it('requestTexts: a text over the limit as requests of whole sentences, nothing lost (random texts, random limits)', () => {
+    const sentence = fc
+      .tuple(fc.array(fc.stringMatching(/^[a-z]{1,12}$/), { minLength: 1, maxLength: 12 }), fc.constantFrom('.', '!', '?'), fc.constantFrom(' ', '  ', '\n'))
+      .map(([ws, stop, space]) => `${ws.join(' ')}${stop}${space}`);
+    fc.assert(
+      fc.property(fc.array(sentence, { minLength: 1, maxLength: 30 }), fc.integer({ min: 20, max: 400 }), (sentences, max) => {
+        const text = sentences.join('');
+        const pieces = requestTexts(text, 'en-us', max);
+        expect(pieces.join('').replace(/\s+/g, ' ').trim()).toBe(text.replace(/\s+/g, ' ').trim());
+        for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(max);
+        if (text.length <= max) expect(pieces).toEqual([text]);
+      }),
+    );
+    // a sentence longer than the limit is cut at its last space before it
+    expect(requestTexts(`${'a'.repeat(10)} ${'b'.repeat(100)}`, undefined, 40)).toEqual(['aaaaaaaaaa ', 'b'.repeat(40), 'b'.repeat(40), 'b'.repeat(20)]);
+    expect(MAX_REQUEST_CHARS).toBe(3000);
+  });
+
+  it('synthesize() of a text over 3000 characters: several requests, the audio of the whole text in order', async () => {
+    const emu = await emulator({ toneWordSeconds: 0.01 });
+    const tts = plugin(emu);
+    const text = Array.from({ length: 120 }, (_, i) => `This is sentence number ${i} of the long text.`).join(' ');
+    expect(text.length).toBeGreaterThan(3000);
+    const packets = [];
+    for await (const audio of tts.synthesize(text)) packets.push(audio);
+    expect(emu.requests.filter((r) => r.path === '/tts-stream').length).toBe(requestTexts(text, undefined).length);
+    expect(requestTexts(text, undefined).length).toBeGreaterThan(1);
+    // the tone voice: 0.01 s a word, every word spoken
+    expect(seconds(packets.map((p) => p.frame))).toBeCloseTo(words(text).length * 0.01, 3);
+    expect(packets.filter((p) => p.final)).toHaveLength(1);
+  });
+
+  it('timedWords: words on the stream timeline carrying the text between them; unknown words give the sentence whole', () => {
+    const segment = { segment_id: 0, text: 'Hello, big world.', format: 'wav' as const, audio: new Uint8Array(0) };
+    const timed = timedWords({ ...segment, word_timestamps: [{ word: 'Hello', start: 0, end: 0.2 }, { word: 'big', start: 0.2, end: 0.3 }, { word: 'world', start: 0.3, end: 0.6 }] }, 2, 0.7, ' ');
+    expect(timed.map((t) => [t.text, t.startTime, t.endTime])).toEqual([
+      [' Hello, ', 2, 2.2],
+      ['big ', 2.2, 2.3],
+      ['world.', 2.3, 2.6],
+    ]);
+    const reworded = timedWords({ ...segment, word_timestamps: [{ word: 'Hullo', start: 0, end: 0.2 }] }, 1, 0.7, '');
+    expect(reworded.map((t) => [t.text, t.startTime, t.endTime])).toEqual([['Hello, big world.', 1, 1.7]]);
+  });
+
+  it("toLiveKitError: rxvoice's errors as LiveKit's, never retryable, code and unspoken text in the body, the original as cause", () => {
+    const live = (code: 'authentication' | 'session_rejected' | 'credits_exhausted' | 'connection' | 'timeout' | 'protocol') =>
+      new LiveSessionError(code, `live ${code}`, { unspoken: 'Not yet said.' });
+    const cases: Array<[unknown, string, number | undefined]> = [
+      [live('authentication'), 'APIStatusError', 401],
+      [live('session_rejected'), 'APIStatusError', 400],
+      [live('credits_exhausted'), 'APIStatusError', 402],
+      [live('connection'), 'APIConnectionError', undefined],
+      [live('timeout'), 'APITimeoutError', undefined],
+      [live('protocol'), 'APIError', undefined],
+      [new ApiError(503, 'unavailable'), 'APIStatusError', 503],
+      [new ValidationError([{ loc: ['body', 'text'], msg: 'too short', type: 'string_too_short' }], { source: 'local' }), 'APIStatusError', 422],
+      [new TimeoutError('slow'), 'APITimeoutError', undefined],
+      [new ConnectionError('down'), 'APIConnectionError', undefined],
+      [new Error('boom'), 'APIError', undefined],
+    ];
+    for (const [error, name, status] of cases) {
+      const mapped = toLiveKitError(error) as Error & { retryable: boolean; statusCode?: number; body: Record<string, unknown> };
+      expect([mapped.name, mapped.statusCode, mapped.retryable], String(error)).toEqual([name, status, false]);
+      expect(mapped.cause).toBe(error);
+      expect(mapped.message).toBe((error as Error).message);
+      if (error instanceof LiveSessionError) expect(mapped.body).toEqual({ code: error.code, unspoken: 'Not yet said.' });
+    }
+    expect(isAbort(new AbortError('stop'))).toBe(true);
+    expect(isAbort(new Error('no'))).toBe(false);
   });
 });

@@ -21,18 +21,19 @@ export function requestTexts(text: string, locale: string | undefined, max = MAX
   const segmenter = createSentenceSegmenter(locale === undefined ? {} : { locale });
   const pieces: string[] = [];
   let piece = '';
-  for (let sentence of [...segmenter.feed(text), ...segmenter.end()]) {
-    while (sentence.length > max) {
-      const space = sentence.lastIndexOf(' ', max);
-      const cut = space > 0 ? space + 1 : max;
-      pieces.push(sentence.slice(0, cut));
-      sentence = sentence.slice(cut);
-    }
-    if (piece.length + sentence.length > max) {
+  for (const sentence of [...segmenter.feed(text), ...segmenter.end()]) {
+    if (piece !== '' && piece.length + sentence.length > max) {
       pieces.push(piece);
       piece = '';
     }
-    piece += sentence;
+    let rest = sentence;
+    while (rest.length > max) {
+      const space = rest.lastIndexOf(' ', max - 1);
+      const cut = space > 0 ? space + 1 : max;
+      pieces.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+    piece += rest;
   }
   if (piece !== '') pieces.push(piece);
   return pieces.filter((p) => p.trim() !== '');

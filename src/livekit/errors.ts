@@ -44,7 +44,9 @@ export function toLiveKitError(error: unknown): Error {
     mapped = new APITimeoutError({ message, options });
   } else if (error instanceof LiveSessionError && error.code === 'connection') {
     mapped = new APIConnectionError({ message, options });
-  } else if (error instanceof ApiError || error instanceof AuthenticationError) {
+  } else if (error instanceof ApiError) {
+    mapped = new APIStatusError({ message, options: { ...options, statusCode: error.status, requestId: error.requestId ?? null } });
+  } else if (error instanceof AuthenticationError) {
     mapped = new APIStatusError({ message, options: { ...options, statusCode: error.status ?? 401 } });
   } else if (error instanceof ValidationError) {
     mapped = new APIStatusError({ message, options: { ...options, statusCode: 422 } });
