@@ -387,6 +387,27 @@ describe('rxvoice/relay: origins over plain sockets', () => {
     }
   });
 
+  it('speak() from a page of another origin: a non-retryable session_rejected error (4403), not retried even with reconnect', async () => {
+    const h2 = await harness();
+    try {
+      let opened = 0;
+      class ForeignPage extends WebSocket {
+        constructor(address: string | URL, protocols?: string | string[]) {
+          super(address, protocols, { origin: 'https://evil.example' });
+          opened += 1;
+        }
+      }
+      const error = await lastValueFrom(
+        of('Hello there.').pipe(speak({ wsUrl: h2.url, WebSocket: ForeignPage }, { voice_id: 1, reconnect: { maxAttempts: 3, baseDelayMs: 1 } })),
+      ).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ name: 'SessionRejectedError', code: 'session_rejected', closeCode: 4403, retryable: false, unspoken: 'Hello there.' });
+      expect(opened).toBe(1);
+      expect(upgrades(h2.emulator)).toBe(0);
+    } finally {
+      await h2.close();
+    }
+  });
+
   it('bad origin options throw a ValidationError at once', () => {
     const server = createServer();
     const base = { path: '/s', apiKey: SECRET, baseUrl: 'http://127.0.0.1:1' };

@@ -23,6 +23,8 @@ export const CloseCodes = {
   idleTimeout: 4408,
   /** Not in the contract; the emulator's choice, after HTTP 429: too many live sessions open for the key. */
   tooManySessions: 4429,
+  /** Not in the contract; `rxvoice/relay`'s, after HTTP 403: the page's origin is not allowed (not retried). */
+  forbidden: 4403,
 } as const;
 
 /** The configuration carried by `session.start` (everything but `type`). */

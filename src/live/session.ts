@@ -143,7 +143,7 @@ export type SpeakOptions = SessionConfigInput & {
   boundaryHoldMs?: number | undefined;
   /**
    * While text waits to be spoken, how long the service may make no progress (no JSON
-   * frame, and less than {@link PROGRESS_AUDIO_SECONDS} (0.25 s) of audio) before the session
+   * frame, and less than 0.25 s of audio) before the session
    * ends with a `'timeout'` error carrying `unspoken` (retryable: `reconnect` treats it as a
    * drop), ms. Catches a service silent after `session.ready` or mid-segment, trickling a
    * frame byte by byte or tiny audio frames, or a half-open TCP connection. Timed on `scheduler`; where the WebSocket has pings (`ws`), one is sent
@@ -757,7 +757,7 @@ class LiveSession {
     const allDelivered = this.textComplete && this.ledger.unspoken() === '' && connection.inProgress === undefined;
     const cleanEnd = code === CloseCodes.normal && (this.phase === 'done' || allDelivered);
     // A connection lost after every text was delivered: nothing is missing, complete.
-    const refused = code === CloseCodes.invalidKey || code === CloseCodes.rejected || code === CloseCodes.creditsExhausted;
+    const refused = code === CloseCodes.invalidKey || code === CloseCodes.rejected || code === CloseCodes.creditsExhausted || code === CloseCodes.forbidden;
     const lostAfterAll = this.readyCount > 0 && allDelivered && !refused;
     if (cleanEnd || lostAfterAll) return this.finish();
     const why = this.scrub(reason);
@@ -767,6 +767,9 @@ class LiveSession {
         return this.finish(this.error('authentication', 'The live session rejected the API key (close 4401)', close));
       case CloseCodes.rejected:
         return this.finish(this.error('session_rejected', `The live session was rejected: ${connection.sessionError ?? (why || 'no reason given')}`, close));
+      case CloseCodes.forbidden:
+        // a relay refusing this page's origin: asking again cannot change the answer
+        return this.finish(this.error('session_rejected', `The live session was refused (close 4403${why ? `: ${why}` : ''})`, close));
       case CloseCodes.creditsExhausted: {
         const detail = connection.sessionError ? `: ${connection.sessionError}` : '';
         return this.finish(this.error('credits_exhausted', `Credits ran out during the live session${detail}`, close));
@@ -816,7 +819,7 @@ class LiveSession {
 
   /**
    * Progress of the service, for `responseTimeoutMs`: any JSON frame (a segment event), or
-   * audio adding up to {@link PROGRESS_AUDIO_SECONDS} of sound. Counted in audio time, not
+   * audio adding up to `PROGRESS_AUDIO_SECONDS` of sound. Counted in audio time, not
    * frames, so a trickle of tiny frames cannot hold a session open forever.
    */
   private noteProgress(connection: Connection, data: unknown): void {
@@ -828,7 +831,7 @@ class LiveSession {
     connection.lastFrameAt = this.options.scheduler.now();
   }
 
-  /** Bytes of {@link PROGRESS_AUDIO_SECONDS} of audio: exact for 16-bit WAV, a 128 kbit/s estimate for compressed formats. */
+  /** Bytes of `PROGRESS_AUDIO_SECONDS` of audio: exact for 16-bit WAV, a 128 kbit/s estimate for compressed formats. */
   private get progressAudioBytes(): number {
     const { output_format, sample_rate } = this.options.config;
     const bytesPerSecond = output_format === 'wav' ? (sample_rate ?? 16_000) * 2 : 16_000;
