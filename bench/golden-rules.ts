@@ -44,7 +44,8 @@ export function loadGoldenRules(): GoldenCase[] | undefined {
 
 const squash = (pieces: readonly string[]): string[] => pieces.map((p) => p.replace(/\s+/gu, '')).filter((p) => p.length > 0);
 
-function segmentTokens(lang: string, tokens: readonly string[]): string[] {
+/** The core's pieces for `tokens` fed one by one. */
+export function segmentTokens(lang: string, tokens: readonly string[]): string[] {
   const s = createSentenceSegmenter({ locale: lang });
   const out: string[] = [];
   for (const t of tokens) out.push(...s.feed(t));

@@ -13,8 +13,7 @@
  * (`--misses` lists the core's misses per suite).
  */
 import { createRequire } from 'node:module';
-import { createSentenceSegmenter } from '../src/text/sentences.js';
-import { randomTokens, wordTokens } from './golden-rules.js';
+import { randomTokens, segmentTokens as feed, wordTokens } from './golden-rules.js';
 import { loadSuites, type Suite, type SuiteCase } from './sentence-suites.js';
 import type { BenchRow } from './types.js';
 
@@ -23,14 +22,6 @@ type Split = (text: string, lang: string, c: SuiteCase) => string[];
 interface Segmenter {
   name: string;
   split: Split;
-}
-
-function feed(lang: string, tokens: readonly string[]): string[] {
-  const s = createSentenceSegmenter({ locale: lang });
-  const out: string[] = [];
-  for (const t of tokens) out.push(...s.feed(t));
-  out.push(...s.end());
-  return out;
 }
 
 /** The core: the pieces fed whole, or `['<token split changes it>']` when any split differs. */
