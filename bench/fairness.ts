@@ -16,12 +16,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { lastValueFrom } from 'rxjs';
-import { WebSocket } from 'ws';
-import { createClient } from '../src/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, MB, nextMessage, now, percentile, round, row, sleep } from './util.js';
+import { QUICK, MB, listVoicesLatencies, nextMessage, percentile, round, row, speakersChild } from './util.js';
 
 export interface FairnessOptions {
   /** Characters each flooding session pushes. */
@@ -54,19 +51,7 @@ async function scenario(flooders: number, floodChars: number, seconds: number): 
   emulator.send({ resetPeak: true });
   const flood = flooders > 0 ? child(['--flood', JSON.stringify({ ...addresses, sessions: flooders, chars: floodChars })]) : undefined;
   if (flood) await nextMessage<boolean>(flood, 'ready');
-  const client = createClient({ apiKey: addresses.apiKey, baseUrl: addresses.baseUrl, maxRetries: 0 });
-  const latencies: number[] = [];
-  const end = now() + seconds * 1000;
-  try {
-    while (now() < end) {
-      const started = now();
-      await lastValueFrom(client.voices.list());
-      latencies.push(now() - started);
-      await sleep(20);
-    }
-  } finally {
-    await client.close();
-  }
+  const latencies = await listVoicesLatencies(addresses, seconds);
   const peak = await (emulator.send({ peak: true }), nextMessage<number>(emulator, 'peak'));
   let segmentsDone = 0;
   if (flood) {
@@ -123,32 +108,8 @@ async function emulatorChild(): Promise<void> {
 }
 
 function floodChild(args: { wsUrl: string; apiKey: string; sessions: number; chars: number }): void {
-  let ready = 0;
-  let done = 0;
-  const sockets: WebSocket[] = [];
   const text = 'Hi there. '.repeat(Math.ceil(args.chars / 10));
-  for (let i = 0; i < args.sessions; i++) {
-    const ws = new WebSocket(args.wsUrl, { headers: { 'x-api-key': args.apiKey } });
-    sockets.push(ws);
-    ws.on('error', () => undefined);
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'session.start', voice_id: 1, output_format: 'wav' })));
-    ws.on('message', (data, isBinary) => {
-      if (isBinary) return;
-      const frame = JSON.parse(String(data)) as { type: string };
-      if (frame.type === 'segment.done') done += 1;
-      else if (frame.type === 'session.ready') {
-        for (let at = 0; at < text.length; at += 1000) ws.send(JSON.stringify({ type: 'text.chunk', text: text.slice(at, at + 1000) }));
-        ws.send(JSON.stringify({ type: 'text.done' }));
-        ready += 1;
-        if (ready === args.sessions) process.send?.({ ready: true });
-      }
-    });
-  }
-  process.on('message', (message: Record<string, unknown>) => {
-    if (!message['stop']) return;
-    for (const ws of sockets) ws.terminate();
-    process.send?.({ done }, () => process.exit(0));
-  });
+  speakersChild({ wsUrl: args.wsUrl, apiKey: args.apiKey, texts: new Array<string>(args.sessions).fill(text), chunkChars: 1000 });
 }
 
 if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === '--emulator') {

@@ -7,20 +7,17 @@
  * against the same emulator with no one speaking (the quiet figure). The target is the
  * threads' p99 within 3x of the quiet one.
  *
- * Three processes: the emulator, the speaking clients (each sends its whole text, then
- * `text.done`, and reads every frame), and this one (the HTTP client). A machine shared
+ * Three processes: the emulator, the speaking clients (each sends its text in 1000-character
+ * frames, then `text.done`, and reads every frame), and this one (the HTTP client). A machine shared
  * with other work: read the ratios, not the absolute figures.
  *
  * Run alone: `npx tsx bench/synth-threads.ts`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { lastValueFrom } from 'rxjs';
-import { WebSocket } from 'ws';
-import { createClient } from '../src/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, nextMessage, now, percentile, round, row, runAlone, sentences, sleep } from './util.js';
+import { QUICK, listVoicesLatencies, nextMessage, percentile, round, row, runAlone, sentences, speakersChild } from './util.js';
 
 export interface SynthThreadsOptions {
   /** Live sessions speaking at once. */
@@ -46,25 +43,14 @@ const child = (args: string[]): ChildProcess => fork(here, args, { stdio: ['igno
 async function measure(synthThreads: number | undefined, clients: number, sentencesPerClient: number, seconds: number): Promise<Measured> {
   const emulator = child(['--emulator', JSON.stringify({ synthThreads })]);
   const addresses = await nextMessage<{ baseUrl: string; wsUrl: string; apiKey: string; threads: number }>(emulator, 'addresses');
-  const speakers = clients > 0 ? child(['--speak', JSON.stringify({ ...addresses, clients, sentencesPerClient })]) : undefined;
-  if (speakers) await nextMessage<boolean>(speakers, 'speaking');
-  const client = createClient({ apiKey: addresses.apiKey, baseUrl: addresses.baseUrl, maxRetries: 0 });
-  const latencies: number[] = [];
-  const end = now() + seconds * 1000;
-  try {
-    while (now() < end) {
-      const started = now();
-      await lastValueFrom(client.voices.list());
-      latencies.push(now() - started);
-      await sleep(20);
-    }
-  } finally {
-    await client.close();
-  }
+  const texts = Array.from({ length: clients }, (_, i) => sentences(sentencesPerClient, 12, i).join(''));
+  const speakers = clients > 0 ? child(['--speak', JSON.stringify({ ...addresses, texts, chunkChars: 1000 })]) : undefined;
+  if (speakers) await nextMessage<boolean>(speakers, 'ready');
+  const latencies = await listVoicesLatencies(addresses, seconds);
   let segments = 0;
   if (speakers) {
     speakers.send({ stop: true });
-    segments = await nextMessage<number>(speakers, 'segments');
+    segments = await nextMessage<number>(speakers, 'done');
   }
   emulator.kill();
   return { p99: percentile(latencies, 99), max: Math.max(...latencies), calls: latencies.length, segments, threads: addresses.threads };
@@ -91,38 +77,9 @@ async function emulatorChild(args: { synthThreads?: number }): Promise<void> {
   process.send?.({ addresses: { baseUrl: emulator.baseUrl, wsUrl: emulator.wsUrl, apiKey: emulator.apiKey, threads: emulator.context.options.synthThreads } });
 }
 
-function speakChild(args: { wsUrl: string; apiKey: string; clients: number; sentencesPerClient: number }): void {
-  let ready = 0;
-  let segments = 0;
-  const sockets: WebSocket[] = [];
-  for (let i = 0; i < args.clients; i++) {
-    const text = sentences(args.sentencesPerClient, 12, i).join('');
-    const ws = new WebSocket(args.wsUrl, { headers: { 'x-api-key': args.apiKey } });
-    sockets.push(ws);
-    ws.on('error', () => undefined);
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'session.start', voice_id: 1, output_format: 'wav' })));
-    ws.on('message', (data, isBinary) => {
-      if (isBinary) return;
-      const frame = JSON.parse(String(data)) as { type: string };
-      if (frame.type === 'segment.done') segments += 1;
-      else if (frame.type === 'session.ready') {
-        ws.send(JSON.stringify({ type: 'text.chunk', text }));
-        ws.send(JSON.stringify({ type: 'text.done' }));
-        ready += 1;
-        if (ready === args.clients) process.send?.({ speaking: true });
-      }
-    });
-  }
-  process.on('message', (message: Record<string, unknown>) => {
-    if (!message['stop']) return;
-    for (const ws of sockets) ws.terminate();
-    process.send?.({ segments }, () => process.exit(0));
-  });
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [mode, json] = process.argv.slice(2);
   if (mode === '--emulator') await emulatorChild(JSON.parse(json ?? '{}') as { synthThreads?: number });
-  else if (mode === '--speak') speakChild(JSON.parse(json ?? '{}') as { wsUrl: string; apiKey: string; clients: number; sentencesPerClient: number });
+  else if (mode === '--speak') speakersChild(JSON.parse(json ?? '{}') as { wsUrl: string; apiKey: string; texts: string[]; chunkChars: number });
   else runAlone(run);
 }

@@ -6,8 +6,9 @@ import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Subject, type OperatorFunction } from 'rxjs';
+import { Subject, lastValueFrom, type OperatorFunction } from 'rxjs';
 import { WebSocket } from 'ws';
+import { createClient } from '../src/index.js';
 import type { LiveSpeechEvent } from '../src/live/events.js';
 import type { BenchRow } from './types.js';
 
@@ -358,6 +359,58 @@ export function nextMessage<T>(proc: ChildProcess, key: string): Promise<T> {
       }
     };
     proc.on('message', on);
+  });
+}
+
+/** `GET /list-voices`, one call after the other (20 ms apart), for `seconds`: each call's latency, ms. */
+export async function listVoicesLatencies(address: { baseUrl: string; apiKey: string }, seconds: number): Promise<number[]> {
+  const client = createClient({ apiKey: address.apiKey, baseUrl: address.baseUrl, maxRetries: 0 });
+  const latencies: number[] = [];
+  const end = now() + seconds * 1000;
+  try {
+    while (now() < end) {
+      const started = now();
+      await lastValueFrom(client.voices.list());
+      latencies.push(now() - started);
+      await sleep(20);
+    }
+  } finally {
+    await client.close();
+  }
+  return latencies;
+}
+
+/**
+ * The body of a child process that speaks: one raw live session per text, each sending
+ * its text in `chunkChars` frames, then `text.done`, and reading every frame back. IPC:
+ * `{ ready: true }` once every session sent its text; on `{ stop }` the sockets are cut
+ * and the answer is `{ done: segments delivered so far }`.
+ */
+export function speakersChild(args: { wsUrl: string; apiKey: string; texts: readonly string[]; chunkChars: number }): void {
+  let ready = 0;
+  let done = 0;
+  const sockets: WebSocket[] = [];
+  for (const text of args.texts) {
+    const ws = new WebSocket(args.wsUrl, { headers: { 'x-api-key': args.apiKey } });
+    sockets.push(ws);
+    ws.on('error', () => undefined);
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'session.start', voice_id: 1, output_format: 'wav' })));
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const frame = JSON.parse(String(data)) as { type: string };
+      if (frame.type === 'segment.done') done += 1;
+      else if (frame.type === 'session.ready') {
+        for (let at = 0; at < text.length; at += args.chunkChars) ws.send(JSON.stringify({ type: 'text.chunk', text: text.slice(at, at + args.chunkChars) }));
+        ws.send(JSON.stringify({ type: 'text.done' }));
+        ready += 1;
+        if (ready === args.texts.length) process.send?.({ ready: true });
+      }
+    });
+  }
+  process.on('message', (message: Record<string, unknown>) => {
+    if (!message['stop']) return;
+    for (const ws of sockets) ws.terminate();
+    process.send?.({ done }, () => process.exit(0));
   });
 }
 

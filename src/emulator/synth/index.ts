@@ -30,6 +30,7 @@ export async function loadSynthesizer(
     threads: options.synthThreads,
     entry: workerEntry('espeak-worker'),
     workerData: module,
+    warm: true,
     supportsLanguage: (language) => espeakVoiceFor(language) !== undefined,
   });
 }

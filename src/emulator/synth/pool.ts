@@ -3,7 +3,8 @@
  * synthesizer (espeak-worker.ts), so that one client's speech (0.3-0.5 s of CPU a segment
  * with espeak) never holds up the emulator's other clients.
  *
- * Threads start on demand, up to `threads`, and each synthesizes one request at a time;
+ * Threads start on demand (one at once with `warm`), up to `threads`, and each
+ * synthesizes one request at a time;
  * more requests wait in a queue, in order. A thread that dies (an uncaught error, an
  * exit, an out-of-memory) fails only the request it held, as a failed synthesis (the live
  * session retries it, then skips the segment); the next request starts a new thread.
@@ -45,6 +46,8 @@ export interface SynthPoolOptions {
   /** Handed to every thread (e.g. a compiled WebAssembly module). */
   workerData?: unknown;
   supportsLanguage(language: string): boolean;
+  /** Start one thread at once, so that its start-up (loading the engine) overlaps with other work. */
+  warm?: boolean;
 }
 
 interface Job {
@@ -110,6 +113,7 @@ export function createSynthPool(options: SynthPoolOptions): SynthPool {
     }
   }
 
+  if (options.warm) spawn().worker.unref();
   return {
     name: options.name,
     supportsLanguage: options.supportsLanguage,
