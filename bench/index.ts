@@ -40,9 +40,9 @@ const CAP_SECONDS = { full: 180, quick: 60 };
 
 const BENCHMARKS: Benchmark[] = [
   { name: 'live-overhead', module: './live-overhead.js', quick: { pairs: 21 } },
-  { name: 'live-budget', module: './live-budget.js', full: { pairs: 101 }, quick: { pairs: 11 } },
-  { name: 'concurrency', module: './concurrency.js', full: { scale: [2000, 4000], scaleBudgetMs: 60_000 }, quick: { sessions: 300, scale: [], repeats: 1 } },
-  { name: 'long-stream', module: './long-stream.js', quick: { seconds: 300, runs: 2 } },
+  { name: 'live-budget', module: './live-budget.js', full: { pairs: 61 }, quick: { pairs: 11 } },
+  { name: 'concurrency', module: './concurrency.js', full: { scale: [2000], scaleBudgetMs: 45_000 }, quick: { sessions: 300, scale: [], repeats: 1 } },
+  { name: 'long-stream', module: './long-stream.js', full: { runs: 5 }, quick: { seconds: 300, runs: 2 } },
   { name: 'polling', module: './polling.js', full: { real: 12 }, quick: { real: 0, firstTasks: 500, clients: 20, simulated: 301, medians: [1000, 3000, 30_000] } },
   { name: 'warm', module: './warm.js', quick: { answers: 3 } },
   { name: 'batch', module: './batch.js', full: { jobs: 150 }, quick: { jobs: 20 } },
@@ -54,7 +54,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'bundle', module: './bundle.js' },
   { name: 'web', module: './web.js', quick: { sentences: 2 } },
   { name: 'fairness', module: './fairness.js', full: { floodChars: 150_000, seconds: 4 }, quick: { floodChars: 50_000, seconds: 2, flooders: [4] } },
-  { name: 'synth-threads', module: './synth-threads.js' },
+  { name: 'synth-threads', module: './synth-threads.js', quick: { clients: 8, seconds: 2 } },
 ];
 
 type Row = BenchRow & { benchmark?: string };
