@@ -39,7 +39,7 @@ export {
   type TaskTiming,
 } from './client/tasks.js';
 export type { BulkResultEntry, BulkResultMap } from './client/shared.js';
-export { createPcmAligner, pcmSampleBytes, type TtsStreamChunk, type PcmAligner } from './client/tts-stream.js';
+export { createPcmAligner, pcmSampleBytes, type TtsStreamChunk, type TtsStreamOptions, type PcmAligner } from './client/tts-stream.js';
 export { StreamError, type TranslationStreamEvent, type TranslateStreamOptions } from './client/translation-stream.js';
 export type { UploadInput, UploadFile, UploadSource } from './client/upload.js';
 export type { CreateCustomVoiceRequest } from './client/voices.js';

@@ -4,7 +4,8 @@
  * again with an `aplay` that fails like one on a machine without a sound card), the
  * chat-bot example (real `openai` package against the built-in fake endpoint, to the
  * stand-in player and a WAV), translate-then-speak, the LiveKit agent session (words aligned,
- * to a WAV), and the captions server (starts,
+ * to a WAV), the AI SDK example (its own generateSpeech and transcribe), the LangChain
+ * example (a fake chat model's stream spoken), and the captions server (starts,
  * prints its URL, serves the page without the key, stops on SIGTERM). Outputs are valid
  * WAV files.
  */
@@ -210,6 +211,28 @@ describe.concurrent('examples', { timeout: 90_000 }, () => {
     expect(complete).toBeGreaterThan(out.indexOf(segments[0]![0]));
     const done = /done: (\d+) bytes of audio$/.exec(out.at(-1) ?? '');
     expect(Number(done?.[1])).toBeGreaterThan(0);
+  });
+
+  it('ai-sdk: the AI SDK speaks to a WAV and transcribes it, segments in seconds', async () => {
+    const out = join(dir, 'ai-sdk.wav');
+    const run = await runExample('examples/ai-sdk.ts', ['--synth', 'tone', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/spoke \d+ bytes of audio\/wav to .*ai-sdk\.wav \(2 credits\)/);
+    expect(wavInfo(out).seconds).toBeGreaterThan(1);
+    const transcribed = /transcribed ([\d.]+) s of en audio:/.exec(run.stdout);
+    expect(Number(transcribed?.[1])).toBeCloseTo(wavInfo(out).seconds, 1);
+    expect(lines(run.stdout).filter((line) => /^\s+\d+\.\d\d-\d+\.\d\d s {2}\S/.test(line)).length).toBeGreaterThan(0);
+  });
+
+  it('langchain: a LangChain chat model stream spoken segment by segment to a WAV', async () => {
+    const out = join(dir, 'langchain.wav');
+    const run = await runExample('examples/langchain.ts', ['--synth', 'tone', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    const segments = lines(run.stdout).filter((line) => /^segment \d+: /.test(line));
+    expect(segments.length).toBeGreaterThanOrEqual(5);
+    for (const line of segments) expect(line).not.toMatch(/\*|#|\]\(|https?:/);
+    expect(run.stdout).toContain(`spoke ${segments.length} segments to ${out}`);
+    expect(wavInfo(out).seconds).toBeGreaterThan(5);
   });
 
   it('captions-ui server prints its URL, serves the page (no key in it) and stops on SIGTERM', async () => {

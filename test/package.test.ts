@@ -17,9 +17,10 @@
  * - without the optional peers bullmq and ioredis (the consumer has neither), all of the
  *   above holds for `rxvoice/batch` too, and Node runs `batch()` against the packed
  *   emulator, while the queue errors with a `QueueUnavailableError` naming bullmq;
- * - the entries for frameworks (`FRAMEWORKS`: `rxvoice/livekit`): their types compile in
- *   that consumer, which lacks the framework (its types too), and loading them fails with
- *   an error naming the framework; a second strict consumer, with the framework linked,
+ * - the entries for frameworks (`FRAMEWORKS`: `rxvoice/livekit`, `rxvoice/ai-sdk`): their
+ *   types compile in that consumer, which lacks the framework (its types too), and loading
+ *   them fails with an error naming the framework (`rxvoice/ai-sdk` loads, and its first
+ *   call fails so); a second strict consumer, with the frameworks (and LangChain) linked,
  *   type-checks code that hands them to the framework and the README and JSDoc blocks
  *   that import it (as printed, nothing declared), and Node loads them with import and
  *   require.
@@ -57,7 +58,7 @@ const ENTRIES = Object.keys(pkg.exports).map(specifierOf);
  * framework first), code that must compile without them (the entry's own options are still
  * checked), and code that must compile with them (the entry's classes are the framework's).
  */
-const FRAMEWORKS: Record<string, { peers: string[]; withoutPeer: string; withPeer: string }> = {
+const FRAMEWORKS: Record<string, { peers: string[]; withoutPeer: string; withPeer: string; firstCall?: string }> = {
   'rxvoice/livekit': {
     peers: ['@livekit/agents', '@livekit/rtc-node'],
     withoutPeer: `
@@ -83,8 +84,33 @@ const FRAMEWORKS: Record<string, { peers: string[]; withoutPeer: string; withPee
     `,
   },
 };
+FRAMEWORKS['rxvoice/ai-sdk'] = {
+  peers: ['@ai-sdk/provider', 'ai'],
+  // the entry loads without its peers; a model's first call imports @ai-sdk/provider (m: the entry)
+  firstCall: "m.camb.speech().doGenerate({ text: 'Hello there.', voice: '1' })",
+  withoutPeer: `
+    import { camb, createCamb, type CambSpeechModel, type CambTranscriptionModel } from 'rxvoice/ai-sdk';
+    export const speech: CambSpeechModel = createCamb({ voice: 1, language: 'en-us' }).speech();
+    export const transcription: CambTranscriptionModel = camb.transcription('default');
+    // @ts-expect-error voice is a voice id (a number)
+    createCamb({ voice: 'one' });
+  `,
+  withPeer: `
+    import type { ProviderV3, SpeechModelV3, TranscriptionModelV3 } from '@ai-sdk/provider';
+    import { createProviderRegistry, experimental_generateSpeech as generateSpeech, experimental_transcribe as transcribe } from 'ai';
+    import { camb, createCamb } from 'rxvoice/ai-sdk';
+    export const provider: ProviderV3 = createCamb({ apiKey: 'key', baseUrl: 'http://127.0.0.1:1' });
+    export const speech: SpeechModelV3 = camb.speech();
+    export const transcription: TranscriptionModelV3 = camb.transcription();
+    export const registry = createProviderRegistry({ camb });
+    export const spoken = generateSpeech({ model: camb.speech('default'), text: 'Hello there.', voice: '1' });
+    export const heard = transcribe({ model: camb.transcription(), audio: new Uint8Array(8) });
+  `,
+};
 const FRAMEWORK_ENTRIES = Object.keys(FRAMEWORKS);
-const FRAMEWORK_PEERS = Object.values(FRAMEWORKS).flatMap((f) => f.peers);
+/** Frameworks the README's blocks use that no entry needs: LangChain (`fromTokens` reads its chunks by their shape). */
+const BLOCK_FRAMEWORKS = ['@langchain/core'];
+const FRAMEWORK_PEERS = [...Object.values(FRAMEWORKS).flatMap((f) => f.peers), ...BLOCK_FRAMEWORKS];
 /** Entries that load without any framework. */
 const PLAIN_ENTRIES = ENTRIES.filter((e) => !FRAMEWORK_ENTRIES.includes(e));
 
@@ -96,7 +122,7 @@ function files(dir: string, keep: (path: string) => boolean): string[] {
 }
 
 /** A README or JSDoc block that imports a framework: checked where the framework is installed. */
-const needsFramework = (b: Block): boolean => FRAMEWORK_PEERS.some((peer) => b.code.includes(`'${peer}'`));
+const needsFramework = (b: Block): boolean => FRAMEWORK_PEERS.some((peer) => b.code.includes(`'${peer}'`) || b.code.includes(`'${peer}/`));
 
 /** A TypeScript block: where it comes from (for messages), its code, and whether it is marked to run. */
 interface Block {
@@ -242,7 +268,7 @@ function runNode(file: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: n
 const SMOKE = `
 import { from, lastValueFrom } from 'rxjs';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { fromTokens, type ChatCompletionChunkLike } from 'rxvoice/sources';
+import { fromTokens, type ChatCompletionChunkLike, type MessageChunkLike } from 'rxvoice/sources';
 import { createClient } from 'rxvoice';
 ${ENTRIES.map((e, i) => `import * as entry${i} from '${e}';`).join('\n')}
 export const entries = [${ENTRIES.map((_, i) => `entry${i}`).join(', ')}];
@@ -264,6 +290,9 @@ export const items = from([real]);
 createClient(42);
 // @ts-expect-error fromTokens takes a stream, not a number
 fromTokens(7);
+// LangChain message chunks, by their shape (no LangChain here)
+declare const messageChunks: AsyncIterable<MessageChunkLike>;
+export const langchain$ = fromTokens(messageChunks);
 // @ts-expect-error the optional peer bullmq is not installed here (rxvoice/batch compiles without it)
 import type { Queue } from 'bullmq';
 export type Q = Queue;
@@ -576,15 +605,19 @@ describe('the packed package in a strict consumer', () => {
     }
   });
 
-  it('framework entries without their framework: loading them fails with an error naming it', () => {
+  it('framework entries without their framework: loading them (rxvoice/ai-sdk: its first call) fails with an error naming it', () => {
+    const firstCalls = Object.fromEntries(Object.entries(FRAMEWORKS).flatMap(([e, f]) => (f.firstCall ? [[e, f.firstCall]] : [])));
     const script = `
       (async () => {
         const out = {};
+        const firstCalls = ${JSON.stringify(firstCalls)};
         for (const e of ${JSON.stringify(FRAMEWORK_ENTRIES)}) {
-          const imported = await import(e).then(() => 'loaded', (error) => error.message);
+          let module;
+          const imported = await import(e).then((m) => ((module = m), 'loaded'), (error) => error.message);
           let required = 'loaded';
           try { require(e); } catch (error) { required = error.message; }
           out[e] = { imported, required };
+          if (firstCalls[e] && module) out[e].firstCall = await new Function('m', 'return ' + firstCalls[e])(module).then(() => 'resolved', (error) => error.message);
         }
         // control: the peers really are absent from this consumer
         out.peers = {};
@@ -597,10 +630,16 @@ describe('the packed package in a strict consumer', () => {
       peers: Record<string, boolean>;
     };
     for (const peer of FRAMEWORK_PEERS) expect(out.peers[peer], peer).toBe(false);
-    for (const [entry, { peers }] of Object.entries(FRAMEWORKS)) {
-      const { imported, required } = out[entry] as { imported: string; required: string };
-      expect(imported, entry).toContain(`'${peers[0]}'`);
-      expect(required, entry).toContain(`'${peers[0]}'`);
+    for (const [entry, { peers, firstCall }] of Object.entries(FRAMEWORKS)) {
+      const { imported, required, firstCall: first } = out[entry] as { imported: string; required: string; firstCall?: string };
+      if (firstCall === undefined) {
+        expect(imported, entry).toContain(`'${peers[0]}'`);
+        expect(required, entry).toContain(`'${peers[0]}'`);
+      } else {
+        // nothing of the framework is loaded on import: the entry loads without it
+        expect([imported, required], entry).toEqual(['loaded', 'loaded']);
+        expect(first, entry).toContain(`npm install ai ${peers[0]}`);
+      }
     }
   });
 
@@ -651,6 +690,7 @@ describe('the packed package in a strict consumer', () => {
       { names: string[]; same: boolean }
     >;
     expect(out['rxvoice/livekit']?.names).toContain('TTS');
+    expect(out['rxvoice/ai-sdk']?.names).toEqual(expect.arrayContaining(['camb', 'createCamb']));
     for (const e of FRAMEWORK_ENTRIES) expect(out[e]?.same, e).toBe(true);
   });
 

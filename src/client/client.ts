@@ -40,7 +40,7 @@ import { SubtitlesResource, type SubtitlesRequest } from './subtitles.js';
 import { pollTask, type TaskEvent, type TaskFamilyDefinition, type TaskPendingEvent, type TaskResultEvent } from './tasks.js';
 import { TranscriptionResource, type TranscriptionRequest } from './transcription.js';
 import { TranslationResource } from './translation.js';
-import { ttsStream, type TtsStreamChunk } from './tts-stream.js';
+import { ttsStream, type TtsStreamChunk, type TtsStreamOptions } from './tts-stream.js';
 import {
   translateStream,
   translateStreamEvents,
@@ -213,9 +213,10 @@ export class RxVoiceClient {
 
   /**
    * Stream speech (POST /tts-stream). Each chunk carries `format`, `sampleRate`,
-   * `creditsRequired` and `bytes`; `pcm_*` chunks hold whole samples only.
+   * `creditsRequired` and `bytes`; `pcm_*` chunks hold whole samples only. `options`:
+   * `signal`, and `onHeaders` (the answer's headers, once, before the first chunk).
    */
-  ttsStream(request: TtsStreamRequest, options: CallOptions = {}): Observable<TtsStreamChunk> {
+  ttsStream(request: TtsStreamRequest, options: TtsStreamOptions = {}): Observable<TtsStreamChunk> {
     return ttsStream(this.#transport, request, options);
   }
 

@@ -64,8 +64,14 @@ export function createPcmAligner(sampleBytes: number): PcmAligner {
   };
 }
 
+/** Options of `ttsStream`: the abort `signal`, and `onHeaders`. */
+export interface TtsStreamOptions extends CallOptions {
+  /** Called once with the answer's headers (lower-case names), before the first chunk. */
+  onHeaders?: (headers: Record<string, string>) => void;
+}
+
 /** Stream speech (POST /tts-stream). Validated locally before sending. */
-export function ttsStream(transport: HttpTransport, request: TtsStreamRequest, options: CallOptions = {}): Observable<TtsStreamChunk> {
+export function ttsStream(transport: HttpTransport, request: TtsStreamRequest, options: TtsStreamOptions = {}): Observable<TtsStreamChunk> {
   const endpoint = `POST ${routes.ttsStream}`;
   return lazily(() => {
     const body = transport.validate(TtsStreamRequestSchema, request, endpoint);
@@ -78,6 +84,7 @@ export function ttsStream(transport: HttpTransport, request: TtsStreamRequest, o
         new Observable<TtsStreamChunk>((subscriber) => {
           const sampleRate = headerNumber(response, 'x-sample-rate') ?? body.output_configuration.sample_rate ?? undefined;
           const creditsRequired = headerNumber(response, 'x-credits-required');
+          options.onHeaders?.(Object.fromEntries(response.headers));
           const aligner = sampleBytes ? createPcmAligner(sampleBytes) : undefined;
           let index = 0;
           return streamedBody(transport, response, endpoint, () => '').subscribe({

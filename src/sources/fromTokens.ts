@@ -39,8 +39,24 @@ export interface ChatCompletionChoiceLike {
   logprobs?: unknown;
 }
 
-/** An item of a token stream: text, UTF-8 bytes, or a chat completion chunk. */
-export type TokenItem = string | Uint8Array | ChatCompletionChunkLike;
+/**
+ * A block of a LangChain message's content array. Blocks of type `text` carry the text;
+ * other blocks (tool calls, images, reasoning, ...) are not speech and are skipped.
+ */
+export type MessageContentBlockLike = { type: 'text'; text: string } | { type: string; text?: unknown };
+
+/**
+ * A LangChain message chunk, such as `AIMessageChunk` of `@langchain/core` (what a chat
+ * model's `.stream()` yields): `content` is a string, or an array of content blocks. A
+ * structural type: rxvoice does not load `@langchain/core`.
+ */
+export interface MessageChunkLike {
+  /** The text, or content blocks of which those of type `text` are read. */
+  content: string | ReadonlyArray<MessageContentBlockLike>;
+}
+
+/** An item of a token stream: text, UTF-8 bytes, a chat completion chunk or a LangChain message chunk. */
+export type TokenItem = string | Uint8Array | ChatCompletionChunkLike | MessageChunkLike;
 
 /** A stream that can be aborted at once, like the `openai` package's `Stream` (`controller`). */
 interface AbortableLike {
@@ -51,14 +67,17 @@ interface AbortableLike {
  * Token stream in, `Observable<string>` out: the bridge from chat-bot (LLM) output, web
  * streams and Node streams to rxvoice pipelines.
  *
- * <span class="informal">Accepts an `AsyncIterable` of strings, of UTF-8 bytes or of
- * OpenAI-style chat completion chunks (the `openai` package's streams as they are), a
- * web `ReadableStream` of strings or bytes, or a Node `Readable`.</span>
+ * <span class="informal">Accepts an `AsyncIterable` of strings, of UTF-8 bytes, of
+ * OpenAI-style chat completion chunks (the `openai` package's streams as they are) or of
+ * LangChain message chunks (a chat model's `.stream()` as it is), a web `ReadableStream`
+ * of any of those, or a Node `Readable`.</span>
  *
  * Bytes are decoded as UTF-8, a character split across chunks held back until whole.
  * Chat completion chunks give `choices[0].delta.content`; chunks with no content (role
- * announcements, `null`, `''`, the final chunk with `finish_reason`) are skipped. Empty
- * strings are never emitted.
+ * announcements, `null`, `''`, the final chunk with `finish_reason`) are skipped.
+ * LangChain message chunks (`AIMessageChunk`) give their string `content`, or the `text`
+ * of the content blocks of type `text` in order (other blocks, such as tool calls, are
+ * skipped). Empty strings are never emitted.
  *
  * ```text
  * input:      -'Hel'-'lo'-{delta:{content:null}}-' world'-|
@@ -77,6 +96,7 @@ interface AbortableLike {
  * ```ts
  * const stream = await openai.chat.completions.create({ model, messages, stream: true });
  * fromTokens(stream).pipe(segmentSentences(), client.speak({ voice_id: 1 })).subscribe();
+ * // LangChain: fromTokens(await chatModel.stream('Tell me a story.'))
  * ```
  *
  * @param input The token stream.
@@ -85,12 +105,11 @@ interface AbortableLike {
 export function fromTokens(input: AsyncIterable<string>): Observable<string>;
 export function fromTokens(input: AsyncIterable<Uint8Array>): Observable<string>;
 export function fromTokens(input: AsyncIterable<ChatCompletionChunkLike>): Observable<string>;
-export function fromTokens(input: ReadableStream<string> | ReadableStream<Uint8Array>): Observable<string>;
+export function fromTokens(input: AsyncIterable<MessageChunkLike>): Observable<string>;
+export function fromTokens(input: ReadableStream<string> | ReadableStream<Uint8Array> | ReadableStream<MessageChunkLike>): Observable<string>;
 export function fromTokens(input: Readable): Observable<string>;
-export function fromTokens(input: AsyncIterable<TokenItem> | ReadableStream<string | Uint8Array>): Observable<string>;
-export function fromTokens(
-  input: AsyncIterable<TokenItem> | ReadableStream<string> | ReadableStream<Uint8Array> | ReadableStream<string | Uint8Array> | Readable,
-): Observable<string> {
+export function fromTokens(input: AsyncIterable<TokenItem> | ReadableStream<TokenItem>): Observable<string>;
+export function fromTokens(input: AsyncIterable<TokenItem> | ReadableStream<TokenItem> | Readable): Observable<string> {
   if (isNodeReadable(input)) {
     // Object-mode readables may carry chat completion chunks: read them as items.
     if (input.readableObjectMode) return fromAsyncIterable(input as AsyncIterable<TokenItem>, () => input.destroy());
@@ -112,7 +131,7 @@ function isNodeReadable(value: unknown): value is Readable {
   );
 }
 
-function isReadableStream(value: unknown): value is ReadableStream<string | Uint8Array> {
+function isReadableStream(value: unknown): value is ReadableStream<TokenItem> {
   return typeof value === 'object' && value !== null && typeof (value as ReadableStream).getReader === 'function';
 }
 
@@ -134,16 +153,32 @@ function createItemDecoder(): { text(item: unknown): string | undefined; flush()
         decoder ??= new TextDecoder('utf-8');
         return decoder.decode(item, { stream: true });
       }
-      if (typeof item === 'object' && item !== null && Array.isArray((item as ChatCompletionChunkLike).choices)) {
+      if (typeof item !== 'object' || item === null) return undefined;
+      if (Array.isArray((item as ChatCompletionChunkLike).choices)) {
         const content = (item as ChatCompletionChunkLike).choices[0]?.delta?.content;
         return typeof content === 'string' ? content : '';
       }
+      if ('content' in item) return messageText((item as MessageChunkLike).content);
       return undefined;
     },
     flush() {
       return decoder ? decoder.decode() : '';
     },
   };
+}
+
+/** The text of a LangChain message's content: the string, or its `text` blocks joined; undefined when neither. */
+function messageText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const block of content as unknown[]) {
+    if (typeof block === 'object' && block !== null && (block as MessageContentBlockLike).type === 'text') {
+      const piece = (block as MessageContentBlockLike).text;
+      if (typeof piece === 'string') text += piece;
+    }
+  }
+  return text;
 }
 
 /** One subscription's reader of items, for {@link readItems}. */
@@ -206,7 +241,7 @@ function fromAsyncIterable(input: AsyncIterable<TokenItem>, stop?: () => void): 
   return readItems(() => {
     const iterator = input[Symbol.asyncIterator]();
     return {
-      badItem: 'fromTokens: an item is neither text, bytes nor a chat completion chunk',
+      badItem: 'fromTokens: an item is neither text, bytes, a chat completion chunk nor a message chunk',
       next: () => iterator.next(),
       abandon: () => void Promise.resolve(iterator.return?.()).catch(() => undefined),
       stop: () => {
@@ -221,12 +256,12 @@ function fromAsyncIterable(input: AsyncIterable<TokenItem>, stop?: () => void): 
   });
 }
 
-function fromWebStream(stream: ReadableStream<string | Uint8Array>): Observable<string> {
+function fromWebStream(stream: ReadableStream<TokenItem>): Observable<string> {
   return readItems(() => {
     const reader = stream.getReader();
     const cancel = (): void => void reader.cancel().catch(() => undefined);
     return {
-      badItem: 'fromTokens: a stream chunk is neither text nor bytes',
+      badItem: 'fromTokens: a stream chunk is neither text, bytes, a chat completion chunk nor a message chunk',
       next: () => reader.read(),
       done: () => reader.releaseLock(),
       abandon: cancel,
