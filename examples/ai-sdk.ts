@@ -6,27 +6,29 @@
  *   npx tsx examples/ai-sdk.ts            (no env: the embedded emulator)
  *   RXVOICE_API_KEY=... RXVOICE_BASE_URL=... npx tsx examples/ai-sdk.ts "Text to speak."
  *
- * Flags: --synth espeak|tone (embedded emulator), --out FILE.
+ * Flags: --synth espeak|tone (embedded emulator; default espeak-ng when installed, else
+ * tones), --out FILE.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { experimental_generateSpeech as generateSpeech, experimental_transcribe as transcribe } from 'ai';
 import { createCamb } from '../src/ai-sdk/index.js';
-import { speechService } from './lib/speech-service.js';
+import { speechService, synthOption } from './lib/speech-service.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    synth: { type: 'string', default: 'espeak' },
+    synth: { type: 'string' },
     out: { type: 'string', default: 'out/ai-sdk.wav' },
   },
 });
-const text = positionals[0] ?? 'Hello from the AI SDK. This sentence was spoken by rxvoice.';
+const { synth, positionals: rest } = synthOption(values.synth, process.env, positionals);
+const text = rest[0] ?? 'Hello from the AI SDK. This sentence was spoken by rxvoice.';
 const outPath = resolve(values.out);
 mkdirSync(dirname(outPath), { recursive: true });
 
-const { client, emulator } = await speechService(values.synth);
+const { client, emulator } = await speechService(synth);
 if (emulator) console.error(`speech: embedded emulator at ${emulator.baseUrl}`);
 // An rxvoice client used as it is; `createCamb({ apiKey, baseUrl })` or the default
 // `camb` (RXVOICE_API_KEY, RXVOICE_BASE_URL) make their own.

@@ -9,7 +9,8 @@
  * `new ChatOpenAI({ model: 'gpt-4o-mini' })` of `@langchain/openai` in place of the fake.
  * With RXVOICE_API_KEY and RXVOICE_BASE_URL set, the speech comes from that service.
  *
- * Flags: --synth espeak|tone (embedded emulator), --out FILE.
+ * Flags: --synth espeak|tone (embedded emulator; default espeak-ng when installed, else
+ * tones), --out FILE.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -20,21 +21,23 @@ import { concatSegments, speakableText } from '../src/operators/index.js';
 import { toWavFile } from '../src/sinks/index.js';
 import { fromTokens } from '../src/sources/index.js';
 import { MARKDOWN_ANSWER } from './lib/chat-answer.js';
-import { speechService } from './lib/speech-service.js';
+import { speechService, synthOption } from './lib/speech-service.js';
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
-    synth: { type: 'string', default: 'espeak' },
+    synth: { type: 'string' },
     out: { type: 'string', default: 'out/langchain.wav' },
   },
 });
+const { synth } = synthOption(values.synth, process.env, positionals);
 const outPath = resolve(values.out);
 mkdirSync(dirname(outPath), { recursive: true });
 
 // A chat model that streams a canned markdown answer a few characters at a time.
 const model = new FakeListChatModel({ responses: [MARKDOWN_ANSWER], sleep: 1 });
 
-const { client, emulator } = await speechService(values.synth);
+const { client, emulator } = await speechService(synth);
 if (emulator) console.error(`speech: embedded emulator at ${emulator.baseUrl}`);
 try {
   const stream = await model.stream('How do I make a good cup of coffee?');
