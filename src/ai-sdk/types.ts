@@ -66,6 +66,7 @@ export interface CambSpeechModel {
   /** `'camb.speech'`. */
   readonly provider: string;
   readonly modelId: string;
+  /** Speaks `options.text` over `/tts-stream`; what `generateSpeech` of `ai` calls. */
   doGenerate(options: CambSpeechCallOptions): Promise<CambSpeechResult>;
 }
 
@@ -75,5 +76,6 @@ export interface CambTranscriptionModel {
   /** `'camb.transcription'`. */
   readonly provider: string;
   readonly modelId: string;
+  /** Transcribes `options.audio` as a transcription task; what `transcribe` of `ai` calls. */
   doGenerate(options: CambTranscriptionCallOptions): Promise<CambTranscriptionResult>;
 }
