@@ -1,7 +1,7 @@
 /**
  * `batch(jobs, options)`: many task jobs, resumable, with progress events.
  */
-import { access, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { asyncScheduler, catchError, concat, defer, EMPTY, finalize, ignoreElements, throwError, from, lastValueFrom, mergeMap, Observable, of, switchMap, tap, timer, type SchedulerLike } from 'rxjs';
 import { z } from 'zod';
@@ -13,7 +13,7 @@ import type { BatchEvent, BatchProgressEvent, JobEvent, KindCounts } from './eve
 import { JournalError } from './errors.js';
 import { BatchJobSchema, jobsHash, outputPathOf, type BatchJob, type BatchJobInput } from './jobs.js';
 import { Journal } from './journal.js';
-import { runJob, type JobContext, type JobLedger } from './run-job.js';
+import { exists, runJob, type JobContext, type JobLedger } from './run-job.js';
 
 /** Name of the journal file inside the output directory, by default. */
 export const DEFAULT_JOURNAL_NAME = '.rxvoice-batch.jsonl';
@@ -298,13 +298,4 @@ export function progressTracker(jobs: readonly BatchJob[], scheduler: SchedulerL
       };
     },
   };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

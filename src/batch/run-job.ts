@@ -247,7 +247,8 @@ async function writeOutput(path: string, job: BatchJob, result: unknown): Promis
   }
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether a file (an output) is there. */
+export async function exists(path: string): Promise<boolean> {
   try {
     await access(path);
     return true;
