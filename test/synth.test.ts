@@ -1,6 +1,7 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import wavefile from 'wavefile';
-import { canEncode, encodeAudio, resample, UnsupportedAudioFormatError } from '../src/audio/encode.js';
+import { canEncode, encodeAudio, UnsupportedAudioFormatError } from '../src/audio/encode.js';
+import { resample } from '../src/audio/pcm.js';
 import { loadMp3Encoder } from '../src/audio/mp3.js';
 import { parseWavHeader } from '../src/audio/wav.js';
 import { EmulatorOptionsSchema } from '../src/emulator/options.js';

@@ -5,6 +5,7 @@
  */
 import type { LiveOutputFormat, TtsStreamFormat } from '../core/schemas.js';
 import { encodeWav16 } from './wav.js';
+import { resample } from './pcm.js';
 import { encodeMp3, LAME_PACKAGE, mp3Available, nearestMp3SampleRate } from './mp3.js';
 
 export { loadMp3Encoder } from './mp3.js';
@@ -107,27 +108,4 @@ export function encodeAudio(pcm: Int16Array, sampleRate: number, format: OutputF
     default:
       throw new UnsupportedAudioFormatError(format);
   }
-}
-
-/**
- * Resample mono 16-bit PCM from `from` Hz to `to` Hz by linear interpolation. Returns
- * the input itself when the rates are equal. Output length is `round(length * to / from)`.
- */
-export function resample(pcm: Int16Array, from: number, to: number): Int16Array {
-  if (from === to || pcm.length === 0) return pcm;
-  if (!(from > 0) || !(to > 0)) throw new RangeError(`invalid sample rates ${from} -> ${to}`);
-  const length = Math.round((pcm.length * to) / from);
-  const out = new Int16Array(length);
-  const step = from / to;
-  const last = pcm.length - 1;
-  for (let i = 0; i < length; i++) {
-    const x = i * step;
-    const i0 = Math.min(Math.floor(x), last);
-    const i1 = Math.min(i0 + 1, last);
-    const t = x - i0;
-    const a = pcm[i0] ?? 0;
-    const b = pcm[i1] ?? 0;
-    out[i] = Math.round(a + (b - a) * t);
-  }
-  return out;
 }

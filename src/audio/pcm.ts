@@ -105,3 +105,26 @@ export function patchWavSizes(header: Uint8Array, dataBytes: number): Uint8Array
   view.setUint32(40, dataBytes, true);
   return header;
 }
+
+/**
+ * Resample mono 16-bit PCM from `from` Hz to `to` Hz by linear interpolation. Returns
+ * the input itself when the rates are equal. Output length is `round(length * to / from)`.
+ */
+export function resample(pcm: Int16Array, from: number, to: number): Int16Array {
+  if (from === to || pcm.length === 0) return pcm;
+  if (!(from > 0) || !(to > 0)) throw new RangeError(`invalid sample rates ${from} -> ${to}`);
+  const length = Math.round((pcm.length * to) / from);
+  const out = new Int16Array(length);
+  const step = from / to;
+  const last = pcm.length - 1;
+  for (let i = 0; i < length; i++) {
+    const x = i * step;
+    const i0 = Math.min(Math.floor(x), last);
+    const i1 = Math.min(i0 + 1, last);
+    const t = x - i0;
+    const a = pcm[i0] ?? 0;
+    const b = pcm[i1] ?? 0;
+    out[i] = Math.round(a + (b - a) * t);
+  }
+  return out;
+}

@@ -4,7 +4,7 @@
  */
 import { createSentenceSegmenter } from '../text/sentences.js';
 import type { DialogueItem, Voice } from '../core/schemas.js';
-import { resample } from '../audio/encode.js';
+import { resample } from '../audio/pcm.js';
 import { pseudoLocalize } from './pseudo.js';
 import { mulberry32 } from './random.js';
 import { DEFAULT_VOICE_ID, resolveLanguage, type EmulatorState } from './state.js';

@@ -5,7 +5,8 @@
  */
 import { routes } from '../core/routes.js';
 import { TranslationStreamRequestSchema, TtsStreamRequestSchema } from '../core/schemas.js';
-import { canEncode, encodeAudio, missingEncoderHint, encodedSampleRate, mimeTypeOf, resample, type OutputFormat } from '../audio/encode.js';
+import { canEncode, encodeAudio, missingEncoderHint, encodedSampleRate, mimeTypeOf, type OutputFormat } from '../audio/encode.js';
+import { resample } from '../audio/pcm.js';
 import { WAV_HEADER_BYTES, wavHeader } from '../audio/wav.js';
 import { encodeSseEvent } from '../text/sse-encode.js';
 import { compileRoute, invalidAt, parseJsonBody, problem, validate, type CompiledRoute, type Handler } from './http-util.js';

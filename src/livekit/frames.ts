@@ -5,8 +5,7 @@
  */
 import { createTimedString } from '@livekit/agents';
 import { AudioFrame as RtcAudioFrame } from '@livekit/rtc-node';
-import { resample } from '../audio/encode.js';
-import { unwrapWav } from '../audio/pcm.js';
+import { resample, unwrapWav } from '../audio/pcm.js';
 import type { SpokenSegment } from '../live/events.js';
 import type { AudioFrame, TimedString } from './peer.js';
 

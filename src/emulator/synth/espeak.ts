@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { WordTimestamp } from '../../live/protocol.js';
 import { parseWavHeader } from '../../audio/wav.js';
-import { resample } from '../../audio/encode.js';
+import { resample } from '../../audio/pcm.js';
 import type { SynthRequest, SynthResult, Synthesizer } from '../types.js';
 
 /** Rate of espeak-ng's output, Hz. */
