@@ -118,9 +118,15 @@ it(`survives ${KILLS} SIGKILLs at random moments: nothing paid twice, no job ref
         .map((event) => event.id as string);
       expect(code, final.stderr.join('')).toBe(refused.length === 0 ? 0 : 1);
       const counts = await serviceCounts();
-      // No job refused that the service never received; nothing paid twice.
-      for (const id of refused) expect(counts[id], `${id} refused, but the service never received it`).toBe(1);
-      for (let i = 0; i < JOBS; i++) expect(counts[`job-${i}`] ?? 0).toBe(1);
+      // Nothing paid twice. A job refused that the service never received is possible in one
+      // window only: killed after its `sent` record was fsynced and before the held-back last
+      // byte of its request went out (no record can be atomic with a socket write; the service
+      // has no idempotency key to ask). Such a job must have been `sent` at a kill; a job whose
+      // journal said `intent` is never refused.
+      const refusedUnreceived = refused.filter((id) => (counts[id] ?? 0) === 0);
+      for (const id of refused) expect(notSentAtKill.has(id) && !sentUnansweredAtKill.has(id), `${id} refused, though its call was never sent`).toBe(false);
+      for (const id of refusedUnreceived) expect(sentUnansweredAtKill.has(id), `${id} refused and never received, yet never in the sent window`).toBe(true);
+      for (let i = 0; i < JOBS; i++) expect(counts[`job-${i}`] ?? 0).toBe(refusedUnreceived.includes(`job-${i}`) ? 0 : 1);
       // Every other job's output is there, with its translation.
       for (let i = 0; i < JOBS; i++) {
         if (refused.includes(`job-${i}`)) continue;
@@ -130,7 +136,7 @@ it(`survives ${KILLS} SIGKILLs at random moments: nothing paid twice, no job ref
       console.log(
         `${kills.length} kills (${landed} landed) over ${JOBS} jobs: creations on the service ${Object.values(counts).reduce((a, b) => a + b, 0)} ` +
           `(max ${Math.max(...Object.values(counts))} per job); jobs left by a kill with their call not sent ${notSentAtKill.size} (created later, no refusal), ` +
-          `sent without answer ${sentUnansweredAtKill.size}; ${refused.length} refused at the end, each received by the service`,
+          `sent without answer ${sentUnansweredAtKill.size}; ${refused.length} refused at the end, ${refusedUnreceived.length} of them killed in the sent-before-last-byte window (never received)`,
       );
     }),
     { numRuns: 1 },
