@@ -238,9 +238,34 @@ export class SpeechLedger {
       if (chosen === undefined) return sentenceEnd;
     }
     chosen ??= flushes.length === 0 ? from : nearest(flushes, (end) => Math.abs(fold(this.slice(from, end)).length - want.length));
-    // A flush without a boundary: the service starts its segmenter afresh after it.
-    if (!this.sentenceEnds.has(chosen)) this.remodelFrom(chosen);
-    return chosen;
+    if (this.sentenceEnds.has(chosen) || chosen === from) return chosen;
+    // A flush without a boundary: the service ends its segmenter there (which may still cut
+    // the flushed text in pieces, each a segment) and starts afresh after it.
+    const pieces = this.flushedEnds(from, chosen);
+    this.remodelFrom(chosen, pieces);
+    return pieces[0] ?? chosen;
+  }
+
+  /** Where the service's segments end when it flushes the text between `from` and `at` (its segmenter's `end()`). */
+  private flushedEnds(from: Offset, at: Offset): Offset[] {
+    const segmenter = this.newModel();
+    const ends: Offset[] = [];
+    let cursor = from;
+    const add = (pieces: string[]): void => {
+      for (const piece of pieces) {
+        cursor += piece.length;
+        if (piece.trim() !== '') ends.push(cursor);
+      }
+    };
+    for (let i = 0; i < this.chunks.length; i++) {
+      const start = this.chunkStarts[i] as Offset;
+      const chunk = this.chunks[i] as string;
+      if (start + chunk.length <= from || start >= at) continue;
+      add(segmenter.feed(chunk.slice(Math.max(0, from - start), at - start)));
+      add(sentenceEndingChunk(segmenter));
+    }
+    add(segmenter.end());
+    return ends;
   }
 
   /**
@@ -272,10 +297,11 @@ export class SpeechLedger {
   }
 
   /** The service flushed at `at` (a chunk end, not a sentence end): model its segmentation of the text after it anew. */
-  private remodelFrom(at: Offset): void {
+  private remodelFrom(at: Offset, flushed: Offset[] = []): void {
     this.model = this.newModel();
     this.modelCursor = at;
     this.sentenceEnds.dropAfter(at);
+    for (const end of flushed) if (!this.sentenceEnds.has(end)) this.sentenceEnds.push(end);
     for (let i = 0; i < this.chunks.length; i++) {
       const start = this.chunkStarts[i] as Offset;
       if (start >= at) this.feedModel(this.chunks[i] as string);
