@@ -1,20 +1,23 @@
 /**
- * Prints one plain closing line, `vitest: N passed, N failed, N skipped (seed S)`, as the
- * last line of the run (after the coverage report when coverage is on), so CI logs carry
- * a runner-neutral count of what ran and the seed that replays it (`RXVOICE_SEED=S`).
+ * Prints one plain closing line, exactly `vitest: N passed, N failed, N skipped`, as the
+ * last line of the run (after the coverage report when coverage is on), so CI log readers
+ * that look for `N passed, N failed` alone on a line find a runner-neutral count of what
+ * ran. The line just before it names the seed that replays the run
+ * (`vitest: seed S (replay with RXVOICE_SEED=S)`).
  *
  * `failed` counts failed tests plus every failure outside a test: a file that failed to
  * load, a `beforeAll` / `afterAll` error of a file or a suite (counted once per file or
  * suite), and each unhandled error of the run. Coverage under its thresholds (vitest then
- * exits 1 with every test passed) adds `; coverage below its thresholds`. So a run that
- * exits 1 never closes with a line that reads as a pass.
+ * exits 1 with every test passed) counts as one failure, and a line before the closing one
+ * says `vitest: coverage below its thresholds`. So a run that exits 1 never closes with a
+ * line that reads as a pass.
  */
 import type { Reporter, SerializedError, TestModule, Vitest } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
   private coverageEnabled = false;
   private reportOnFailure = false;
-  private line: string | undefined;
+  private counts: { passed: number; failed: number; skipped: number } | undefined;
   private exitCodeAtTestEnd: typeof process.exitCode;
 
   onInit(vitest: Vitest): void {
@@ -46,8 +49,7 @@ export default class SummaryReporter implements Reporter {
       failedOutside += outside;
     }
     this.exitCodeAtTestEnd = process.exitCode;
-    const seed = process.env['RXVOICE_SEED'];
-    this.line = `\nvitest: ${passed} passed, ${failedTests + failedOutside} failed, ${skipped} skipped${seed ? ` (seed ${seed})` : ''}\n`;
+    this.counts = { passed, failed: failedTests + failedOutside, skipped };
     // vitest reports coverage after this, unless a test failed (and reportOnFailure is off).
     const coverageFollows = this.coverageEnabled && (failedTests === 0 || this.reportOnFailure);
     if (!coverageFollows) this.flush();
@@ -55,14 +57,23 @@ export default class SummaryReporter implements Reporter {
 
   /** Called by vitest after the coverage report and its threshold check (which sets exitCode 1 when coverage is too low). */
   onFinishedReportCoverage(): void {
-    if (this.line !== undefined && process.exitCode === 1 && this.exitCodeAtTestEnd !== 1) {
-      this.line = this.line.replace(/\n$/, '; coverage below its thresholds\n');
+    if (this.counts !== undefined && process.exitCode === 1 && this.exitCodeAtTestEnd !== 1) {
+      this.flush('vitest: coverage below its thresholds');
+      return;
     }
     this.flush();
   }
 
-  private flush(): void {
-    if (this.line !== undefined) process.stdout.write(this.line);
-    this.line = undefined;
+  private flush(note?: string): void {
+    if (this.counts === undefined) return;
+    const { passed, failed, skipped } = this.counts;
+    const seed = process.env['RXVOICE_SEED'];
+    const lines = [''];
+    if (note !== undefined) lines.push(note);
+    if (seed) lines.push(`vitest: seed ${seed} (replay with RXVOICE_SEED=${seed})`);
+    // A coverage shortfall fails the run: it counts as a failure, so the line never reads as a pass.
+    lines.push(`vitest: ${passed} passed, ${failed + (note === undefined ? 0 : 1)} failed, ${skipped} skipped`);
+    process.stdout.write(lines.join('\n') + '\n');
+    this.counts = undefined;
   }
 }
