@@ -9,7 +9,7 @@
 import { from } from 'rxjs';
 import { segmentSentences } from '../src/operators/segmentSentences.js';
 import { createSentenceSegmenter } from '../src/text/sentences.js';
-import { SENTENCE_CASES } from '../test/sentenceCases.js';
+import { SENTENCE_CASES } from '../test/text/sentenceCases.js';
 import type { BenchRow } from './types.js';
 import { throughputRow } from './util.js';
 
