@@ -3,7 +3,7 @@
  * against `Intl.Segmenter(locale, { granularity: 'sentence' })` run over the same text in
  * windows of a few sentences (its fastest streaming use: segment the window, keep the last,
  * possibly unfinished, segment for the next window). Also the accuracy of each on the
- * sentence table of `test/sentenceCases.ts` (boundaries compared with the whitespace
+ * sentence table of `test/text/sentenceCases.ts` (boundaries compared with the whitespace
  * trimmed, since the two place it differently). Run: `npx tsx bench/segmentation.ts`.
  */
 import { from } from 'rxjs';
