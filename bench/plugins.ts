@@ -132,8 +132,8 @@ export async function run(options: PluginsOptions = {}): Promise<BenchRow[]> {
     const { initializeLogger } = await import('@livekit/agents');
     initializeLogger({ pretty: false, level: 'warn' });
     const lkUrl = await fakeServer();
-    const ours = new TTS({ voice_id: 1, apiKey, baseUrl: lkUrl, sampleRate: 24_000 });
-    const peer = new elevenlabs.TTS({ apiKey: 'bench', baseURL: `${lkUrl}/v1`, encoding: 'pcm_24000' });
+    const ours = new TTS({ voice_id: 1, apiKey, baseUrl: lkUrl, sampleRate: 22_050 });
+    const peer = new elevenlabs.TTS({ apiKey: 'bench', baseURL: `${lkUrl}/v1`, encoding: 'pcm_22050' });
     await drain(ours.synthesize(TEXT)); // records the answer
     const lk = await interleaved(
       {
