@@ -13,3 +13,4 @@
  */
 export { traceSpeech, type TraceSpeechOptions } from './traceSpeech.js';
 export { tracedFetch, type TracedFetchOptions } from './tracedFetch.js';
+export type { OtelAttributes, OtelAttributeValue, TracerProviderLike } from './types.js';

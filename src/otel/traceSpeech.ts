@@ -4,6 +4,7 @@
  */
 import { asyncScheduler, defer, from, Observable, switchMap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import type { Attributes, Span, TracerProvider } from '@opentelemetry/api';
+import type { OtelAttributes, TracerProviderLike } from './types.js';
 import * as z from 'zod/mini';
 import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent } from '../live/events.js';
@@ -13,9 +14,9 @@ import { SpeechSpanRecorder } from './speechSpan.js';
 /** Options of {@link traceSpeech}. */
 export interface TraceSpeechOptions {
   /** Where spans go. Default: the global tracer provider (`trace.getTracerProvider()`). */
-  tracerProvider?: TracerProvider;
+  tracerProvider?: TracerProviderLike;
   /** Extra attributes of the session span (`{ 'rxvoice.voice_id': 1 }`, ...). */
-  attributes?: Attributes;
+  attributes?: OtelAttributes;
   /** The service's host, recorded as `server.address` (and `server.port`): a URL or a host name. */
   serverAddress?: string;
   /**
@@ -29,7 +30,7 @@ export interface TraceSpeechOptions {
 }
 
 const OptionsSchema = z.object({
-  tracerProvider: z.optional(z.custom<TracerProvider>((v) => v !== null && typeof v === 'object' && typeof (v as TracerProvider).getTracer === 'function', { error: 'must be a TracerProvider' })),
+  tracerProvider: z.optional(z.custom<TracerProviderLike>((v) => v !== null && typeof v === 'object' && typeof (v as TracerProviderLike).getTracer === 'function', { error: 'must be a TracerProvider' })),
   attributes: z.optional(z.record(z.string(), z.unknown())),
   serverAddress: z.optional(z.string()),
   creditsPerSegment: z.optional(z.number().check(z.nonnegative())),
@@ -84,7 +85,7 @@ export function traceSpeech(options: TraceSpeechOptions = {}): MonoTypeOperatorF
   return (source) => {
     const traced = (api: OpenTelemetryApi | null): Observable<LiveSpeechEvent> => {
       if (api === null) return source;
-      const provider = options.tracerProvider ?? api.trace.getTracerProvider();
+      const provider = (options.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider();
       return new Observable<LiveSpeechEvent>((subscriber) => {
         const span: Span = provider.getTracer(TRACER_NAME, TRACER_VERSION).startSpan('rxvoice.speak', {
           kind: api.SpanKind.CLIENT,
@@ -123,7 +124,7 @@ export function traceSpeech(options: TraceSpeechOptions = {}): MonoTypeOperatorF
 }
 
 /** `server.address` and `server.port` from a URL, or `server.address` from a host name. */
-export function serverAttributes(address: string | undefined): Attributes {
+function serverAttributes(address: string | undefined): OtelAttributes {
   if (address === undefined) return {};
   try {
     const url = new URL(address);

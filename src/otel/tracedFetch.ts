@@ -5,6 +5,7 @@
  * code of its own.
  */
 import type { Attributes, TracerProvider } from '@opentelemetry/api';
+import type { TracerProviderLike } from './types.js';
 import * as z from 'zod/mini';
 import type { FetchLike } from '../client/config.js';
 import { routes } from '../core/routes.js';
@@ -17,12 +18,12 @@ export interface TracedFetchOptions {
   /** The fetch that sends the requests. Default: the global `fetch`. */
   fetch?: FetchLike;
   /** Where spans go. Default: the global tracer provider. */
-  tracerProvider?: TracerProvider;
+  tracerProvider?: TracerProviderLike;
 }
 
 const OptionsSchema = z.object({
   fetch: z.optional(z.custom<FetchLike>((v) => typeof v === 'function', { error: 'must be a function' })),
-  tracerProvider: z.optional(z.custom<TracerProvider>((v) => v !== null && typeof v === 'object' && typeof (v as TracerProvider).getTracer === 'function', { error: 'must be a TracerProvider' })),
+  tracerProvider: z.optional(z.custom<TracerProviderLike>((v) => v !== null && typeof v === 'object' && typeof (v as TracerProviderLike).getTracer === 'function', { error: 'must be a TracerProvider' })),
 });
 
 /** Paths that start a task (POST), from the routes table. */
@@ -105,7 +106,7 @@ export function tracedFetch(options: TracedFetchOptions = {}): FetchLike {
       'url.template': template,
       'rxvoice.task.phase': taskPhase(method, url.pathname),
     };
-    const provider = options.tracerProvider ?? api.trace.getTracerProvider();
+    const provider = (options.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider();
     const span = provider.getTracer(TRACER_NAME, TRACER_VERSION).startSpan(`${method} ${template}`, { kind: api.SpanKind.CLIENT, attributes });
     if (!span.isRecording()) {
       span.end();
