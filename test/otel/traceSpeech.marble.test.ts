@@ -55,8 +55,8 @@ describe('traceSpeech (marbles)', () => {
 
   it('empty and never: the span ends on completion, and on unsubscription of a never-ending source', () => {
     scheduler.run(({ cold, expectObservable }) => {
-      expectObservable(cold('|').pipe(traceSpeech({ tracerProvider, scheduler }))).toBe('|');
-      expectObservable(cold('-').pipe(traceSpeech({ tracerProvider, scheduler })), '^--!').toBe('-');
+      expectObservable(cold<LiveSpeechEvent>('|').pipe(traceSpeech({ tracerProvider, scheduler }))).toBe('|');
+      expectObservable(cold<LiveSpeechEvent>('-').pipe(traceSpeech({ tracerProvider, scheduler })), '^--!').toBe('-');
     });
     expect(exporter.getFinishedSpans().map((s) => s.attributes['rxvoice.outcome'])).toEqual(['complete', 'unsubscribed']);
   });
