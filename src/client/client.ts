@@ -53,7 +53,8 @@ import { isSpeechCacheHook, type SpeechCacheHook } from './cache-hook.js';
 import { optionError } from '../core/validation.js';
 import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
-import { sessionPlan, speak as speakLive, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/session.js';
+import { sessionPlan, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/options.js';
+import { speak as speakLive } from '../live/session.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
 
 /** Options of `client.speak`: the live session's, plus `cache` (a `speechCache(...)` of `rxvoice/cache`). */
