@@ -22,7 +22,7 @@
 import { concatMap, defer, Observable, Subject, type OperatorFunction, type Subscription } from 'rxjs';
 import { MAX_AUDIO_FRAME_BYTES, SessionConfigSchema, type WordTimestamp } from '../live/protocol.js';
 import type { LiveSpeechEvent } from '../live/events.js';
-import { DEFAULT_LIVE_OUTPUT_FORMAT, type SpeakOptions } from '../live/session.js';
+import { DEFAULT_LIVE_OUTPUT_FORMAT, type SpeakOptions } from '../live/options.js';
 import { segmentSentences } from '../operators/segmentSentences.js';
 import type { CacheCore } from './core.js';
 import type { CacheEntry } from './entry.js';

@@ -9,7 +9,7 @@ import type { TtsStreamChunk } from '../client/tts-stream.js';
 import type { TtsStreamRequest } from '../core/schemas.js';
 import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent } from '../live/events.js';
-import type { SpeakOptions } from '../live/session.js';
+import type { SpeakOptions } from '../live/options.js';
 import { cachedSpeak } from './cachedSpeak.js';
 import { cachedTtsStream } from './cachedTtsStream.js';
 import { CacheCore, type SpeechCacheStats } from './core.js';

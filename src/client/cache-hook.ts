@@ -7,7 +7,7 @@
 import type { Observable, OperatorFunction } from 'rxjs';
 import type { TtsStreamRequest } from '../core/schemas.js';
 import type { LiveSpeechEvent } from '../live/events.js';
-import type { SpeakOptions } from '../live/session.js';
+import type { SpeakOptions } from '../live/options.js';
 import type { TtsStreamChunk } from './tts-stream.js';
 
 /** A speech cache as the client sees it (`speechCache(...)` from `rxvoice/cache`). */
