@@ -17,4 +17,3 @@ export type { CacheStore, CacheSetOptions } from './store.js';
 export { memoryCacheStore, type MemoryCacheStoreOptions } from './memoryCacheStore.js';
 export { fileCacheStore } from './fileCacheStore.js';
 export { redisCacheStore, type RedisCacheClient, type RedisCacheStoreOptions } from './redisCacheStore.js';
-export type { SpeechCacheHook } from '../client/cache-hook.js';
