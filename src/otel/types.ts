@@ -20,5 +20,6 @@ export interface OtelAttributes {
 
 /** What `rxvoice/otel` needs of a tracer provider: OpenTelemetry's `TracerProvider` (an SDK's `BasicTracerProvider`, `NodeTracerProvider`, ...). */
 export interface TracerProviderLike {
+  /** The tracer of an instrumentation scope (`name`, `version`), as `TracerProvider.getTracer`. */
   getTracer(name: string, version?: string): unknown;
 }
