@@ -29,12 +29,12 @@
  * is documented on {@link SentenceSegmenter}.
  */
 import { rulesFor, type LocaleRules } from './abbreviations.js';
-import { citation, classOfWord, decide, extendRun, LOOKAHEAD, LOOKBACK, type StopKind } from './sentence-decision.js';
+import { citation, decide, extendRun, LOOKAHEAD, LOOKBACK } from './sentence-decision.js';
 import { BULLET, isNextMarker, LIST_MARKER, LIST_PREFIX, markerOf, RULE, type Marker } from './sentence-lists.js';
 // prettier-ignore
-import { Char, classify, endsWithStop, expectedCloser, isCjk, isCloser, isDot, isHardStop, isInert, isNewline, isStrongStop, isWhitespace, isWordChar } from './sentence-marks.js';
+import { Char, classify, endsWithStop, expectedCloser, isCjk, isCloser, isDot, isInert, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
 import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
-import { lastWsBefore, newPieceScan, PieceText, popQuote, quoteOpen } from './sentence-scan.js';
+import { lastWsBefore, newPieceScan, openCandidate, PieceText, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
 
 export { bufferSizeOption, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 export { isWhitespace } from './sentence-marks.js';
@@ -161,41 +161,6 @@ class SentenceEngine implements SentenceSegmenter {
     for (let i = 0; i < ahead.length; i++) this.step(ahead.charCodeAt(i));
   }
 
-  private openCandidate(kind: StopKind, c: number): void {
-    // the word before the stop (its head, ending in `…` when longer than LOOKBACK)
-    const raw = this.st.inWs || this.st.len === this.st.wordStart ? '' : this.st.len - this.st.wordStart <= LOOKBACK ? this.st.wordHead : `${this.st.wordHead.slice(0, LOOKBACK)}\u2026`;
-    const spaced = kind === 'dot' && raw.length === 0 && this.st.lastDotEnd >= 0 && this.st.lastDotEnd === this.st.len - 1 ? this.st.spacedDots + 1 : kind === 'dot' && raw.length === 0 ? 1 : 0;
-    const afterBullet = this.st.prevWordBullet && this.st.wordItemStart;
-    this.st.cand = {
-      kind,
-      start: this.st.len,
-      end: this.st.len + 1,
-      word: raw,
-      wordClass:
-        kind === 'dot'
-          ? classOfWord(raw, { itemStart: this.st.wordItemStart, afterBullet, lineStart: this.st.wordLineStart, afterNumber: this.st.prevWordNumeric, marker: this.marker }, this.rules)
-          : 'plain',
-      closed: false,
-      cornerClose: false,
-      inQuote: quoteOpen(this.st),
-      spacedDots: spaced,
-      prevCapitalized: this.st.prevWordCapitalized,
-      prevWord: this.st.prevWordHead,
-      ahead: '',
-    };
-    this.st.spacedDots = spaced;
-    if (kind === 'dot' && c !== 0x2026) this.st.lastDotEnd = this.st.len + 1;
-  }
-
-  private stopKind(c: number): StopKind | undefined {
-    if (isHardStop(c)) return 'hard';
-    if (isStrongStop(c, this.rules.semicolonQuestion)) return 'strong';
-    if (c === 0x3a && this.rules.colonStop) return 'colon';
-    if (c === 0x2026) return 'ellipsis';
-    if (isDot(c)) return 'dot';
-    return undefined;
-  }
-
   private forceCut(): void {
     let at: number;
     if (this.st.cand) at = this.st.cand.end;
@@ -212,7 +177,7 @@ class SentenceEngine implements SentenceSegmenter {
   /** One code unit while a candidate waits: extend its run, or add to its look-ahead. */
   private stepPending(c: number): void {
     const k = this.st.cand!;
-    const extend = extendRun(k, c, this.stopKind(c), this.st.len === k.end, this.rules.spacedClosers);
+    const extend = extendRun(k, c, stopKindOf(c, this.rules), this.st.len === k.end, this.rules.spacedClosers);
     if (extend === 'closer') popQuote(this.st, c);
     this.st.lastCode = c;
     this.st.len++;
@@ -312,10 +277,10 @@ class SentenceEngine implements SentenceSegmenter {
     if (st.inWs || st.len === 0) this.startWord(c, st.inWs ? st.wsNl : 0);
     st.inWs = false;
 
-    const kind = this.stopKind(c);
+    const kind = stopKindOf(c, this.rules);
     const inOmission = (kind === 'dot' || kind === 'ellipsis') && (st.lastCode === 0x5b || st.lastCode === 0x28 || (st.omissionRun && (isDot(st.lastCode) || st.lastCode === 0x2026)));
     st.omissionRun = inOmission;
-    if (kind !== undefined && !inOmission) this.openCandidate(kind, c);
+    if (kind !== undefined && !inOmission) openCandidate(this.st, kind, c, this.marker, this.rules);
     if (st.wordHead.length <= LOOKBACK) st.wordHead += String.fromCharCode(c);
     if (!st.cand && !inOmission && !popQuote(st, c) && !(isCloser(c) && st.len > 0 && !inWsBefore && isWordChar(st.lastCode))) {
       // `"` opens when none is open; other quotes and brackets open by kind, unless glued
