@@ -190,7 +190,7 @@ function createdTaskId(client: RxVoiceClient, job: BatchJob, options: GatedCallO
       events$ = client.translate(job.request, options);
       break;
     case 'speech':
-      events$ = client.speech.task(job.request, options);
+      events$ = client.ttsTask.task(job.request, options);
       break;
     case 'sound':
       events$ = client.textToSound(job.request, options);

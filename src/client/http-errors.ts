@@ -31,11 +31,7 @@ export function parseBody(text: string): unknown {
  * `ApiError` carrying the status, the scrubbed body, `x-request-id` and `Retry-After`.
  * Every string from the service goes through `scrub` (the key never shows).
  *
- * @example
- * ```ts
- * statusError('POST /tts', { status: 429, statusText: '', headers: new Headers({ 'retry-after': '2' }), body: undefined }, (t) => t);
- * // RateLimitError, retryAfter 2
- * ```
+ * For example a 429 with `Retry-After: 2` is a `RateLimitError` with `retryAfter` 2.
  */
 export function statusError(endpoint: string, answer: StatusAnswer, scrub: (text: string) => string): RxVoiceError {
   const { status, headers, body } = answer;

@@ -52,10 +52,8 @@ export function errorCodes(error: unknown, depth = 0): string[] {
  * `notSent`, and for any error whose code chain (causes and `AggregateError.errors`
  * included) holds one of {@link NOT_SENT_CODES}. When in doubt, false: it may have been.
  *
- * @example
- * ```ts
- * wasNotSent(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })); // true
- * ```
+ * For example an undici `fetch failed` whose cause is an `AggregateError` of
+ * `ECONNREFUSED`s (every address refused) was not sent; an `ECONNRESET` may have been.
  */
 export function wasNotSent(error: unknown): boolean {
   if (error instanceof ConnectionError && error.notSent) return true;
@@ -81,10 +79,7 @@ export interface FailedCall {
  *    timeout, a reset or a 5xx after sending may have created a task: not repeated.
  * 4. Anything else (idempotent calls: GET, bulk results) is repeated.
  *
- * @example
- * ```ts
- * shouldRetry(new RateLimitError('429'), { kind: 'creation' }); // true
- * ```
+ * For example a 429 is retried for a creation call, a 500 only for an idempotent one.
  */
 export function shouldRetry(error: unknown, call: FailedCall): boolean {
   if (!(error instanceof RxVoiceError) || !error.retryable) return false; // 1

@@ -33,6 +33,8 @@ export interface RequestSpec {
  *
  * @example
  * ```ts
+ * import type { CallOptions } from 'rxvoice';
+ *
  * const controller = new AbortController();
  * const options: CallOptions = { signal: controller.signal };
  * ```
