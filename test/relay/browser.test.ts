@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
-import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { attachLiveRelay, type LiveRelay, type LiveRelayOptions } from '../src/relay/index.js';
-import { requireTool } from './setup/tools.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { attachLiveRelay, type LiveRelay, type LiveRelayOptions } from '../../src/relay/index.js';
+import { requireTool } from '../setup/tools.js';
 
-const CHROMIUM = requireTool('chromium', 'the relay origin check in headless Chromium (test/relay-browser.test.ts)');
+const CHROMIUM = requireTool('chromium', 'the relay origin check in headless Chromium (test/relay/browser.test.ts)');
 
 /** An http server on port 0 serving an empty page at `/` (and a relay when given options). */
 async function site(relayOptions?: LiveRelayOptions): Promise<{ origin: string; relay: LiveRelay | undefined; close(): Promise<void> }> {

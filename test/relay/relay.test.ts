@@ -7,10 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lastValueFrom, of, toArray } from 'rxjs';
 import { WebSocket, type RawData } from 'ws';
-import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { speak } from '../src/live/index.js';
-import { concatSegments } from '../src/operators/index.js';
-import { attachLiveRelay, type LiveRelay, type LiveRelayOptions } from '../src/relay/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { speak } from '../../src/live/index.js';
+import { concatSegments } from '../../src/operators/index.js';
+import { attachLiveRelay, type LiveRelay, type LiveRelayOptions } from '../../src/relay/index.js';
 
 const SECRET = 'rxv-relay-SECRET-canary-5521';
 
@@ -559,7 +559,7 @@ describe('rxvoice/relay: visitor budgets', () => {
 
 describe('rxvoice/relay: who a client is', () => {
   it('an IPv6 address counts by its /64 (one machine holds a whole /64); IPv4, also mapped, as is', async () => {
-    const { addressClient } = await import('../src/relay/origin.js');
+    const { addressClient } = await import('../../src/relay/origin.js');
     const machine = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:0DB8:0001:0002:aaaa::9%eth0', '2001:db8:1:2:0:0:10.0.0.1'];
     expect(new Set(machine.map(addressClient))).toEqual(new Set(['2001:db8:1:2::/64']));
     expect(addressClient('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64'); // the next /64 is someone else
