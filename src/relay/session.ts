@@ -95,12 +95,24 @@ export class RelaySession {
     this.startTimer = scheduler.schedule(() => this.reject('startTimeout', 'no session.start in time'), limits.startTimeoutMs);
   }
 
-  /** Asks the store for one of the client's session slots; the session starts once it has one. */
+  /**
+   * Asks the store for one of the client's session slots; the session starts once it has
+   * one. A claim the relay gave up on (no answer in `storeTimeoutMs`) must never hold a
+   * slot when it lands late: it is released at once (a store on one connection runs that
+   * after the claim) and again if its late answer says it took one.
+   */
   claim(): void {
     const { store, limits, scheduler, clientCap } = this.ctx;
-    within(store.acquire(this.client, this.id, clientCap, SLOT_TTL_MS, scheduler.now()), limits.storeTimeoutMs, scheduler).then(
+    const release = (): void => void store.release(this.client, this.id).catch(() => undefined);
+    const late = (took: boolean): void => {
+      if (took) release();
+    };
+    within(store.acquire(this.client, this.id, clientCap, SLOT_TTL_MS, scheduler.now()), limits.storeTimeoutMs, scheduler, late).then(
       (ok) => this.admit(ok),
-      () => this.admit('store'),
+      () => {
+        release();
+        this.admit('store');
+      },
     );
   }
 
