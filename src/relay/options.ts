@@ -135,15 +135,17 @@ export interface LiveRelayOptions {
   /** The service base address (`https://...`); default the environment variable `RXVOICE_BASE_URL`. */
   baseUrl?: string;
   /**
-   * The relay's origin as browsers see it (`https://example.com`), when a proxy in front
-   * changes the scheme, host or port. Default: the request's own (`https` on a TLS socket,
-   * else `http`, with its `Host` header).
+   * The relay's origin as browsers see it (`https://example.com`). Production needs it (or
+   * `origins`): without either, the relay takes its origin from the request's `Host` header,
+   * which a DNS-rebinding page sets to its own name, so it serves only loopback hosts
+   * (`localhost`, 127.0.0.0/8, `[::1]`) and says so in one warning line at start.
    */
   publicOrigin?: string;
   /**
    * Pages of other origins that may use the relay: a list (`'https://app.example.com'`;
    * `'null'` for sandboxed frames and `file:` pages), or a test of the `Origin` header.
-   * Default: none; only pages of the relay's own origin.
+   * Default: none; only pages of the relay's own origin. Given without `publicOrigin`, the
+   * relay's own origin is the request's (`https` on a TLS socket, else `http`, with its `Host`).
    */
   origins?: ReadonlyArray<string> | ((origin: string) => boolean);
   /**
@@ -170,6 +172,11 @@ export interface LiveRelayOptions {
   WebSocket?: new (url: string, options: { headers: Record<string, string>; maxPayload: number }) => WebSocket;
   /** Environment read for the key and address; default `process.env`. */
   env?: Record<string, string | undefined>;
+  /**
+   * Where the relay's one warning at start goes (without `publicOrigin` or `origins` it
+   * serves only loopback hosts, and says so). Default `console.warn`.
+   */
+  warn?: (message: string) => void;
 }
 
 /** What a relay is doing now. */
@@ -233,6 +240,7 @@ export const OptionsSchema = z.object({
     .optional(),
   authorize: z.function().optional(),
   clientId: z.function().optional(),
+  warn: z.function().optional(),
   store: z.custom<RelayStore>((store) => typeof (store as RelayStore | undefined)?.take === 'function', 'must be a RelayStore').optional(),
   limits: z
     .object({

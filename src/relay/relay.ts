@@ -41,7 +41,10 @@ import { memoryRelayStore } from './store.js';
  *
  * A browser connects to `path` (or `path + '/live-tts/ws'`). In this order, and before
  * anything is opened upstream:
- * 1. Origin: a page whose `Origin` (scheme, host, port) is not the relay's own
+ * 1. Host and origin: with neither `publicOrigin` nor `origins`, a request whose `Host` is
+ *    not a loopback name (`localhost`, 127.0.0.0/8, `[::1]`) is closed 4403 (a DNS-rebinding
+ *    page names the attacker's host in both `Origin` and `Host`); one warning line at start
+ *    says so. A page whose `Origin` (scheme, host, port) is not the relay's own
  *    (`publicOrigin`, else the request's) nor allowed by `origins` is closed 4403; `authorize`
  *    is not asked.
  * 2. `authorize(request)`: true or a client id allows, anything else closes 4401. The
@@ -138,17 +141,36 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
     renewSlots: () => renewal.start(),
   };
   let closing = false;
+  if (options.publicOrigin === undefined && options.origins === undefined) {
+    (options.warn ?? console.warn)(
+      `rxvoice relay at ${options.path}: no publicOrigin or origins, so only loopback hosts (localhost, 127.0.0.0/8, [::1]) are served; set publicOrigin (or origins) in production`,
+    );
+  }
 
-  /** 1. An upgrade on the relay's path: a page of a refused origin is closed 4403, else `authorize` is asked. */
+  /**
+   * 1. An upgrade on the relay's path: a `Host` the relay does not serve (without `publicOrigin`
+   * or `origins`, only loopback names) or a page of another origin is closed 4403; else `authorize` is asked.
+   */
   function handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const pathname = new URL(request.url ?? '/', 'http://relay.invalid').pathname;
     if (!paths.has(pathname)) return false;
     socket.on('error', () => undefined); // a peer resetting the connection must not crash the server
-    const origin = request.headers.origin;
-    if (checkOrigin(request) === 'refused') {
-      refuseUpgrade(request, socket, head, 'origin', RelayCloseCodes.originNotAllowed, `origin not allowed: ${origin}`);
+    const verdict = checkOrigin(request);
+    if (verdict === 'host') {
+      const message = `host not allowed: ${request.headers.host ?? '(none)'} (without publicOrigin or origins only localhost is served)`;
+      refuseUpgrade(request, socket, head, 'origin', RelayCloseCodes.originNotAllowed, message);
       return true;
     }
+    if (verdict === 'refused') {
+      refuseUpgrade(request, socket, head, 'origin', RelayCloseCodes.originNotAllowed, `origin not allowed: ${request.headers.origin}`);
+      return true;
+    }
+    askAuthorize(request, (allowed) => afterAuthorize(request, socket, head, allowed));
+    return true;
+  }
+
+  /** 2. Asks `authorize` (a throw or a rejection is a no) and hands its answer on. */
+  function askAuthorize(request: IncomingMessage, then: (verdict: unknown) => void): void {
     let verdict: unknown;
     try {
       verdict = authorize(request);
@@ -156,12 +178,11 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
       verdict = false;
     }
     if (typeof (verdict as PromiseLike<unknown> | undefined)?.then === 'function') {
-      Promise.resolve(verdict).then((v: unknown) => afterAuthorize(request, socket, head, v), () => afterAuthorize(request, socket, head, false));
-    } else afterAuthorize(request, socket, head, verdict);
-    return true;
+      Promise.resolve(verdict).then(then, () => then(false));
+    } else then(verdict);
   }
 
-  /** 2. `authorize` answered: refuse (4401), or upgrade and admit the client it names. */
+  /** 3. `authorize` answered: refuse (4401), or upgrade and admit the client it names. */
   function afterAuthorize(request: IncomingMessage, socket: Duplex, head: Buffer, verdict: unknown): void {
     const allowed = verdict === true || (typeof verdict === 'string' && verdict !== '');
     if (!allowed) {
@@ -178,7 +199,7 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
     upgrade(request, socket, head, (browser) => admit(browser, client, request.headers.origin));
   }
 
-  /** 3. Admission: within the relay's sessions, then a slot of the client's in the store; the session takes it from there. */
+  /** 4. Admission: within the relay's sessions, then a slot of the client's in the store; the session takes it from there. */
   function admit(browser: WebSocket, client: string, origin: string | undefined): void {
     if (sessions.size >= limits.sessions) {
       ctx.report({ type: 'refused', reason: 'serverSessions', code: CloseCodes.rejected, message: 'too many sessions on this server', client, origin });
