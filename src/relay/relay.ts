@@ -7,7 +7,7 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { asyncScheduler, Subject } from 'rxjs';
+import { asyncScheduler, Subject, type SchedulerLike } from 'rxjs';
 import { WebSocket, WebSocketServer } from 'ws';
 import { resolveConfig } from '../client/config.js';
 import { routes } from '../core/routes.js';
@@ -105,51 +105,21 @@ import { memoryRelayStore } from './store.js';
  * 'config'`) when the key or address is missing (the message never holds the key).
  */
 export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, options: LiveRelayOptions): LiveRelay {
-  const parsed = checkOptions(OptionsSchema, options, 'attachLiveRelay');
-  const { config, apiKey } = resolveConfig({
-    apiKey: options.apiKey,
-    baseUrl: options.baseUrl,
-    ...(options.env === undefined ? {} : { env: options.env }),
-  });
-  const limits = parsed.limits;
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const store = options.store ?? memoryRelayStore();
-  const Upstream = options.WebSocket ?? WebSocket;
+  const { ctx, events, refusedCounts, renewal } = relayContext(options);
+  const { limits, scheduler, sessions } = ctx;
   const checkOrigin = originPolicy(options.publicOrigin, options.origins);
   const authorize = options.authorize ?? ((request: IncomingMessage) => request.headers.origin !== undefined);
   const clientOf = (request: IncomingMessage, id: string | undefined): string =>
     id ?? options.clientId?.(request) ?? addressClient(request.socket.remoteAddress);
   const paths = new Set([options.path, options.path.replace(/\/+$/, '') + routes.liveTts]);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.frameBytes, clientTracking: false });
-  const events = new Subject<LiveRelayEvent>();
-  const refusedCounts = Object.fromEntries(REFUSALS.map((reason) => [reason, 0])) as Record<LiveRelayRefusal, number>;
-  const sessions = new Set<RelaySession>();
-  const renewal = slotRenewal(sessions, store, scheduler, limits.storeTimeoutMs);
-  const ctx: RelayContext = {
-    limits,
-    clientCap: Math.min(limits.sessionsPerClient, Math.max(1, Math.floor(limits.sessions * limits.clientShare))),
-    scheduler,
-    store,
-    scrub: keyScrubber(apiKey),
-    report: (event) => {
-      if (event.type === 'refused') refusedCounts[event.reason]++;
-      events.next(event);
-    },
-    connectUpstream: () => new Upstream(config.wsUrl, { headers: { 'x-api-key': apiKey }, maxPayload: 1024 * 1024 }),
-    sessions,
-    clientRates: new Map<string, ByteRate>(),
-    renewSlots: () => renewal.start(),
-  };
   let closing = false;
-  if (options.publicOrigin === undefined && options.origins === undefined) {
-    (options.warn ?? console.warn)(
-      `rxvoice relay at ${options.path}: no publicOrigin or origins, so only loopback hosts (localhost, 127.0.0.0/8, [::1]) are served; set publicOrigin (or origins) in production`,
-    );
-  }
+  if (options.publicOrigin === undefined && options.origins === undefined) (options.warn ?? console.warn)(LOOPBACK_ONLY(options.path));
 
   /**
    * 1. An upgrade on the relay's path: a `Host` the relay does not serve (without `publicOrigin`
-   * or `origins`, only loopback names) or a page of another origin is closed 4403; else `authorize` is asked.
+   * or `origins`, only loopback names) or a page of another origin is closed 4403; else `authorize`
+   * is asked (a throw or a rejection is a no).
    */
   function handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const pathname = new URL(request.url ?? '/', 'http://relay.invalid').pathname;
@@ -165,24 +135,11 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
       refuseUpgrade(request, socket, head, 'origin', RelayCloseCodes.originNotAllowed, `origin not allowed: ${request.headers.origin}`);
       return true;
     }
-    askAuthorize(request, (allowed) => afterAuthorize(request, socket, head, allowed));
+    askAuthorize(authorize, request, (verdict) => afterAuthorize(request, socket, head, verdict));
     return true;
   }
 
-  /** 2. Asks `authorize` (a throw or a rejection is a no) and hands its answer on. */
-  function askAuthorize(request: IncomingMessage, then: (verdict: unknown) => void): void {
-    let verdict: unknown;
-    try {
-      verdict = authorize(request);
-    } catch {
-      verdict = false;
-    }
-    if (typeof (verdict as PromiseLike<unknown> | undefined)?.then === 'function') {
-      Promise.resolve(verdict).then(then, () => then(false));
-    } else then(verdict);
-  }
-
-  /** 3. `authorize` answered: refuse (4401), or upgrade and admit the client it names. */
+  /** 2. `authorize` answered: refuse (4401), or upgrade and admit the client it names. */
   function afterAuthorize(request: IncomingMessage, socket: Duplex, head: Buffer, verdict: unknown): void {
     const allowed = verdict === true || (typeof verdict === 'string' && verdict !== '');
     if (!allowed) {
@@ -199,11 +156,11 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
     upgrade(request, socket, head, (browser) => admit(browser, client, request.headers.origin));
   }
 
-  /** 4. Admission: within the relay's sessions, then a slot of the client's in the store; the session takes it from there. */
+  /** 3. Admission: within the relay's sessions, then a slot of the client's in the store; the session takes it from there. */
   function admit(browser: WebSocket, client: string, origin: string | undefined): void {
     if (sessions.size >= limits.sessions) {
       ctx.report({ type: 'refused', reason: 'serverSessions', code: CloseCodes.rejected, message: 'too many sessions on this server', client, origin });
-      return refuse(browser, CloseCodes.rejected, 'too many sessions on this server');
+      return refuse(browser, CloseCodes.rejected, 'too many sessions on this server', scheduler);
     }
     const session = new RelaySession(ctx, browser, client, origin);
     sessions.add(session);
@@ -222,14 +179,7 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
   ): void {
     const origin = request.headers.origin;
     ctx.report({ type: 'refused', reason, code, message: truncateUtf8(reported, CLOSE_REASON_BYTES), client: undefined, origin });
-    upgrade(request, socket, head, (browser) => refuse(browser, code, message));
-  }
-
-  /** Closes a browser the relay will not serve (a `session.error` first when the code is 4400). */
-  function refuse(browser: WebSocket, code: number, message: string): void {
-    browser.on('error', () => undefined);
-    if (code === CloseCodes.rejected) browser.send(sessionError(message));
-    closeThenTerminate(browser, code, message, scheduler);
+    upgrade(request, socket, head, (browser) => refuse(browser, code, message, scheduler));
   }
 
   /** Completes the WebSocket handshake (so the page can read a close code and reason), then `then`. */
@@ -262,6 +212,71 @@ export function attachLiveRelay(server: HttpServer | HttpsServer | undefined, op
       events.complete();
     },
   };
+}
+
+/** The one warning line of a relay with neither `publicOrigin` nor `origins`. */
+const LOOPBACK_ONLY = (path: string): string =>
+  `rxvoice relay at ${path}: no publicOrigin or origins, so only loopback hosts (localhost, 127.0.0.0/8, [::1]) are served; set publicOrigin (or origins) in production`;
+
+/**
+ * What a relay's sessions share, from its checked options: limits, clock, store, the key
+ * (in the upstream factory and the scrubber only), and how events are reported and counted.
+ */
+function relayContext(options: LiveRelayOptions): {
+  ctx: RelayContext;
+  events: Subject<LiveRelayEvent>;
+  refusedCounts: Record<LiveRelayRefusal, number>;
+  renewal: ReturnType<typeof slotRenewal>;
+} {
+  const { limits } = checkOptions(OptionsSchema, options, 'attachLiveRelay');
+  const { config, apiKey } = resolveConfig({
+    apiKey: options.apiKey,
+    baseUrl: options.baseUrl,
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const store = options.store ?? memoryRelayStore();
+  const Upstream = options.WebSocket ?? WebSocket;
+  const events = new Subject<LiveRelayEvent>();
+  const refusedCounts = Object.fromEntries(REFUSALS.map((reason) => [reason, 0])) as Record<LiveRelayRefusal, number>;
+  const sessions = new Set<RelaySession>();
+  const renewal = slotRenewal(sessions, store, scheduler, limits.storeTimeoutMs);
+  const ctx: RelayContext = {
+    limits,
+    clientCap: Math.min(limits.sessionsPerClient, Math.max(1, Math.floor(limits.sessions * limits.clientShare))),
+    scheduler,
+    store,
+    scrub: keyScrubber(apiKey),
+    report: (event) => {
+      if (event.type === 'refused') refusedCounts[event.reason]++;
+      events.next(event);
+    },
+    connectUpstream: () => new Upstream(config.wsUrl, { headers: { 'x-api-key': apiKey }, maxPayload: 1024 * 1024 }),
+    sessions,
+    clientRates: new Map<string, ByteRate>(),
+    renewSlots: () => renewal.start(),
+  };
+  return { ctx, events, refusedCounts, renewal };
+}
+
+/** Asks `authorize` (a throw or a rejection is a no) and hands its answer to `then`. */
+function askAuthorize(authorize: NonNullable<LiveRelayOptions['authorize']>, request: IncomingMessage, then: (verdict: unknown) => void): void {
+  let verdict: unknown;
+  try {
+    verdict = authorize(request);
+  } catch {
+    verdict = false;
+  }
+  if (typeof (verdict as PromiseLike<unknown> | undefined)?.then === 'function') {
+    Promise.resolve(verdict).then(then, () => then(false));
+  } else then(verdict);
+}
+
+/** Closes a browser the relay will not serve (a `session.error` first when the code is 4400). */
+function refuse(browser: WebSocket, code: number, message: string, scheduler: SchedulerLike): void {
+  browser.on('error', () => undefined);
+  if (code === CloseCodes.rejected) browser.send(sessionError(message));
+  closeThenTerminate(browser, code, message, scheduler);
 }
 
 /** Closes a session's browser (1001) and resolves once its socket is closed. */
