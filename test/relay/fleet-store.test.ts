@@ -110,7 +110,7 @@ describe.skipIf(!REDIS)('redisRelayStore holds only what exists', () => {
   it('Redis stalled 3 s while a visitor connects: refused 1013, and the claims that land late hold no slot', async () => {
     const store = redisRelayStore(redis!.url, { prefix: 'stall:' });
     stores.push(store);
-    const relay = await site({ store, limits: { storeTimeoutMs: 300, sessionsPerClient: 4 } });
+    const relay = await site({ store, limits: { storeTimeoutMs: 1_000, sessionsPerClient: 4 } });
     const redisDirect = direct();
     try {
       expect((await speakOnce(relay.url, 'eve', 'Hello.')).code).toBe(1000); // the store's connection is up
