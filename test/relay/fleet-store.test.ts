@@ -64,6 +64,7 @@ async function site(options: Partial<LiveRelayOptions>): Promise<{ relay: LiveRe
   const relay = attachLiveRelay(server, {
     path: '/speech',
     apiKey: emulator.apiKey,
+    warn: () => undefined,
     baseUrl: emulator.baseUrl,
     authorize: (request) => `user:${String(request.headers['x-user'])}`,
     ...options,

@@ -69,6 +69,7 @@ export async function harness(relayOptions: Partial<LiveRelayOptions> = {}, emul
   const relay = attachLiveRelay(server, {
     path: '/speech',
     apiKey: SECRET,
+    warn: () => undefined, // the loopback-only warning (host.test.ts checks it)
     baseUrl: emulator.baseUrl,
     WebSocket: TrackingWebSocket,
     clientId: (request) => String(request.headers['x-client'] ?? request.socket.remoteAddress),

@@ -87,6 +87,7 @@ async function site(options: Partial<LiveRelayOptions>): Promise<Site> {
   const relay = attachLiveRelay(server, {
     path: '/speech',
     apiKey: emulator.apiKey,
+    warn: () => undefined,
     baseUrl: emulator.baseUrl,
     authorize: (request) => `user:${String(request.headers['x-user'])}`,
     ...options,
