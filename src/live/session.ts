@@ -474,11 +474,7 @@ class LiveSession {
     // a numeric language id (deprecated) says nothing of the script: the default rules apply
     const language = options.config.language;
     this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
-    const idle = options.config.idle_timeout;
-    this.ledger = new SpeechLedger({
-      locale: typeof language === 'string' ? language : undefined,
-      idleTimeoutMs: typeof idle === 'number' ? idle * 1000 : undefined,
-    });
+    this.ledger = new SpeechLedger({ locale: typeof language === 'string' ? language : undefined });
     this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
   }
 
@@ -615,7 +611,7 @@ class LiveSession {
   /** A piece of text to send: recorded in the ledger, sent when ready, else kept. */
   private sendText(text: string): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
-    this.ledger.push(text, this.options.scheduler.now());
+    this.ledger.push(text);
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
       this.watchResponse(this.connection);
@@ -721,7 +717,7 @@ class LiveSession {
     }
     // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
     this.outbox = [];
-    const resent = this.ledger.resend(this.options.scheduler.now());
+    const resent = this.ledger.resend();
     this.metrics?.reconnected(resent);
     if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
     if (this.textComplete) this.send(connection, { type: 'text.done' });
