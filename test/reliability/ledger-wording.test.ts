@@ -232,7 +232,7 @@ describe('SpeechLedger: which text a segment covers comes from the text sent', (
 
   it('a service that merges two sentences and says so word for word: both are covered', () => {
     const ledger = new SpeechLedger({ locale: 'en-us' });
-    ledger.push('One thing. Another thing. A third.', 0);
+    ledger.push('One thing. Another thing. A third.');
     expect(ledger.segmentStarted(0, 'One thing. Another thing.')).toEqual({ sent: 'One thing. Another thing.', matches: true });
     ledger.segmentDelivered(0);
     expect(ledger.unspoken()).toBe('A third.');
