@@ -215,7 +215,8 @@ export class SpeechLedger {
    *    modelled with the shared sentence core, finds it);
    * 2. earlier only if the service flushed text without a boundary, which happens at the end
    *    of a chunk (after which no text reached it for `idle_timeout`, or at `text.done`):
-   *    the reported text chooses among the chunk ends (folded equality; with no sentence
+   *    the reported text chooses among the chunk ends, each giving the segment the first
+   *    piece the service's segmenter cuts from the text flushed there (folded equality; with no sentence
    *    end to fall back on, the nearest length, the earlier on a tie, so that doubt
    *    re-speaks rather than loses). Any chunk end qualifies, however soon the next chunk
    *    was sent: the service's idle timer runs on when chunks arrive, not when they left;
@@ -225,23 +226,27 @@ export class SpeechLedger {
    */
   private nextSegmentEnd(from: Offset, reported: string): Offset {
     const sentenceEnd = this.sentenceEnds.first((end) => end > from && this.hasWords(from, end));
-    const flushes = this.flushCandidates(from, sentenceEnd);
     const want = fold(reported);
     const covers = (end: Offset): boolean => fold(this.slice(from, end)) === want;
-    let chosen: Offset | undefined;
-    if (sentenceEnd !== undefined && covers(sentenceEnd)) chosen = sentenceEnd;
-    chosen ??= flushes.find(covers);
-    if (chosen === undefined && sentenceEnd !== undefined) {
-      chosen = this.sentenceEnds.first((end) => end > sentenceEnd && covers(end)) ?? this.chunkEnds().find((end) => end > sentenceEnd && covers(end));
-      if (chosen === undefined) return sentenceEnd;
+    if (sentenceEnd !== undefined && covers(sentenceEnd)) return sentenceEnd;
+    // A flush at a chunk end `at` ends the segment where the service's segmenter cuts the
+    // flushed text first (its `end()` may still cut it in several pieces, each a segment).
+    const flushes = this.flushCandidates(from, sentenceEnd).map((at) => ({ at, pieces: this.flushedEnds(from, at) }));
+    let flush = flushes.find((candidate) => covers(firstPieceEnd(candidate)));
+    if (flush === undefined && sentenceEnd !== undefined) {
+      const later = this.sentenceEnds.first((end) => end > sentenceEnd && covers(end));
+      if (later !== undefined) return later;
+      const laterChunk = this.chunkEnds().find((end) => end > sentenceEnd && covers(end));
+      if (laterChunk === undefined) return sentenceEnd;
+      flush = { at: laterChunk, pieces: this.flushedEnds(from, laterChunk) };
     }
-    chosen ??= flushes.length === 0 ? from : nearest(flushes, (end) => Math.abs(fold(this.slice(from, end)).length - want.length));
-    if (this.sentenceEnds.has(chosen) || chosen === from) return chosen;
-    // A flush without a boundary: the service ends its segmenter there (which may still cut
-    // the flushed text in pieces, each a segment) and starts afresh after it.
-    const pieces = this.flushedEnds(from, chosen);
-    this.remodelFrom(chosen, pieces);
-    return pieces[0] ?? chosen;
+    if (flush === undefined) {
+      if (flushes.length === 0) return from;
+      flush = nearest(flushes, (candidate) => Math.abs(fold(this.slice(from, firstPieceEnd(candidate))).length - want.length));
+    }
+    // The service ended its segmenter at `flush.at` and starts afresh after it.
+    this.remodelFrom(flush.at, flush.pieces);
+    return firstPieceEnd(flush);
   }
 
   /** Where the service's segments end when it flushes the text between `from` and `at` (its segmenter's `end()`). */
@@ -359,8 +364,14 @@ function fold(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, '');
 }
 
-function nearest(values: Offset[], distance: (value: Offset) => number): Offset {
-  let best = values[0] as Offset;
+/** The value of `values` (not empty) at the least distance; the earliest on a tie. */
+function nearest<T>(values: readonly T[], distance: (value: T) => number): T {
+  let best = values[0] as T;
   for (const value of values) if (distance(value) < distance(best)) best = value;
   return best;
+}
+
+/** Where the segment ends if the service flushed there: its segmenter's first piece (or the flush point). */
+function firstPieceEnd(flush: { at: Offset; pieces: Offset[] }): Offset {
+  return flush.pieces[0] ?? flush.at;
 }

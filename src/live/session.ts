@@ -22,6 +22,7 @@ import type { ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
+import { nothingToSpeakError } from './nothing-to-speak.js';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
 import {
   CloseCodes,
@@ -444,6 +445,8 @@ class LiveSession {
   /** Text pushed before the first `session.ready`, to send (in order) once it comes. */
   private outbox: string[] = [];
   private textComplete = false;
+  /** Whether the source pushed any text that is not whitespace. */
+  private hasText = false;
   private textSubscription: Subscription | undefined;
   /** Client-side sentence boundaries (undefined when turned off) and its hold timer. */
   private readonly gate: BoundaryGate | undefined;
@@ -478,10 +481,11 @@ class LiveSession {
     this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
   }
 
-  /** Open the socket, then subscribe to the text (so that it is produced while the socket connects). */
+  /**
+   * Subscribe to the text, then open the socket (the text is produced while it connects):
+   * a source that ends at once with nothing to speak opens no socket at all.
+   */
   start(text$: Observable<string>): void {
-    this.open();
-    if (this.phase === 'finished') return;
     this.textSubscription = text$.subscribe({
       next: (text) => this.pushText(text),
       error: (error: unknown) =>
@@ -490,9 +494,12 @@ class LiveSession {
         this.holdTimer?.unsubscribe();
         for (const chunk of this.gate?.end() ?? []) this.sendText(chunk);
         this.textComplete = true;
+        // nothing to speak: the same local ValidationError as other bad input, nothing paid
+        if (!this.hasText) return this.finish(nothingToSpeakError());
         if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
       },
     });
+    if (this.phase !== 'finished') this.open();
   }
 
   /** Teardown: unsubscribing closes the socket at once (1000) and clears every timer. */
@@ -594,6 +601,7 @@ class LiveSession {
   private pushText(text: string): void {
     // Timed when the source pushes it: a stop held by the gate counts as latency.
     if (this.phase !== 'finished' && typeof text === 'string' && text.length > 0) this.metrics?.textPushed(text);
+    if (typeof text === 'string' && text.trim() !== '') this.hasText = true;
     const gate = this.gate;
     if (!gate) return this.sendText(text);
     if (this.phase === 'finished' || typeof text !== 'string') return;
@@ -900,7 +908,7 @@ class LiveSession {
     this.reconnectTimer = timer(delay, this.options.scheduler).subscribe(() => this.open());
   }
 
-  private finish(error?: LiveSessionError): void {
+  private finish(error?: LiveSessionError | ValidationError): void {
     if (this.phase === 'finished') return;
     this.metrics?.end(error === undefined ? 'complete' : 'error');
     this.stop();

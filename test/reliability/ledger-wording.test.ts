@@ -230,6 +230,18 @@ describe('SpeechLedger: which text a segment covers comes from the text sent', (
     expect(ledger.stats().mismatches).toBe(1);
   });
 
+  it('a flush at the last chunk end that the service cuts in pieces: the segment is its first piece, not an earlier chunk end (fuzz seed 1830280526)', () => {
+    // "Ø" then "'\u2028%": flushed whole, the segmenter's end() cuts "Ø'" | "\u2028%" (a line
+    // separator); chunk end 1 ("Ø") is as near in length as "Ø'" but is not what was said
+    const ledger = new SpeechLedger({ locale: 'en-us' });
+    ledger.push('Ø');
+    ledger.push("'\u2028%");
+    expect(ledger.segmentStarted(0, "Ø'")).toEqual({ sent: "Ø'", matches: true });
+    ledger.segmentDelivered(0);
+    expect(ledger.unspoken()).toBe('\u2028%'.trimStart());
+    expect(ledger.segmentStarted(1, '\u2028%').matches).toBe(true);
+  });
+
   it('a service that merges two sentences and says so word for word: both are covered', () => {
     const ledger = new SpeechLedger({ locale: 'en-us' });
     ledger.push('One thing. Another thing. A third.');
