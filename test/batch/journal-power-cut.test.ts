@@ -32,8 +32,8 @@ import {
 import type { JournalFile } from '../../src/batch/journal.js';
 import { headerLine, lineOf } from '../../src/batch/journal-records.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { clientFor, emulator } from '../client-helpers.js';
-import { spawnCli } from '../batch-helpers.js';
+import { clientFor, emulator } from '../client/helpers.js';
+import { spawnCli } from './helpers.js';
 
 const translations = (count: number): BatchJobInput[] =>
   Array.from({ length: count }, (_, i) => ({

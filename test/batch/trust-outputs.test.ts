@@ -15,7 +15,7 @@ import { outputProblem } from '../../src/batch/output-check.js';
 import { streamingWavHeader, STREAMING_WAV_SIZE } from '../../src/audio/pcm.js';
 import { wavHeader } from '../../src/audio/wav.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { clientFor, emulator } from '../client-helpers.js';
+import { clientFor, emulator } from '../client/helpers.js';
 
 let dir: string;
 beforeEach(async () => {
