@@ -62,7 +62,7 @@ interface PendingWrite {
 
 /** A disk with a write cache: `durable` holds what was synced; each write waits in `pending` until `datasync`. */
 class CacheDisk implements JournalFile {
-  durable = Buffer.alloc(0);
+  durable: Buffer = Buffer.alloc(0);
   pending: PendingWrite[] = [];
   /** Every state a power cut could leave, gathered before each operation. */
   cuts: Buffer[] = [];
