@@ -19,7 +19,7 @@ import { dirname } from 'node:path';
 import { JournalError } from './errors.js';
 import { JournalHeaderSchema, JournalRecordSchema, headerLine, lineOf, recordedJobs, verified, type JournalRecord } from './journal-records.js';
 
-/** What a repair kept and lost (see {@link repairJournal}). */
+/** What a repair of a damaged journal kept and lost (`repair: true`; see `Journal.repaired`). */
 export interface JournalRepair {
   /** Where the damaged journal's bytes were kept. */
   damagedCopy: string;
