@@ -12,7 +12,8 @@
  * Three processes: this one (the table), the emulator, and the talkers (bare `ws`
  * clients). Levels: 10, 100, 200, 400, 1000 sessions (quick: 10, 100, 400); each level
  * opens its sessions over about a second, lets them talk for `seconds`, and drops the
- * first sentence of each session (connection warm-up). The peer of every row is the
+ * first sentence of each session (connection warm-up; a sentence takes 2 s, so a level
+ * needs at least 6 s of talking to measure any). The peer of every row is the
  * same figure at 10 sessions; target ratio <= 2 up to 1,000 sessions (or until a core
  * is busy: the emulator's CPU share is in the note).
  *
@@ -97,7 +98,7 @@ async function measureLevel(sessions: number, seconds: number, sampleRate: numbe
 
 export async function run(options: EmulatorCapacityOptions = {}): Promise<BenchRow[]> {
   const levels = options.levels ?? (QUICK ? [10, 100, 400] : [10, 100, 200, 400, 1000]);
-  const seconds = options.seconds ?? (QUICK ? 5 : 8);
+  const seconds = options.seconds ?? (QUICK ? 7 : 8);
   const sampleRate = options.sampleRate ?? 16_000;
   const results: LevelResult[] = [];
   for (const sessions of levels) {
