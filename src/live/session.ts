@@ -430,6 +430,8 @@ class LiveSession {
         ledger.segmentDelivered(frame.segment_id);
         this.metrics?.segmentDone();
         this.attemptsInRow = 0;
+        // nothing left to wait for: no timer kept (the next text sent starts the watch again)
+        if (!this.waitsForSpeech(connection)) this.stopResponseWatch();
         this.emit({ type: 'segmentDone', segment_id: this.idOffset + frame.segment_id });
         return;
       case 'segment.skipped':
@@ -555,7 +557,8 @@ class LiveSession {
    */
   private noteProgress(connection: Connection, data: unknown): void {
     if (typeof data !== 'string') {
-      connection.audioSinceProgress += toBytes(data)?.byteLength ?? 0;
+      // the length alone: a view of the bytes is made once, in onAudioFrame
+      connection.audioSinceProgress += data instanceof ArrayBuffer || ArrayBuffer.isView(data) ? data.byteLength : 0;
       if (connection.audioSinceProgress < this.progressAudioBytes) return;
     }
     connection.audioSinceProgress = 0;
