@@ -32,8 +32,14 @@ export function createScanner(checked: CheckedSpeakableOptions, onHiddenBlock: (
     | undefined;
   /** Inside a fenced block's line, not at its start. */
   let fenceLine = false;
-  /** Open hidden block (`<think>`): its tag name, kind and where its opening tag starts. */
-  let hidden: { name: string; kind: HiddenKind; start: number } | undefined;
+  /**
+   * Open hidden block (`<think>`): its tag name, kind and where its opening tag starts; the
+   * scanner's state before it (`prev`, and whether the tag began a plain line), restored after
+   * it, so the text around a block reads as if the block were not there.
+   */
+  let hidden: { name: string; kind: HiddenKind; start: number; prev: number; atLineStart: boolean } | undefined;
+  /** Where the current plain line's text starts (absolute; -1: not on a plain line's start). */
+  let textLineAt = -1;
   let unclosed: HiddenKind | undefined;
 
   const emit = (text: string, start: number, end: number, verbatim = false): void => pieces.emit(text, start, end, verbatim);
@@ -45,13 +51,17 @@ export function createScanner(checked: CheckedSpeakableOptions, onHiddenBlock: (
     if (at.content > 0) {
       const abs = base + pos;
       pieces.hide(buf.slice(pos, pos + at.content), abs, abs + at.content, h.kind);
-      prev = buf.charCodeAt(pos + at.content - 1);
       pos += at.content;
       return true;
     }
     if (at.close === 0) return false;
-    drop(at.close);
+    pos += at.close;
     hidden = undefined;
+    prev = h.prev;
+    if (h.atLineStart) {
+      lineStart = true;
+      textLineAt = -1;
+    }
     onHiddenBlock?.({ kind: h.kind, start: h.start, end: base + pos, closed: true });
     return true;
   }
@@ -117,6 +127,7 @@ export function createScanner(checked: CheckedSpeakableOptions, onHiddenBlock: (
         else if (i > pos) drop(i - pos);
         lineKind = at.kind;
         lineStart = false;
+        textLineAt = at.kind === 'text' ? base + pos : -1;
         return true;
       }
     }
@@ -307,8 +318,8 @@ export function createScanner(checked: CheckedSpeakableOptions, onHiddenBlock: (
           copy(tag.address.length);
           drop(1);
         } else if (tag.type === 'hidden') {
-          hidden = { name: tag.name, kind: tag.kind, start: base + pos };
-          drop(tag.len);
+          hidden = { name: tag.name, kind: tag.kind, start: base + pos, prev, atLineStart: base + pos === textLineAt };
+          pos += tag.len;
         } else if (tag.type === 'tag') {
           if (tag.action === 'keep') copy(tag.len);
           else if (tag.action === 'space') replace(tag.len, ' ');
