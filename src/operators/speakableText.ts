@@ -1,5 +1,6 @@
-import { Observable, type OperatorFunction } from 'rxjs';
-import { createSpeakableText, loadNumberWords, speakableTextOptions, type SpeakableTextCore, type SpeakableTextOptions } from '../text/speakable.js';
+import type { OperatorFunction } from 'rxjs';
+import { speakableStep } from '../live/speakable.js';
+import type { SpeakableTextOptions } from '../text/speakable.js';
 
 export type { SpeakableTextOptions, SpeakablePiece, CodeBlockMode, HiddenBlock, HiddenKind, LinkMode, Lexicon, LexiconRule, NumberWords } from '../text/speakable.js';
 
@@ -62,49 +63,5 @@ export type { SpeakableTextOptions, SpeakablePiece, CodeBlockMode, HiddenBlock, 
  * @return A function that returns an Observable of speakable text.
  */
 export function speakableText(options: SpeakableTextOptions = {}): OperatorFunction<string, string> {
-  const checked = speakableTextOptions(options); // throws now, not inside the stream
-  const needsWords = checked.spokenForm && options.numberWords === undefined;
-  return (source) =>
-    new Observable<string>((subscriber) => {
-      let core: SpeakableTextCore | undefined = needsWords ? undefined : createSpeakableText(options);
-      /** Tokens (and the end) that came while the number words loaded. */
-      const waiting: string[] = [];
-      let ended: { error: unknown } | 'complete' | undefined;
-      const emit = (pieces: { text: string; hidden?: string }[]): void => {
-        let text = '';
-        for (const p of pieces) if (p.hidden === undefined) text += p.text;
-        if (text.length > 0) subscriber.next(text);
-      };
-      const finish = (c: SpeakableTextCore, how: { error: unknown } | 'complete'): void => {
-        emit(c.end());
-        if (how === 'complete') subscriber.complete();
-        else subscriber.error(how.error);
-      };
-      if (needsWords) {
-        loadNumberWords(checked.language).then(
-          (numberWords) => {
-            if (subscriber.closed) return;
-            const c = (core = createSpeakableText({ ...options, numberWords }));
-            for (const token of waiting.splice(0)) emit(c.feed(token));
-            if (ended) finish(c, ended);
-          },
-          (err: unknown) => subscriber.error(err),
-        );
-      }
-      const subscription = source.subscribe({
-        next(token) {
-          if (core) emit(core.feed(token));
-          else waiting.push(token);
-        },
-        error(err: unknown) {
-          if (core) finish(core, { error: err });
-          else ended = { error: err };
-        },
-        complete() {
-          if (core) finish(core, 'complete');
-          else ended = 'complete';
-        },
-      });
-      return subscription;
-    });
+  return speakableStep(options);
 }

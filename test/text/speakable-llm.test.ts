@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { cut } from '../fixtures/cut.js';
-import { createSpeakableText, loadNumberWords, segmentSentences, speakableText, type HiddenBlock, type NumberWords, type SpeakablePiece, type SpeakableTextOptions } from '../../src/operators/index.js';
+import { createSpeakableText, loadNumberWords, segmentSentences, speakableText, type HiddenBlock, type Lexicon, type NumberWords, type SpeakablePiece, type SpeakableTextOptions } from '../../src/operators/index.js';
 import { ValidationError } from '../../src/core/errors.js';
 
 function pieces(tokens: readonly string[], options?: SpeakableTextOptions): SpeakablePiece[] {
@@ -133,7 +133,7 @@ describe('markup', () => {
 });
 
 describe('lexicon', () => {
-  const lexicon = [
+  const lexicon: Lexicon[] = [
     { words: { SQL: 'sequel', Nguyen: 'Win' } },
     { language: 'de', words: { GmbH: 'Gesellschaft mit beschränkter Haftung' } },
     { rules: [{ match: /^v(\d+)\b/, replace: 'version $1' }, { match: 'C++', replace: 'C plus plus' }] },

@@ -1,0 +1,62 @@
+/**
+ * The speakable step: tokens in, the text to speak out, on the pure core of
+ * `text/speakable.ts`. Used by the `speakableText()` operator and by a live session given
+ * `speakable` (`client.speak({ ..., speakable: true })`), so both speak the same way.
+ */
+import { Observable, type OperatorFunction } from 'rxjs';
+import { createSpeakableText, loadNumberWords, speakableTextOptions, type SpeakableTextCore, type SpeakableTextOptions } from '../text/speakable.js';
+
+/**
+ * Tokens to speakable text (see `speakableText()` in `rxvoice/operators` for the rules).
+ * Options are checked at once (a ValidationError is thrown here, not in the stream). With
+ * `spokenForm` and no `numberWords`, the number words load on subscription: tokens that come
+ * meanwhile wait, in order, none is lost.
+ *
+ * @internal
+ */
+export function speakableStep(options: SpeakableTextOptions = {}): OperatorFunction<string, string> {
+  const checked = speakableTextOptions(options);
+  const needsWords = checked.spokenForm && options.numberWords === undefined;
+  return (source) =>
+    new Observable<string>((subscriber) => {
+      let core: SpeakableTextCore | undefined = needsWords ? undefined : createSpeakableText(options);
+      /** Tokens (and the end) that came while the number words loaded. */
+      const waiting: string[] = [];
+      let ended: { error: unknown } | 'complete' | undefined;
+      const emit = (pieces: ReadonlyArray<{ text: string; hidden?: string }>): void => {
+        let text = '';
+        for (const p of pieces) if (p.hidden === undefined) text += p.text;
+        if (text.length > 0) subscriber.next(text);
+      };
+      const finish = (c: SpeakableTextCore, how: { error: unknown } | 'complete'): void => {
+        emit(c.end());
+        if (how === 'complete') subscriber.complete();
+        else subscriber.error(how.error);
+      };
+      if (needsWords) {
+        loadNumberWords(checked.language).then(
+          (numberWords) => {
+            if (subscriber.closed) return;
+            const c = (core = createSpeakableText({ ...options, numberWords }));
+            for (const token of waiting.splice(0)) emit(c.feed(token));
+            if (ended) finish(c, ended);
+          },
+          (err: unknown) => subscriber.error(err),
+        );
+      }
+      return source.subscribe({
+        next(token) {
+          if (core) emit(core.feed(token));
+          else waiting.push(token);
+        },
+        error(err: unknown) {
+          if (core) finish(core, { error: err });
+          else ended = { error: err };
+        },
+        complete() {
+          if (core) finish(core, 'complete');
+          else ended = 'complete';
+        },
+      });
+    });
+}
