@@ -60,3 +60,18 @@ export function speakableStep(options: SpeakableTextOptions = {}): OperatorFunct
       });
     });
 }
+
+/**
+ * A whole text as it should be spoken (for one-shot requests such as `/tts-stream`): the
+ * same rules as {@link speakableStep}, number words loaded when `spokenForm` needs them.
+ *
+ * @internal
+ */
+export async function speakableString(text: string, options: SpeakableTextOptions = {}): Promise<string> {
+  const checked = speakableTextOptions(options);
+  const numberWords = checked.spokenForm && options.numberWords === undefined ? await loadNumberWords(checked.language) : options.numberWords;
+  const core = createSpeakableText({ ...options, ...(numberWords === undefined ? {} : { numberWords }) });
+  let out = '';
+  for (const p of [...core.feed(text), ...core.end()]) if (p.hidden === undefined) out += p.text;
+  return out;
+}

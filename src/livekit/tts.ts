@@ -9,6 +9,7 @@ import { checkOptions } from '../core/validation.js';
 import type { ReconnectOptions, SpeakOptions } from '../live/options.js';
 import type { WarmPoolOptions } from '../live/warm.js';
 import type { SessionConfigInput } from '../live/protocol.js';
+import type { SpeakableTextOptions } from '../text/speakable.js';
 import { ChunkedStream } from './chunked.js';
 import type { APIConnectOptions, LiveKitAgents } from './peer.js';
 import type { StreamSettings } from './settings.js';
@@ -44,6 +45,12 @@ export interface TTSOptions {
    * options. Default false; `prewarm()` opens one later.
    */
   warm?: boolean | WarmPoolOptions;
+  /**
+   * Speak the LLM's text as a listener would want it (rxvoice's `speakableText`: thoughts and
+   * tool calls, markdown, emoji and link addresses not spoken; `lexicon`, `spokenForm`...), in
+   * `stream()` and `synthesize()`. Default true; `false` sends the text as it is.
+   */
+  speakable?: boolean | SpeakableTextOptions;
 }
 
 /** Default reconnect policy of `stream()`: 3 attempts in a row. */
@@ -90,7 +97,7 @@ export class TTS extends Base {
   constructor(options: TTSOptions) {
     const checked = checkOptions(OptionsSchema, options, 'rxvoice/livekit TTS');
     super(checked.sampleRate, 1, { streaming: true, alignedTranscript: checked.wordTimestamps });
-    const { voice_id, language, speaking_rate, reconnect = DEFAULT_LIVEKIT_RECONNECT, warm = false } = options;
+    const { voice_id, language, speaking_rate, reconnect = DEFAULT_LIVEKIT_RECONNECT, warm = false, speakable = true } = options;
     const client = checked.client ?? new RxVoiceClient({ ...(checked.apiKey === undefined ? {} : { apiKey: checked.apiKey }), ...(checked.baseUrl === undefined ? {} : { baseUrl: checked.baseUrl }) });
     const speak: SpeakOptions = {
       voice_id,
@@ -101,6 +108,7 @@ export class TTS extends Base {
       ...(speaking_rate === undefined ? {} : { speaking_rate }),
       ...(reconnect === false ? {} : { reconnect }),
       ...(checked.clientBoundaries === undefined ? {} : { clientBoundaries: checked.clientBoundaries }),
+      speakable,
     };
     // Checks the session options now (ValidationError); nothing is opened.
     client.speak(speak);
