@@ -30,7 +30,7 @@ export interface Lexicon {
   language?: string;
   /** Whole words (letters, digits, `_`; case-sensitive) and what to say instead. */
   words?: Readonly<Record<string, string>>;
-  /** Rules applied to each whitespace-delimited word, after `words`, in order. */
+  /** Rules applied to each whitespace-delimited word (without the punctuation around it), after `words`, in order. */
   rules?: readonly LexiconRule[];
 }
 
@@ -85,9 +85,15 @@ export function compileLexicon(lexicons: readonly Lexicon[], language: string): 
   return words.size > 0 || rules.length > 0 ? { words, rules } : undefined;
 }
 
+/** Punctuation around a word that rules do not see (`(v2).` is matched as `v2`). */
+const AROUND = /^([("'«¿¡]*)(.*?)([)"'».,;:!?]*)$/su;
+
 /** `word` (one whitespace-delimited token) as the lexicon says it. */
 export function applyLexicon(word: string, lexicon: CompiledLexicon): string {
-  let out = lexicon.words.size > 0 ? word.replace(WORD, (w) => lexicon.words.get(w) ?? w) : word;
-  for (const rule of lexicon.rules) out = out.replace(rule.re, rule.replace);
-  return out;
+  const out = lexicon.words.size > 0 ? word.replace(WORD, (w) => lexicon.words.get(w) ?? w) : word;
+  if (lexicon.rules.length === 0) return out;
+  const [, lead, core, trail] = AROUND.exec(out)!;
+  let said = core!;
+  for (const rule of lexicon.rules) said = said.replace(rule.re, rule.replace);
+  return `${lead}${said}${trail}`;
 }

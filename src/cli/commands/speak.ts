@@ -18,6 +18,7 @@ import { ExitCode, UsageError } from '../exit-codes.js';
 import { COMMAND_HELP } from '../help.js';
 import { writeJson, writeLine, type CliOutput } from '../io.js';
 import { startProgress } from '../progress.js';
+import { SPEAKABLE_FLAGS, speakableFromFlags } from '../speakable-flags.js';
 import { errorOnAbort, runToEnd } from '../run.js';
 
 /** The service's documented default voice. */
@@ -35,6 +36,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
     'idle-timeout': { type: 'string' },
     'speaking-rate': { type: 'string' },
     'resubmit-skipped': { type: 'boolean' },
+    ...SPEAKABLE_FLAGS,
   });
   if (values.help) {
     io.stdout.write(COMMAND_HELP['speak'] as string);
@@ -50,6 +52,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
   const idleTimeout = readNumber('speak', values['idle-timeout'], 'idle-timeout');
   const speakingRate = readNumber('speak', values['speaking-rate'], 'speaking-rate');
   const wordTimestamps = values['word-timestamps'] === true;
+  const speakable = speakableFromFlags(values, io.cwd ?? process.cwd());
   // Reports go to stdout, unless stdout carries the audio.
   const report: CliOutput = output === '-' ? io.stderr : io.stdout;
   const path = output !== undefined && output !== '-' ? resolve(io.cwd ?? process.cwd(), output) : undefined;
@@ -73,6 +76,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         ...(values.language !== undefined ? { language: values.language } : {}),
         ...(idleTimeout !== undefined ? { idle_timeout: idleTimeout } : {}),
         ...(speakingRate !== undefined ? { speaking_rate: speakingRate } : {}),
+        speakable,
         metrics: (report: SpeechMetrics) => {
           if (report.type === 'session') timing = report;
         },
