@@ -47,6 +47,7 @@ export type { AudioSeparationRequest } from './client/separation.js';
 export type { CreateStoryRequest, TranslatedResultOptions } from './client/stories.js';
 export type { TranscriptionRequest } from './client/transcription.js';
 export type { SubtitlesRequest } from './client/subtitles.js';
+export type { ClientSpeakOptions } from './client/speakable.js';
 export {
   AbortError,
   ApiError,

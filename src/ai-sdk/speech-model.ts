@@ -10,7 +10,7 @@ import { wavHeader } from '../audio/wav.js';
 import { routes } from '../core/routes.js';
 import { TTS_STREAM_FORMATS, type TtsStreamFormat, type TtsStreamRequest } from '../core/schemas.js';
 import { ValidationError } from '../core/errors.js';
-import { speakableString } from '../live/speakable.js';
+import { speakableString } from '../client/speakable.js';
 import type { SpeakableTextOptions } from '../text/speakable.js';
 import { cambOptions, headerWarnings, localeOf, type ProviderContext } from './call.js';
 import { loadAiSdkProvider, toAiSdkError, type AiSdkProvider } from './errors.js';

@@ -53,6 +53,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { sessionPlan, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/options.js';
 import { speak as speakLive } from '../live/session.js';
+import { resolveSpeakable, speakableStep, type ClientSpeakOptions } from './speakable.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
 
 /**
@@ -251,7 +252,15 @@ export class RxVoiceClient {
    * service's default is mp3). Bad options throw a `ValidationError` at once. See `speak`
    * in `src/live/session.ts` for events, errors, barge-in and `reconnect`.
    */
-  speak(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
+  speak(options: ClientSpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
+    const { speakable: speakableInput, ...sessionOptions } = options;
+    const speakable = resolveSpeakable(speakableInput, sessionOptions.language);
+    const session = this.#speakSession(sessionOptions);
+    return speakable ? (text$) => session(text$.pipe(speakableStep(speakable))) : session;
+  }
+
+  /** The live session of `speak` (warm when a pool holds a session started the same way). */
+  #speakSession(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const connection = this.#liveConnection();
     const liveOptions = { ...options, scheduler: options.scheduler ?? this.#transport.config.scheduler };
     if (this.#warmPools.size === 0) return speakLive(connection, liveOptions);
@@ -310,10 +319,12 @@ export class RxVoiceClient {
    * @returns The warm speaker; sessions start opening at once.
    * @throws ValidationError for bad options, before anything is sent.
    */
-  warmSpeaker(options: SpeakOptions, pool: WarmPoolOptions = {}): WarmSpeaker {
+  warmSpeaker(options: ClientSpeakOptions, pool: WarmPoolOptions = {}): WarmSpeaker {
     const scheduler = options.scheduler ?? this.#transport.config.scheduler;
     // Throws ValidationError for bad options, before anything is sent.
-    const plan = sessionPlan(this.#liveConnection(), { ...options, scheduler });
+    const { speakable, ...sessionOptions } = options;
+    resolveSpeakable(speakable, sessionOptions.language);
+    const plan = sessionPlan(this.#liveConnection(), { ...sessionOptions, scheduler });
     const warm = new WarmSessionPool(plan, { ...pool, scheduler: pool.scheduler ?? scheduler });
     const pools = this.#warmPools;
     pools.add(warm);

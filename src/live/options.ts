@@ -17,7 +17,6 @@ import { ValidationError } from '../core/errors.js';
 import { flag, func, integerAtLeast, milliseconds, positiveMilliseconds } from '../core/options.js';
 import { LIVE_TTS_PATH } from '../core/routes.js';
 import type { ValidationIssue } from '../core/schemas.js';
-import { speakableTextOptions, type SpeakableTextOptions } from '../text/speakable.js';
 import { toValidationIssues } from '../core/validation.js';
 import type { SpeechMetricsObserver } from './metrics.js';
 import { SessionConfigSchema, type ClientFrame, type SessionConfig, type SessionConfigInput } from './protocol.js';
@@ -151,14 +150,6 @@ export type SpeakOptions = SessionConfigInput & {
    * session ends (complete, error or unsubscribe), then `complete`. Off by default.
    */
   metrics?: SpeechMetricsObserver | undefined;
-  /**
-   * Speak the text as a listener would want it (`speakableText` inside the session): `true`
-   * for the defaults, or its options (thoughts and tool calls not spoken, links as their host,
-   * markdown and emoji dropped, `lexicon`, `spokenForm`...). The session's `language` is used
-   * when the options give none. What is sent (and recorded for a reconnect) is the rewritten
-   * text. Off by default (the text is sent as it is).
-   */
-  speakable?: boolean | SpeakableTextOptions | undefined;
 };
 
 /** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
@@ -211,8 +202,6 @@ export interface ResolvedSpeak extends z.output<typeof ClientOptionsSchema> {
   config: SessionConfig;
   scheduler: SchedulerLike;
   metrics: SpeechMetricsObserver | undefined;
-  /** The checked `speakable` options (with the session's language), or undefined when off. */
-  speakable: SpeakableTextOptions | undefined;
   url: string;
   /** Whether the key goes in the `x-api-key` header (else it is in the `url`'s query). */
   headersSupported: boolean;
@@ -245,9 +234,8 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
  * @internal
  */
 export function resolveSpeak(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
-  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, speakable: speakableInput, ...configInput } = options;
+  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, ...configInput } = options;
   const issues: ValidationIssue[] = [];
-  const speakable = resolveSpeakable(speakableInput, configInput.language, issues);
   const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
   if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
   const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs };
@@ -257,7 +245,7 @@ export function resolveSpeak(connection: LiveConnection, options: SpeakOptions):
   const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
   const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
-  if (!config.success || !client.success || url === undefined || issues.length > 0) {
+  if (!config.success || !client.success || url === undefined) {
     throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
   }
   return {
@@ -265,30 +253,10 @@ export function resolveSpeak(connection: LiveConnection, options: SpeakOptions):
     config: config.data,
     scheduler: scheduler ?? asyncScheduler,
     metrics,
-    speakable,
     url,
     headersSupported,
     WebSocket: Ctor,
   };
-}
-
-/** The `speakable` option checked (its issues added to `issues`), with the session's language when it gives none. */
-function resolveSpeakable(input: SpeakOptions['speakable'], language: unknown, issues: ValidationIssue[]): SpeakableTextOptions | undefined {
-  if (input === undefined || input === false) return undefined;
-  if (input !== true && (input === null || typeof input !== 'object')) {
-    issues.push({ loc: ['options', 'speakable'], msg: 'must be a boolean or speakableText options', type: 'value_error' });
-    return undefined;
-  }
-  const options: SpeakableTextOptions = input === true ? {} : { ...input };
-  if (options.language === undefined && typeof language === 'string') options.language = language;
-  try {
-    speakableTextOptions(options);
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    issues.push(...error.issues.map((issue) => ({ ...issue, loc: ['options', 'speakable', ...issue.loc.slice(1)] })));
-    return undefined;
-  }
-  return options;
 }
 
 /** Where and how a session connects, and the exact `session.start` frame (JSON text) it sends. */

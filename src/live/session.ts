@@ -25,7 +25,6 @@ import { closeError, isRefusal } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { SpeechMetricsRecorder } from './metrics.js';
-import { speakableStep } from './speakable.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
 import { CloseCodes, MAX_AUDIO_FRAME_BYTES, ServerFrameSchema, type ClientFrame, type ServerFrame } from './protocol.js';
 
@@ -147,7 +146,7 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
   return (text$) =>
     new Observable<LiveSpeechEvent>((subscriber) => {
       const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
-      session.start(resolved.speakable ? text$.pipe(speakableStep(resolved.speakable)) : text$);
+      session.start(text$);
       return () => session.stop();
     });
 }

@@ -4,7 +4,7 @@
  */
 import { AudioByteStream, shortuuid, tts } from '@livekit/agents';
 import { from, concatMap, type Subscription } from 'rxjs';
-import { speakableString } from '../live/speakable.js';
+import { speakableString } from '../client/speakable.js';
 import { createSentenceSegmenter } from '../text/sentences.js';
 import { isAbort, toLiveKitError } from './errors.js';
 import type { APIConnectOptions, AudioFrame, LiveKitAgents } from './peer.js';

@@ -6,7 +6,8 @@ import * as z from 'zod/mini';
 import { RxVoiceClient, type WarmSpeaker } from '../client/client.js';
 import { flag, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
-import type { ReconnectOptions, SpeakOptions } from '../live/options.js';
+import type { ReconnectOptions } from '../live/options.js';
+import type { ClientSpeakOptions } from '../client/speakable.js';
 import type { WarmPoolOptions } from '../live/warm.js';
 import type { SessionConfigInput } from '../live/protocol.js';
 import type { SpeakableTextOptions } from '../text/speakable.js';
@@ -99,7 +100,7 @@ export class TTS extends Base {
     super(checked.sampleRate, 1, { streaming: true, alignedTranscript: checked.wordTimestamps });
     const { voice_id, language, speaking_rate, reconnect = DEFAULT_LIVEKIT_RECONNECT, warm = false, speakable = true } = options;
     const client = checked.client ?? new RxVoiceClient({ ...(checked.apiKey === undefined ? {} : { apiKey: checked.apiKey }), ...(checked.baseUrl === undefined ? {} : { baseUrl: checked.baseUrl }) });
-    const speak: SpeakOptions = {
+    const speak: ClientSpeakOptions = {
       voice_id,
       output_format: 'wav',
       sample_rate: checked.sampleRate,

@@ -1,5 +1,5 @@
 import type { OperatorFunction } from 'rxjs';
-import { speakableStep } from '../live/speakable.js';
+import { speakableStep } from '../client/speakable.js';
 import type { SpeakableTextOptions } from '../text/speakable.js';
 
 export type { SpeakableTextOptions, SpeakablePiece, CodeBlockMode, HiddenBlock, HiddenKind, LinkMode, Lexicon, LexiconRule, NumberWords } from '../text/speakable.js';

@@ -86,7 +86,7 @@ function withWord(value: string, lang: string, w: NumberWords, options: Intl.Num
 }
 
 function money(value: string, code: string, lang: string, w: NumberWords): string {
-  if (LOCAL_CURRENCY[w.locale] === code && w.toCurrency) return w.toCurrency(value);
+  if (LOCAL_CURRENCY[w.locale ?? ''] === code && w.toCurrency) return w.toCurrency(value);
   return withWord(value, lang, w, { style: 'currency', currency: code, currencyDisplay: 'name' }, 'currency') ?? w.toCardinal(value);
 }
 
@@ -125,7 +125,7 @@ function datesAndOrdinals(core: string, next: string | undefined, nextCore: stri
   let m: RegExpExecArray | null;
   if ((m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(core))) return some(dateWords(+m[1]!, +m[2]!, +m[3]!, lang, w), false);
   if ((m = /^(\d{1,2})([./])(\d{1,2})\2(\d{4})$/.exec(core))) {
-    const monthFirst = w.locale === 'en-us';
+    const monthFirst = (w.locale ?? 'en-us') === 'en-us';
     const [d, mo] = monthFirst ? [+m[3]!, +m[1]!] : [+m[1]!, +m[3]!];
     return some(dateWords(+m[4]!, mo, d, lang, w), false);
   }

@@ -51,6 +51,7 @@ import { optionError } from '../core/validation.js';
 import { compileLexicon } from './speakable-lexicon.js';
 import { speakableTextOptions, type SpeakableTextCore, type SpeakableTextOptions } from './speakable-pieces.js';
 import { createScanner } from './speakable-scanner.js';
+import { numberLocale, type NumberWords } from './speakable-numbers.js';
 import { WordStage } from './speakable-words.js';
 
 export { speakableTextOptions, type CodeBlockMode, type HiddenBlock, type HiddenKind, type LinkMode, type SpeakablePiece, type SpeakableTextCore, type SpeakableTextOptions } from './speakable-pieces.js';
@@ -82,7 +83,7 @@ export function createSpeakableText(options: SpeakableTextOptions = {}): Speakab
     links: checked.links,
     addresses: checked.addresses,
     lexicon,
-    numberWords: checked.spokenForm ? options.numberWords : undefined,
+    numberWords: checked.spokenForm ? numberWordsOf(options.numberWords!, checked.language) : undefined,
     language: checked.language,
   });
   return {
@@ -93,3 +94,14 @@ export function createSpeakableText(options: SpeakableTextOptions = {}): Speakab
     },
   };
 }
+
+/** Number words given (an `n2words/<locale>` module will do), checked, with their locale. */
+function numberWordsOf(given: NumberWords, language: string): NumberWords {
+  if (typeof given !== 'object' || given === null || typeof given.toCardinal !== 'function' || typeof given.toOrdinal !== 'function') {
+    throw optionError('speakableText', ['numberWords'], 'must have toCardinal and toOrdinal (an n2words locale module, or loadNumberWords(language))');
+  }
+  const words: NumberWords = { locale: given.locale ?? numberLocale(language)!, toCardinal: (v) => given.toCardinal(v), toOrdinal: (v) => given.toOrdinal(v) };
+  if (typeof given.toCurrency === 'function') words.toCurrency = (v) => given.toCurrency!(v);
+  return words;
+}
+

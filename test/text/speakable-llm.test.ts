@@ -171,6 +171,11 @@ describe('spoken forms', () => {
       expectSpoken(input, expected, { language, spokenForm: true, numberWords: words[language] });
     });
   }
+  it('takes an n2words locale module as numberWords (what a browser bundle imports itself)', async () => {
+    const de = await import('n2words/de-DE');
+    expectSpoken('Nur 25 % für 3,50 €.', 'Nur fünfundzwanzig Prozent für drei Euro und fünfzig Cent.', { language: 'de-de', spokenForm: true, numberWords: de });
+    expect(() => createSpeakableText({ spokenForm: true, numberWords: {} as never })).toThrow(ValidationError);
+  });
   it('is off by default (the service may normalize)', () => {
     expectSpoken('It costs $3.50.', 'It costs $3.50.');
   });

@@ -1,10 +1,64 @@
 /**
  * The speakable step: tokens in, the text to speak out, on the pure core of
- * `text/speakable.ts`. Used by the `speakableText()` operator and by a live session given
- * `speakable` (`client.speak({ ..., speakable: true })`), so both speak the same way.
+ * `text/speakable.ts`. Used by the `speakableText()` operator, by `client.speak({ ...,
+ * speakable })` (before the live session, so the session sends, and its reconnect ledger
+ * records, the rewritten text), and by the LiveKit and AI SDK adapters, so all speak the same
+ * way. Here, in the client, and not in `live/`: a page that imports only `speak` does not
+ * download it.
  */
 import { Observable, type OperatorFunction } from 'rxjs';
+import { ValidationError } from '../core/errors.js';
+import type { SpeakOptions } from '../live/options.js';
 import { createSpeakableText, loadNumberWords, speakableTextOptions, type SpeakableTextCore, type SpeakableTextOptions } from '../text/speakable.js';
+
+/**
+ * Options of `client.speak`: the live session's, and `speakable`.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'rxvoice';
+ * import { from } from 'rxjs';
+ * const client = createClient();
+ * from(['<think>hm</think>See ', 'https://example.com/a now.'])
+ *   .pipe(client.speak({ voice_id: 1, speakable: { lexicon: { words: { SQL: 'sequel' } } } }))
+ *   .subscribe();
+ * ```
+ */
+export type ClientSpeakOptions = SpeakOptions & {
+  /**
+   * Speak the text as a listener would want it (`speakableText` before the session): `true`
+   * for the defaults, or its options (thoughts and tool calls not spoken, links as their host,
+   * markdown and emoji dropped, `lexicon`, `spokenForm`...). The session's `language` is used
+   * when the options give none. What is sent (and recorded for a reconnect) is the rewritten
+   * text. Off by default (the text is sent as it is).
+   */
+  speakable?: boolean | SpeakableTextOptions | undefined;
+};
+
+/**
+ * The `speakable` option checked (a ValidationError at once, its issues under
+ * `options.speakable`), with the session's language when it gives none; undefined when off.
+ *
+ * @internal
+ */
+export function resolveSpeakable(input: ClientSpeakOptions['speakable'], language: unknown): SpeakableTextOptions | undefined {
+  if (input === undefined || input === false) return undefined;
+  if (input !== true && (input === null || typeof input !== 'object')) {
+    throw new ValidationError([{ loc: ['options', 'speakable'], msg: 'must be a boolean or speakableText options', type: 'value_error' }], { source: 'local' });
+  }
+  const options: SpeakableTextOptions = input === true ? {} : { ...input };
+  if (options.language === undefined && typeof language === 'string') options.language = language;
+  try {
+    speakableTextOptions(options);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(
+      error.issues.map((issue) => ({ ...issue, loc: ['options', 'speakable', ...issue.loc.slice(1)] })),
+      { source: 'local' },
+    );
+  }
+  return options;
+}
 
 /**
  * Tokens to speakable text (see `speakableText()` in `rxvoice/operators` for the rules).

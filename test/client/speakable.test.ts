@@ -1,16 +1,30 @@
-/** speak({ speakable }): speakableText inside the live session, against the emulator over real sockets (issue 31). */
+/** client.speak({ speakable }): speakableText before the live session, against the emulator over real sockets (issue 31). */
 import { describe, expect, it } from 'vitest';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { speak } from '../../src/live/session.js';
+import { afterEach } from 'vitest';
+import { createClient } from '../../src/index.js';
+import type { RxVoiceClient } from '../../src/client/client.js';
+import type { ClientSpeakOptions } from '../../src/client/speakable.js';
 import { concatSegments } from '../../src/operators/concatSegments.js';
 import { ValidationError } from '../../src/core/errors.js';
-import { emulator, segmentsOf, squash } from './helpers.js';
+import { emulator, segmentsOf, squash } from '../live/helpers.js';
+
+const clients: RxVoiceClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+});
+/** `client.speak(options)` of a client on the emulator. */
+function speak(emu: { apiKey: string; baseUrl: string }, options: ClientSpeakOptions) {
+  const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
+  clients.push(client);
+  return client.speak(options);
+}
 
 const LLM = '<think>The user wants SQL help. Let me think.</think>Use **SQL** with Nguyen. See https://example.com/docs?x=1 now. <tool_call>{"name":"search"}</tool_call>Bye.';
 const SPOKEN = ['Use sequel with Win.', 'See example.com now.', 'Bye.'];
 const lexicon = { words: { SQL: 'sequel', Nguyen: 'Win' } };
 
-describe('speak({ speakable })', () => {
+describe('client.speak({ speakable })', () => {
   it('speaks only what should be heard, lexicon applied; the text as written without it (control)', async () => {
     const emu = await emulator();
     for (const tokens of [[LLM], [...LLM]]) {
@@ -42,7 +56,7 @@ describe('speak({ speakable })', () => {
   });
 
   it('bad speakable options throw a ValidationError when speak is called, before anything is sent', () => {
-    const connection = { wsUrl: 'ws://127.0.0.1:9', apiKey: 'k' };
+    const connection = { apiKey: 'k', baseUrl: 'http://127.0.0.1:9' };
     expect(() => speak(connection, { voice_id: 1, speakable: { links: 'short' as never } })).toThrow(ValidationError);
     expect(() => speak(connection, { voice_id: 1, speakable: { spokenForm: true }, language: 'ja-jp' })).toThrow(/speakable/);
     expect(() => speak(connection, { voice_id: 1, speakable: 3 as never })).toThrow(ValidationError);
