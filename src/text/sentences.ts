@@ -35,6 +35,7 @@ import { BULLET, isNextMarker, LIST_MARKER, LIST_PREFIX, markerOf, RULE, type Ma
 import { Char, classify, endsWithStop, expectedCloser, isCjk, isCloser, isDot, isHardStop, isInert, isNewline, isStrongStop, isWhitespace, isWordChar } from './sentence-marks.js';
 import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 import { lastWsBefore, newPieceScan, PieceText, popQuote, quoteOpen } from './sentence-scan.js';
+import { tagSafeSegmenter } from './sentence-tags.js';
 
 export { bufferSizeOption, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 export { isWhitespace } from './sentence-marks.js';
@@ -43,8 +44,16 @@ export { LOOKAHEAD } from './sentence-decision.js';
 /** A title, menu item or list line without markers: at most this many code units. */
 const SHORT_LINE = 40;
 
-/** Create an incremental sentence segmenter (see the module documentation for the rules). */
+/**
+ * Create an incremental sentence segmenter (see the module documentation for the rules). A tag
+ * (`<break time="1.5s"/>`) is never cut: see `sentence-tags.ts`.
+ */
 export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
+  return tagSafeSegmenter(createSentenceCore(options));
+}
+
+/** The segmenter without the tag wrapper. */
+function createSentenceCore(options: SentenceSegmenterOptions): SentenceSegmenter {
   const checked = sentenceSegmenterOptions(options);
   const rules: LocaleRules = rulesFor(checked.locale);
   const maxBuffer = checked.maxBufferSize;

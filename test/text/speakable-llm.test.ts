@@ -9,6 +9,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { cut } from '../fixtures/cut.js';
 import { createSpeakableText, loadNumberWords, segmentSentences, speakableText, type HiddenBlock, type Lexicon, type NumberWords, type SpeakablePiece, type SpeakableTextOptions } from '../../src/operators/index.js';
 import { ValidationError } from '../../src/core/errors.js';
+import { createBoundaryGate } from '../../src/text/boundaryGate.js';
 
 function pieces(tokens: readonly string[], options?: SpeakableTextOptions): SpeakablePiece[] {
   const core = createSpeakableText(options);
@@ -129,6 +130,65 @@ describe('markup', () => {
       const sentences = await lastValueFrom(from(tokens).pipe(speakableText({ markup: 'keep' }), segmentSentences(), toArray()));
       expect(sentences.map((s) => s.trim())).toEqual(['One <sub alias="World Wide Web. Consortium">W3C</sub> rule.', 'Two <break time="1s"/> here.', 'Three.']);
     }
+  });
+});
+
+describe('markup kept: no boundary inside a tag', () => {
+  const attr = fc.array(fc.constantFrom('Dr', 'W', 'Yes', ' ', '. ', '! ', '? ', '.', '1.5', 'it is'), { minLength: 1, maxLength: 6 }).map((a) => a.join(''));
+  const tag = fc.oneof(
+    attr.map((a) => `<break time="${a}"/>`),
+    attr.map((a) => `<sub alias="${a}">x</sub>`),
+    attr.map((a) => `<phoneme alphabet="ipa" ph="${a}">word</phoneme>`),
+    attr.map((a) => `<say-as interpret-as="${a}">42</say-as>`),
+  );
+  const text = fc.array(fc.oneof(tag, fc.constantFrom('Hello', ' ', 'there', '. ', '! ', 'Next', '.', '\n\n', 'Mr. ', 'ok')), { maxLength: 14 }).map((a) => a.join(''));
+  /** [start, end) of every tag in `s`. */
+  const tagsOf = (s: string): Array<[number, number]> => [...s.matchAll(/<[^<>]*>/g)].map((m) => [m.index, m.index + m[0].length]);
+
+  /**
+   * Offsets where segmentSentences or the boundary gate cut `input` (spoken with kept markup)
+   * inside a tag; with `asText`, the tags' brackets are made `[` `]` first (no longer tags),
+   * but the same ranges are checked.
+   */
+  async function cutsInsideTags(input: string, at: number[], asText = false): Promise<number[]> {
+    const spokenText = spoken(pieces([input], { markup: 'keep' }));
+    const tags = tagsOf(spokenText);
+    const text = asText ? spokenText.replace(/[<>]/g, (c) => (c === '<' ? '[' : ']')) : spokenText;
+    const inside = (cutAt: number): boolean => tags.some(([a, b]) => cutAt > a && cutAt < b);
+    const bad: number[] = [];
+    const sentences = await lastValueFrom(from(cut(text, at)).pipe(segmentSentences(), toArray()));
+    expect(sentences.join('')).toBe(text);
+    let offset = 0;
+    for (const sentence of sentences.slice(0, -1)) if (inside((offset += sentence.length))) bad.push(offset);
+    // the gate: a chunk never ends just after a stop inside a tag (where the service would end a segment)
+    const gate = createBoundaryGate();
+    const chunks = [...cut(text, at).flatMap((t) => gate.feed(t)), ...gate.end()];
+    offset = 0;
+    for (const chunk of chunks.slice(0, -1)) {
+      offset += chunk.length;
+      if (/[.!?]\s*$/.test(chunk) && inside(offset)) bad.push(offset);
+    }
+    return bad;
+  }
+
+  it('segmentSentences and the live boundary gate never cut inside a kept tag, however the text is split', async () => {
+    await fc.assert(
+      fc.asyncProperty(text, fc.array(fc.nat(), { maxLength: 10 }), async (input, at) => {
+        expect(await cutsInsideTags(input, at)).toEqual([]);
+        const sentences = await lastValueFrom(from(cut(input, at)).pipe(speakableText({ markup: 'keep' }), segmentSentences(), toArray()));
+        expect(sentences.join('')).toBe(spoken(pieces([input], { markup: 'keep' })));
+      }),
+      { numRuns: 400 },
+    );
+  });
+  it('control: the same texts with the brackets made text are cut there (the check sees a cut)', async () => {
+    const found = await fc.check(
+      fc.asyncProperty(text, fc.array(fc.nat(), { maxLength: 10 }), async (input, at) => {
+        expect(await cutsInsideTags(input, at, true)).toEqual([]);
+      }),
+      { numRuns: 400 },
+    );
+    expect(found.failed).toBe(true);
   });
 });
 
