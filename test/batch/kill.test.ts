@@ -29,7 +29,7 @@ const answers: Array<(line: string) => void> = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rxvoice-batch-kill-'));
-  service = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/counting-service.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  service = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../fixtures/counting-service.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
   let partial = '';
   const first = new Promise<string>((resolve) => answers.push(resolve));
   service.stdout.setEncoding('utf8').on('data', (chunk: string) => {

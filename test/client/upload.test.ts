@@ -131,7 +131,7 @@ describe('uploads streamed from disk', () => {
     await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
     const { port } = sink.address() as { port: number };
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/upload-memory.ts'), `http://127.0.0.1:${port}`, 'rxv-sink-key', file, mode], {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../fixtures/upload-memory.ts'), `http://127.0.0.1:${port}`, 'rxv-sink-key', file, mode], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let out = '';
