@@ -18,6 +18,7 @@ export interface LexiconRule {
  *
  * @example
  * ```ts
+ * import type { Lexicon } from 'rxvoice/operators';
  * const lexicon: Lexicon[] = [
  *   { words: { SQL: 'sequel', Nguyen: 'Win' } },
  *   { language: 'de', words: { GmbH: 'Gesellschaft mit beschränkter Haftung' } },

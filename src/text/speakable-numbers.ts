@@ -11,8 +11,11 @@
 export interface NumberWords {
   /** The locale whose words these are (`en-us`, `de-de`); default: from the text's language. */
   locale?: string;
+  /** A number (`'1234.5'`) in words. */
   toCardinal(value: string): string;
+  /** An ordinal (`'3'`: third) in words. */
   toOrdinal(value: string): string;
+  /** An amount (`'3.50'`) in words of the locale's currency. */
   toCurrency?(value: string): string;
 }
 
