@@ -10,6 +10,7 @@ import { wavHeader } from '../audio/wav.js';
 import { routes } from '../core/routes.js';
 import { TTS_STREAM_FORMATS, type TtsStreamFormat, type TtsStreamRequest } from '../core/schemas.js';
 import { ValidationError } from '../core/errors.js';
+import { concatBytes } from '../core/bytes.js';
 import { speakableString } from '../client/speakable.js';
 import type { SpeakableTextOptions } from '../text/speakable.js';
 import { cambOptions, headerWarnings, localeOf, type ProviderContext } from './call.js';
@@ -60,16 +61,6 @@ function voiceOf(sdk: AiSdkProvider, voice: string | undefined, fallback: number
   return Number(voice.trim());
 }
 
-function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
-}
-
 /** The streamed answer as one file: a WAV's placeholder sizes (a stream of unknown length) made true. */
 function wholeFile(format: TtsStreamFormat, chunks: readonly Uint8Array[]): Uint8Array {
   const bytes = concatBytes(chunks);
@@ -105,6 +96,10 @@ export class CambSpeechModelImpl implements CambSpeechModel {
 
   async doGenerate(options: CambSpeechCallOptions): Promise<CambSpeechResult> {
     const sdk = await loadAiSdkProvider();
+    // empty or only whitespace is nothing to speak: an error, never a file of 0 bytes
+    if (typeof options.text === 'string' && options.text.trim() === '') {
+      throw new sdk.InvalidArgumentError({ argument: 'text', message: 'text is empty or only whitespace: there is nothing to speak' });
+    }
     const warnings: CambWarning[] = [];
     const extra = cambOptions(sdk, SpeechOptionsSchema, options.providerOptions);
     if (options.instructions !== undefined) warnings.push({ type: 'unsupported', feature: 'instructions' });

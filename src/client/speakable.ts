@@ -8,32 +8,7 @@
  */
 import { Observable, type OperatorFunction } from 'rxjs';
 import { ValidationError } from '../core/errors.js';
-import type { SpeakOptions } from '../live/options.js';
 import { createSpeakableText, loadNumberWords, speakableTextOptions, type SpeakableTextCore, type SpeakableTextOptions } from '../text/speakable.js';
-
-/**
- * Options of `client.speak`: the live session's, and `speakable`.
- *
- * @example
- * ```ts
- * import { createClient } from 'rxvoice';
- * import { from } from 'rxjs';
- * const client = createClient();
- * from(['<think>hm</think>See ', 'https://example.com/a now.'])
- *   .pipe(client.speak({ voice_id: 1, speakable: { lexicon: { words: { SQL: 'sequel' } } } }))
- *   .subscribe();
- * ```
- */
-export type ClientSpeakOptions = SpeakOptions & {
-  /**
-   * Speak the text as a listener would want it (`speakableText` before the session): `true`
-   * for the defaults, or its options (thoughts and tool calls not spoken, links as their host,
-   * markdown and emoji dropped, `lexicon`, `spokenForm`...). The session's `language` is used
-   * when the options give none. What is sent (and recorded for a reconnect) is the rewritten
-   * text. Off by default (the text is sent as it is).
-   */
-  speakable?: boolean | SpeakableTextOptions | undefined;
-};
 
 /**
  * The `speakable` option checked (a ValidationError at once, its issues under
@@ -41,7 +16,7 @@ export type ClientSpeakOptions = SpeakOptions & {
  *
  * @internal
  */
-export function resolveSpeakable(input: ClientSpeakOptions['speakable'], language: unknown): SpeakableTextOptions | undefined {
+export function resolveSpeakable(input: boolean | SpeakableTextOptions | undefined, language: unknown): SpeakableTextOptions | undefined {
   if (input === undefined || input === false) return undefined;
   if (input !== true && (input === null || typeof input !== 'object')) {
     throw new ValidationError([{ loc: ['options', 'speakable'], msg: 'must be a boolean or speakableText options', type: 'value_error' }], { source: 'local' });

@@ -3,7 +3,7 @@
  * options, and the audio shape. Made once by the TTS (options checked there).
  */
 import type { RxVoiceClient } from '../client/client.js';
-import type { ClientSpeakOptions } from '../client/speakable.js';
+import type { ClientSpeakOptions } from '../client/client.js';
 
 export interface StreamSettings {
   client: RxVoiceClient;

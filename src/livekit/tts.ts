@@ -3,11 +3,10 @@
  */
 import { tts } from '@livekit/agents';
 import * as z from 'zod/mini';
-import { RxVoiceClient, type WarmSpeaker } from '../client/client.js';
+import { RxVoiceClient, type ClientSpeakOptions, type WarmSpeaker } from '../client/client.js';
 import { flag, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
 import type { ReconnectOptions } from '../live/options.js';
-import type { ClientSpeakOptions } from '../client/speakable.js';
 import type { WarmPoolOptions } from '../live/warm.js';
 import type { SessionConfigInput } from '../live/protocol.js';
 import type { SpeakableTextOptions } from '../text/speakable.js';

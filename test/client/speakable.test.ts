@@ -4,7 +4,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterEach } from 'vitest';
 import { createClient } from '../../src/index.js';
 import type { RxVoiceClient } from '../../src/client/client.js';
-import type { ClientSpeakOptions } from '../../src/client/speakable.js';
+import type { ClientSpeakOptions } from '../../src/client/client.js';
 import { concatSegments } from '../../src/operators/concatSegments.js';
 import { ValidationError } from '../../src/core/errors.js';
 import { emulator, segmentsOf, squash } from '../live/helpers.js';
