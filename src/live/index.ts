@@ -43,6 +43,7 @@ export type {
   DoneEvent,
   SpokenSegment,
 } from './events.js';
+export { heardText, HeardTracker, HeardReportSchema, HeardMethodSchema, type HeardReport, type HeardMethod, type HeardInput } from './heard.js';
 export { WarmSessionPool, WARM_POOL_DEFAULTS, type WarmPoolOptions } from './warm.js';
 export type { SpeechMetrics, SpeechMetricsObserver, SegmentMetrics, SessionMetrics } from './metrics.js';
 export {
