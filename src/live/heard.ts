@@ -179,7 +179,7 @@ export class HeardTracker {
  *
  * declare const events: LiveSpeechEvent[]; // what speak() emitted
  * const { heard, unheard, method } = heardText(events, 1.8);
- * history.push({ role: 'assistant', content: heard }); // what the person really heard
+ * console.log(`heard (${method}): ${heard}`, `not heard: ${unheard}`); // keep only `heard` in the LLM's history
  * ```
  *
  * @param events The session's events (from `speak()`) or its segments (from `concatSegments()`), in order.
