@@ -11,3 +11,13 @@
  */
 export { encodeMulaw, decodeMulaw, encodeAlaw, decodeAlaw } from './g711.js';
 export { resamplePcm } from './resample.js';
+export {
+  twilioMediaStream,
+  type TwilioMediaStreamOptions,
+  type TwilioCall,
+  type TwilioCallEnd,
+  type CallSocketLike,
+} from './twilio.js';
+export type { CallPlaybackEvent, HeardReason } from './call-playback.js';
+export type { TwilioStreamStart } from './twilio-messages.js';
+export { TelephonyError, type TelephonyErrorReason } from './errors.js';
