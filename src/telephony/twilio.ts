@@ -18,8 +18,9 @@ export interface CallSocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: 'message' | 'close' | 'error', listener: (event: { data?: unknown; code?: number }) => void): void;
-  removeEventListener(type: 'message' | 'close' | 'error', listener: (event: { data?: unknown; code?: number }) => void): void;
+  /** `message` events carry the text in `data`. */
+  addEventListener(type: 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
+  removeEventListener(type: 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
 }
 
 /** Options of {@link twilioMediaStream}. */
@@ -155,7 +156,7 @@ class MediaStreamCall implements TwilioCall {
   private playing: CallPlayback | undefined;
   private startTimer: Subscription | undefined;
   private over = false;
-  private readonly onMessage = (event: { data?: unknown }) => this.receive(event.data);
+  private readonly onMessage = (event: unknown) => this.receive((event as { data?: unknown } | null)?.data);
   private readonly onClose = () => this.end('closed');
 
   constructor(
