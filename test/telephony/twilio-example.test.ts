@@ -19,7 +19,7 @@ let lineWaiters: Array<() => void> = [];
 let stderr = '';
 
 beforeAll(() => {
-  const env = { ...process.env, PORT: '0' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' };
   for (const key of Object.keys(env)) if (/^(RXVOICE_|CAMB_)/.test(key)) delete env[key];
   child = spawn(process.execPath, ['--import', 'tsx', 'examples/twilio.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
