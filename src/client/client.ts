@@ -41,6 +41,7 @@ import { pollTask, type TaskEvent, type TaskFamilyDefinition, type TaskPendingEv
 import { TranscriptionResource, type TranscriptionRequest } from './transcription.js';
 import { TranslationResource } from './translation.js';
 import { ttsStream, type TtsStreamChunk, type TtsStreamOptions } from './tts-stream.js';
+import { withTtsStreamFallback } from './stall-fallback.js';
 import {
   translateStream,
   translateStreamEvents,
@@ -249,11 +250,13 @@ export class RxVoiceClient {
    * client's address, key (header, or `api_key` query for a browser-style WebSocket),
    * WebSocket constructor and scheduler. `output_format` defaults to `'wav'` (the
    * service's default is mp3). Bad options throw a `ValidationError` at once. See `speak`
-   * in `src/live/session.ts` for events, errors, barge-in and `reconnect`.
+   * in `src/live/session.ts` for events, errors, barge-in and `reconnect`. With
+   * `stall: { afterMs, fallback: 'tts-stream' }`, a stalled session's sentences are spoken
+   * over `POST /tts-stream` with the same voice and settings.
    */
   speak(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const connection = this.#liveConnection();
-    const liveOptions = { ...options, scheduler: options.scheduler ?? this.#transport.config.scheduler };
+    const liveOptions = { ...withTtsStreamFallback(this.#transport, options), scheduler: options.scheduler ?? this.#transport.config.scheduler };
     if (this.#warmPools.size === 0) return speakLive(connection, liveOptions);
     // Bad options throw here, as speak would throw them.
     const plan = sessionPlan(connection, liveOptions);

@@ -172,6 +172,9 @@ export class HeardTracker {
  * is estimated from the segment's audio length (WAV header and bytes) and its characters
  * (`method: 'estimated'`). Segments follow each other on one timeline, each as long as its
  * audio. Skipped segments have no audio and are not in the text (see `resubmitSkipped`).
+ * The text is what the service reported for the segments started so far: after an
+ * interruption, text the service had not yet begun is in neither part (the application knows
+ * what it sent; `heard` is what matters for the LLM's history).
  *
  * ## Example
  * ```ts

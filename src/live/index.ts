@@ -28,6 +28,8 @@ export {
   type SpeakOptions,
   type LiveConnection,
   type ReconnectOptions,
+  type StallOptions,
+  type FallbackSpeech,
   type WebSocketLike as LiveWebSocketLike,
   type WebSocketConstructorLike,
 } from './options.js';
@@ -40,6 +42,7 @@ export type {
   SegmentSkippedEvent,
   SegmentMismatchEvent,
   ReconnectedEvent,
+  SegmentFallbackEvent,
   DoneEvent,
   SpokenSegment,
 } from './events.js';
