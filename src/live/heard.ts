@@ -98,9 +98,9 @@ export class HeardTracker {
     }
   }
 
-  /** Sets the exact length of a segment's audio (a player that decoded it knows it). */
+  /** Sets the exact length of a segment's audio (a player that decoded it knows it): the latest segment with that id. */
   setDuration(segment_id: number, seconds: number): void {
-    const segment = this.segments.find((s) => s.id === segment_id);
+    const segment = this.segments.findLast((s) => s.id === segment_id);
     if (segment && Number.isFinite(seconds) && seconds >= 0) segment.seconds = seconds;
   }
 
