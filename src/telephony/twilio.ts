@@ -16,10 +16,13 @@ import { clearMessage, fromBase64, markMessage, mediaMessage, parseTwilioMessage
 export interface CallSocketLike {
   /** 1 while open. */
   readonly readyState: number;
+  /** Sends one JSON text message. */
   send(data: string): void;
+  /** Closes the socket (1000 when `code` is not given). */
   close(code?: number, reason?: string): void;
-  /** `message` events carry the text in `data`. */
+  /** Listens to `message` (the text in `data`), `close` and `error`. */
   addEventListener(type: 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
+  /** Stops listening (the adapter removes its listeners when the call ends). */
   removeEventListener(type: 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
 }
 
