@@ -6,7 +6,7 @@
  * events as a live segment (`segmentStart`, `audio`..., `segmentDone`), each sentence preceded
  * by a `segmentFallback` event saying why.
  */
-import { concatMap, defer, map, Observable, Subject, type Subscription } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
 import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 import type { LiveSpeechEvent } from './events.js';
 
@@ -26,19 +26,23 @@ export interface FallbackHooks {
   failed(error: unknown, unspoken: string): void;
 }
 
-/** Speaks text sentence by sentence with a {@link FallbackSpeech} (see the file's summary). */
+/**
+ * Speaks text sentence by sentence with a {@link FallbackSpeech} (see the file's summary): one
+ * call at a time, in order (a plain queue, no operator: this file is in the browser's `speak`).
+ */
 export class StallFallback {
   private readonly segmenter: SentenceSegmenter;
-  private readonly sentences = new Subject<string>();
-  private readonly subscription: Subscription;
-  /** Sentences queued or speaking, in order (the first is speaking). */
+  /** Sentences queued or speaking, in order (the first is speaking while `call` runs). */
   private readonly queue: string[] = [];
   /** A sentence too short for one call, waiting to be joined to the next. */
   private short = '';
   private nextId: number;
+  private call: Subscription | undefined;
+  private ended = false;
+  private stopped = false;
 
   constructor(
-    speech: FallbackSpeech,
+    private readonly speech: FallbackSpeech,
     firstSegmentId: number,
     private readonly afterMs: number,
     locale: string | undefined,
@@ -46,21 +50,22 @@ export class StallFallback {
   ) {
     this.nextId = firstSegmentId;
     this.segmenter = createSentenceSegmenter(locale === undefined ? {} : { locale });
-    this.subscription = this.sentences
-      .pipe(concatMap((text) => this.speakOne(speech, text)))
-      .subscribe({ error: (error: unknown) => this.hooks.failed(error, this.unspoken()), complete: () => this.hooks.done() });
   }
 
   /** More text to speak (any split; cut into sentences here). */
   push(text: string): void {
     for (const sentence of this.segmenter.feed(text)) this.queueSentence(sentence);
+    this.next();
   }
 
   /** The text is over: the rest is spoken, then `done`. */
   end(): void {
     for (const sentence of this.segmenter.end()) this.queueSentence(sentence);
-    if (this.short !== '') this.queueSentence(this.short.padEnd(MIN_CHARS, ' '), true);
-    this.sentences.complete();
+    const rest = this.short;
+    this.short = '';
+    if (rest.trim() !== '') this.queueSentence(rest.padEnd(MIN_CHARS, ' '), true);
+    this.ended = true;
+    this.next();
   }
 
   /** The text not yet spoken, in order. */
@@ -70,45 +75,52 @@ export class StallFallback {
 
   /** Stops at once (unsubscribe or the session's end): the call in flight is aborted. */
   stop(): void {
-    this.subscription.unsubscribe();
+    this.stopped = true;
+    this.call?.unsubscribe();
   }
 
   private queueSentence(sentence: string, last = false): void {
     const text = this.short + sentence;
-    if (text.trim() === '') {
-      this.short = text;
-      return;
-    }
-    if (!last && text.trim().length < MIN_CHARS) {
+    if (text.trim() === '' || (!last && text.trim().length < MIN_CHARS)) {
       this.short = text;
       return;
     }
     this.short = '';
-    for (let at = 0; at < text.length; at += MAX_CHARS) {
-      const piece = text.slice(at, at + MAX_CHARS);
-      this.queue.push(piece);
-      this.sentences.next(piece);
-    }
+    for (let at = 0; at < text.length; at += MAX_CHARS) this.queue.push(text.slice(at, at + MAX_CHARS));
   }
 
-  /** One sentence: `segmentFallback`, `segmentStart`, its audio, `segmentDone`. */
-  private speakOne(speech: FallbackSpeech, text: string): Observable<never> {
-    return defer(() => {
-      const segment_id = this.nextId++;
-      this.hooks.emit({ type: 'segmentFallback', segment_id, text, reason: 'stall', afterMs: this.afterMs });
-      this.hooks.emit({ type: 'segmentStart', segment_id, text });
-      return new Observable<never>((subscriber) =>
-        speech(text.trim())
-          .pipe(map((bytes) => this.hooks.emit({ type: 'audio', segment_id, bytes })))
-          .subscribe({
-            error: (error: unknown) => subscriber.error(error),
-            complete: () => {
-              this.queue.shift();
-              this.hooks.emit({ type: 'segmentDone', segment_id });
-              subscriber.complete();
-            },
-          }),
-      );
+  /** Starts the next call when none runs: `segmentFallback`, `segmentStart`, its audio, `segmentDone`. */
+  private next(): void {
+    if (this.stopped || this.call !== undefined) return;
+    const text = this.queue[0];
+    if (text === undefined) {
+      if (this.ended) {
+        this.stopped = true;
+        this.hooks.done();
+      }
+      return;
+    }
+    const segment_id = this.nextId++;
+    const { emit } = this.hooks;
+    emit({ type: 'segmentFallback', segment_id, text, reason: 'stall', afterMs: this.afterMs });
+    emit({ type: 'segmentStart', segment_id, text });
+    let finished = false;
+    const call = this.speech(text.trim()).subscribe({
+      next: (bytes) => emit({ type: 'audio', segment_id, bytes }),
+      error: (error: unknown) => {
+        finished = true;
+        this.stopped = true;
+        this.hooks.failed(error, this.unspoken());
+      },
+      complete: () => {
+        finished = true;
+        this.call = undefined;
+        this.queue.shift();
+        emit({ type: 'segmentDone', segment_id });
+        this.next();
+      },
     });
+    // a call that ended synchronously has already moved on
+    if (!finished) this.call = call;
   }
 }
