@@ -36,12 +36,14 @@ const server = new WebSocketServer({ server: http, path: '/media' });
 server.on('connection', (socket) => {
   let report: HeardReport | undefined;
   let printed = false;
-  let streamSid: string | undefined;
+  let streamSid: string | undefined; // kept after the call ends
   const print = (reason: string): void => {
     if (printed) return;
     printed = true;
     const heard = report ?? { heard: '', unheard: GREETING, playedSeconds: 0, complete: false, method: 'timestamps' };
-    console.log(JSON.stringify({ ...heard, streamSid, reason }));
+    // what the session had not begun is unheard too: heard + unheard is the whole greeting
+    const unheard = GREETING.startsWith(heard.heard) ? GREETING.slice(heard.heard.length) : heard.unheard;
+    console.log(JSON.stringify({ ...heard, unheard, streamSid: call.streamSid ?? streamSid, reason }));
   };
   const call = twilioMediaStream(socket, { onHeard: (heard) => (report = heard) });
   call.dtmf$.subscribe(() => call.interrupt());
@@ -49,17 +51,19 @@ server.on('connection', (socket) => {
     (start) => {
       streamSid = start.streamSid;
       console.error(`call ${start.callSid ?? '?'} (stream ${start.streamSid}) started`);
-      call
-        .say(of(GREETING).pipe(client.speak({ voice_id: 1, output_format: 'wav', sample_rate: 8000, word_timestamps: true })))
-        .subscribe({
-          next: (event) => {
-            if (event.type === 'heard' && event.reason === 'interrupted') print('interrupted');
-          },
-          error: (error: unknown) => console.error(`speech ended: ${(error as Error).message}`),
-        });
     },
     (error: unknown) => console.error(`no call: ${(error as Error).message}`),
   );
+  // Said at once: the live session starts while the call is being set up, and its audio goes
+  // out from the call's start message on (a key pressed from then on interrupts it).
+  call
+    .say(of(GREETING).pipe(client.speak({ voice_id: 1, output_format: 'wav', sample_rate: 8000, word_timestamps: true })))
+    .subscribe({
+      next: (event) => {
+        if (event.type === 'heard' && event.reason === 'interrupted') print('interrupted');
+      },
+      error: (error: unknown) => console.error(`speech ended: ${(error as Error).message}`),
+    });
   void call.ended.then((end) => print(end.reason));
 });
 

@@ -155,7 +155,9 @@ export class DevicePlayback implements SinkWorker<PcmSinkInput, Progress> {
     const total = this.tracker.totalSeconds;
     const elapsed = this.startedAt === undefined ? 0 : Math.max(0, (this.settings.scheduler.now() - this.startedAt) / 1000);
     const sent = this.format ? pcmSeconds(this.pcmBytes, this.format) : total;
-    this.settings.onHeard(this.tracker.report(all ? total : Math.min(sent, elapsed, total)));
+    const report = this.tracker.report(all ? total : Math.min(sent, elapsed, total));
+    // interrupted: complete only if some speech was given and its clock covers all of it
+    this.settings.onHeard({ ...report, complete: report.complete && (all || total > 0) });
   }
 
   private failure(exit: Exit): SinkError {

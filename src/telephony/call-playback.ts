@@ -177,12 +177,15 @@ export class CallPlayback {
   private finish(reason: HeardReason, error?: unknown): void {
     if (this.over) return;
     this.over = true;
+    // complete only when the whole speech was sent (an interruption before any text is not)
+    const allSent = this.speechDone && this.queue.length === 0;
     this.timer?.unsubscribe();
     this.timer = undefined;
     this.speech?.unsubscribe();
     this.queue.length = 0;
     this.link.released();
-    const report = this.tracker.report(this.playedSeconds());
+    const played = this.tracker.report(this.playedSeconds());
+    const report = { ...played, complete: played.complete && allSent };
     this.link.onHeard?.(report);
     if (this.subscriber.closed) return;
     this.subscriber.next({ type: 'heard', report, reason });

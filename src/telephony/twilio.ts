@@ -50,13 +50,16 @@ export interface TwilioCall {
   readonly started: Promise<TwilioStreamStart>;
   /** Resolves once, when the call ends. */
   readonly ended: Promise<TwilioCallEnd>;
+  /** The stream id, from the moment the `start` message came (undefined before). */
+  readonly streamSid: string | undefined;
   /** The caller's audio, decoded to 16-bit PCM at 8 kHz, one array per `media` message; completes when the call ends. */
   readonly audio$: Observable<Int16Array>;
   /** The keys the caller presses (`'0'`-`'9'`, `'*'`, `'#'`); completes when the call ends. */
   readonly dtmf$: Observable<string>;
   /**
    * Plays speech into the call (the events of a live session asked for `output_format: 'wav'`,
-   * ideally `sample_rate: 8000`, or spoken segments): 20 ms frames at real time, a mark after
+   * ideally `sample_rate: 8000`, or spoken segments; it may be called before `start`, the
+   * frames then wait for it): 20 ms frames at real time, a mark after
    * each sentence; emits `segmentSent`, `segmentPlayed`, then `heard` last. Unsubscribing
    * interrupts (sends `clear`). One at a time: a second `say()` while one plays errors with
    * `TelephonyError` `'busy'`.
@@ -214,6 +217,10 @@ class MediaStreamCall implements TwilioCall {
       if (this.start !== undefined && this.playing === playback) playback.streamStarted();
       return () => playback.teardown();
     });
+  }
+
+  get streamSid(): string | undefined {
+    return this.start?.streamSid;
   }
 
   interrupt(): void {

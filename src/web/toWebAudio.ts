@@ -305,7 +305,10 @@ class Player {
     if (this.onHeard === undefined) return;
     const now = this.context.currentTime;
     const played = this.buffers.reduce((sum, b) => sum + Math.min(Math.max(now - b.start, 0), b.duration), 0);
-    this.onHeard(this.tracker.report(played));
+    const report = this.tracker.report(played);
+    // complete only when the speech is over and all of it played (not a barge-in before any text)
+    const over = this.speechDone && this.decodesPending === 0 && played >= this.tracker.totalSeconds - EPSILON;
+    this.onHeard({ ...report, complete: report.complete && over });
   }
 
   private onAudio(id: number, bytes: Uint8Array): void {

@@ -2,7 +2,8 @@
  * `examples/twilio.ts` as a user runs it (a child process, `PORT=0`): its first stdout line is
  * its Media Streams address; a fake carrier calls it, hears the greeting, presses a key
  * (clear, no audio after it, the heard report as one JSON line), calls again and hangs up
- * (stop: the report again), and the process stops on SIGTERM with exit code 0.
+ * (stop: the report again), calls a third time and presses a key with the start (clear before any
+ * audio), and the process stops on SIGTERM with exit code 0.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -62,7 +63,7 @@ describe('examples/twilio.ts', () => {
     expect(interrupted).toMatchObject({ complete: false, reason: 'interrupted', streamSid: 'MZ0001' });
     expect(first.clearAt).toBeDefined();
     expect(interrupted['playedSeconds']).toBeCloseTo(first.clearAt! / 8000, 9);
-    expect(GREETING.startsWith(String(interrupted['heard']) + String(interrupted['unheard']))).toBe(true);
+    expect(String(interrupted['heard']) + String(interrupted['unheard'])).toBe(GREETING);
     first.send({ event: 'stop', streamSid: 'MZ0001', stop: {} });
     first.socket.close();
     await first.closed;
@@ -79,9 +80,21 @@ describe('examples/twilio.ts', () => {
     expect(String(stopped['heard']).length).toBeGreaterThan(0);
     second.socket.close();
 
+    // call 3: a key pressed right with the start, before any audio: clear, nothing played
+    const third = new FakeTwilio(address);
+    await third.open();
+    third.send({ event: 'dtmf', streamSid: 'MZ0001', sequenceNumber: '3', dtmf: { track: 'inbound_track', digit: '#' } });
+    const early = JSON.parse(await line(3)) as Record<string, unknown>;
+    expect(early).toMatchObject({ heard: '', unheard: GREETING, complete: false, reason: 'interrupted', streamSid: 'MZ0001' });
+    third.send({ event: 'stop', streamSid: 'MZ0001', stop: {} });
+    third.socket.close();
+    await third.closed;
+    expect(third.clearAt).toBe(0);
+    expect(third.mediaAfterClear).toBe(0);
+
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(lines).toHaveLength(3); // one JSON line per call, nothing else on stdout
+    expect(lines).toHaveLength(4); // one JSON line per call, nothing else on stdout
   });
 });
