@@ -207,17 +207,8 @@ export class SynthesizeStream extends Base {
   /**
    * What the listener heard of this stream after `playbackPosition` seconds of its audio
    * played: LiveKit tells a TTS plugin nothing of playout, but its audio output does
-   * (`playbackFinished` with `playbackPosition` and `interrupted`); hand that position here.
-   *
-   * ## Example
-   * ```ts
-   * import type { HeardReport } from 'rxvoice/live';
-   * import type { TTS } from 'rxvoice/livekit';
-   *
-   * declare const tts: TTS;
-   * const stream = tts.stream();
-   * const report: HeardReport = stream.heard(1.5); // e.g. from playbackFinished's playbackPosition
-   * ```
+   * (`playbackFinished` with `playbackPosition` and `interrupted`); hand that position here,
+   * or to `TTS.heard` (the latest stream of the TTS).
    */
   heard(playbackPosition: number): HeardReport {
     return this.#heard.report(playbackPosition);

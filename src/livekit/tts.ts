@@ -146,7 +146,7 @@ export class TTS extends Base {
   }
 
   /** Text in as it comes, audio out, over the live session, as LiveKit's `SynthesizeStream`. */
-  stream(options?: { connOptions?: APIConnectOptions }): SynthesizeStream {
+  stream(options?: { connOptions?: APIConnectOptions }): InstanceType<LiveKitAgents['tts']['SynthesizeStream']> {
     const stream = new SynthesizeStream(this, this.#settings, options?.connOptions);
     this.#lastStream = stream;
     return stream;
