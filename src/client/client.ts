@@ -2,15 +2,16 @@
  * `RxVoiceClient`: every endpoint of the service as cold Observables, grouped by
  * resource family, plus the task pattern as event streams.
  *
- * Where the other parts plug in (targeted edits to this class):
- * - `speak(options)` (live speech, `src/live/session.ts`): add a method that calls the
- *   session's `speak` with `this.wsUrl`, `this.#transport.authHeaders()` (or
- *   `this.#transport.apiKey()` for the `api_key` query), `this.#transport.config.WebSocket`
- *   and `this.#transport.config.scheduler`.
- * - `translateStream(request)` (deprecated SSE, `src/client/translation-stream.ts`):
- *   add a method that calls `this.#transport.exchange({ ..., stream: true }, read)`
- *   (read gets the 2xx `Response` and the abort signal) and warns once with
- *   `this.#transport.warnOnce('translateStream', ...)`.
+ * What lives where:
+ * - the resource families (`sound`, `ttsTask`, `voices`, `translation`, ...): one file
+ *   each in `src/client/`, built on `family.ts` (create, status, result) and `tasks.ts`
+ *   (the task as events, polling);
+ * - the HTTP transport, which holds the key: `request.ts` (and the files it names);
+ * - the shortcuts here (`translate`, `transcribe`, `subtitle`, ...): a family's `task`;
+ * - streaming: `ttsStream` (`tts-stream.ts`), `translateStream` (deprecated SSE,
+ *   `translation-stream.ts`);
+ * - live speech: `speak` and `warmSpeaker` hand `wsUrl`, the key and the client's
+ *   WebSocket and scheduler to `src/live/` (`session.ts`, `warm.ts`).
  * The key lives only in the transport's private field; never copy it to a public field.
  */
 import { inspect } from 'node:util';
@@ -50,11 +51,32 @@ import {
 } from './translation-stream.js';
 import type { TranslationStreamRequest } from '../core/schemas.js';
 import { VoicesResource } from './voices.js';
+import { isSpeechCacheHook, type SpeechCacheHook } from './cache-hook.js';
+import { optionError } from '../core/validation.js';
 import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { sessionPlan, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/options.js';
 import { speak as speakLive } from '../live/session.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
+
+/** Options of `client.speak`: the live session's, plus `cache` (a `speechCache(...)` of `rxvoice/cache`). */
+export type ClientSpeakOptions = SpeakOptions & {
+  /** Replay sentences said before from this cache (`speechCache` of `rxvoice/cache`); misses are spoken live and stored. */
+  cache?: SpeechCacheHook | undefined;
+};
+
+/** Options of `client.ttsStream`: `signal`, `onHeaders`, and `cache` (a `speechCache(...)` of `rxvoice/cache`). */
+export type ClientTtsStreamOptions = TtsStreamOptions & {
+  /** Replay a request made before from this cache (no call, `creditsRequired: 0`); a miss is stored once complete. */
+  cache?: SpeechCacheHook | undefined;
+};
+
+/** The `cache` option, checked: a ValidationError at once when it is not a cache. */
+function checkCache(where: string, cache: unknown): SpeechCacheHook | undefined {
+  if (cache === undefined) return undefined;
+  if (!isSpeechCacheHook(cache)) throw optionError(where, ['cache'], 'must be a speech cache (speechCache from rxvoice/cache)');
+  return cache;
+}
 
 /**
  * Live sessions kept warm for one set of speak options (from `client.warmSpeaker`).
@@ -123,8 +145,16 @@ export class RxVoiceClient {
 
   /** Sound and music generation. */
   readonly sound: SoundResource;
-  /** Speech over HTTP: the deprecated `/tts` task flow. (Streaming: `ttsStream`.) */
-  readonly speech: SpeechResource;
+  /**
+   * The `/tts` task flow over HTTP (POST /tts, its status, result and bulk results),
+   * deprecated by the service: prefer `ttsStream` (HTTP streaming) or `speak` (live).
+   *
+   * @example
+   * ```ts
+   * const done = await lastValueFrom(client.ttsTask.task({ text: 'Hello.', voice_id: 1, language: 'en-us' }));
+   * ```
+   */
+  readonly ttsTask: SpeechResource;
   readonly voices: VoicesResource;
   readonly separation: SeparationResource;
   readonly stories: StoriesResource;
@@ -143,7 +173,7 @@ export class RxVoiceClient {
     this.wsUrl = config.wsUrl;
     const t = this.#transport;
     this.sound = new SoundResource(t);
-    this.speech = new SpeechResource(t);
+    this.ttsTask = new SpeechResource(t);
     this.voices = new VoicesResource(t);
     this.separation = new SeparationResource(t);
     this.stories = new StoriesResource(t);
@@ -153,7 +183,7 @@ export class RxVoiceClient {
     this.subtitles = new SubtitlesResource(t);
     this.tasks = new TasksResource(t, {
       sound: this.sound.family,
-      speech: this.speech.family,
+      speech: this.ttsTask.family,
       separation: this.separation.family,
       story: this.stories.family,
       projectSetup: this.dubbing.projectSetupFamily,
@@ -162,6 +192,16 @@ export class RxVoiceClient {
       subtitles: this.subtitles.family,
       dubbing: this.dubbing.family,
     });
+  }
+
+  /**
+   * The `/tts` task flow: the same object as {@link RxVoiceClient.ttsTask}.
+   *
+   * @deprecated Use `client.ttsTask` (renamed: beside `client.speak`, live speech,
+   * `client.speech` read as its twin).
+   */
+  get speech(): SpeechResource {
+    return this.ttsTask;
   }
 
   /** The resolved configuration (holds no secret). */
@@ -216,10 +256,15 @@ export class RxVoiceClient {
   /**
    * Stream speech (POST /tts-stream). Each chunk carries `format`, `sampleRate`,
    * `creditsRequired` and `bytes`; `pcm_*` chunks hold whole samples only. `options`:
-   * `signal`, and `onHeaders` (the answer's headers, once, before the first chunk).
+   * `signal`, `onHeaders` (the answer's headers, once, before the first chunk), and
+   * `cache` (a `speechCache` of `rxvoice/cache`: a request made before is replayed with no
+   * call; `onHeaders` is then not called).
    */
-  ttsStream(request: TtsStreamRequest, options: TtsStreamOptions = {}): Observable<TtsStreamChunk> {
-    return ttsStream(this.#transport, request, options);
+  ttsStream(request: TtsStreamRequest, options: ClientTtsStreamOptions = {}): Observable<TtsStreamChunk> {
+    const { cache, ...callOptions } = options;
+    const checked = checkCache('ttsStream', cache);
+    if (checked) return checked.ttsStream(request, () => ttsStream(this.#transport, request, callOptions));
+    return ttsStream(this.#transport, request, callOptions);
   }
 
   /**
@@ -250,11 +295,20 @@ export class RxVoiceClient {
    * client's address, key (header, or `api_key` query for a browser-style WebSocket),
    * WebSocket constructor and scheduler. `output_format` defaults to `'wav'` (the
    * service's default is mp3). Bad options throw a `ValidationError` at once. See `speak`
-   * in `src/live/session.ts` for events, errors, barge-in and `reconnect`. With
+   * in `src/live/session.ts` for events, errors, barge-in and `reconnect`. With `cache` (a
+   * `speechCache` of `rxvoice/cache`), sentences said before are replayed from it and the
+   * session opens only for the others (see `docs/cache.md`). With
    * `stall: { afterMs, fallback: 'tts-stream' }`, a stalled session's sentences are spoken
    * over `POST /tts-stream` with the same voice and settings.
    */
-  speak(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
+  speak(options: ClientSpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
+    const { cache, ...speakOptions } = options;
+    const checked = checkCache('speak', cache);
+    if (checked) return checked.speak(speakOptions, (o) => this.#speakLive(o));
+    return this.#speakLive(speakOptions);
+  }
+
+  #speakLive(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const connection = this.#liveConnection();
     const liveOptions = { ...withTtsStreamFallback(this.#transport, options), scheduler: options.scheduler ?? this.#transport.config.scheduler };
     if (this.#warmPools.size === 0) return speakLive(connection, liveOptions);
