@@ -100,8 +100,13 @@ export class HeardTracker {
 
   /** Sets the exact length of a segment's audio (a player that decoded it knows it): the latest segment with that id. */
   setDuration(segment_id: number, seconds: number): void {
-    const segment = this.segments.findLast((s) => s.id === segment_id);
-    if (segment && Number.isFinite(seconds) && seconds >= 0) segment.seconds = seconds;
+    if (!Number.isFinite(seconds) || seconds < 0) return;
+    for (let i = this.segments.length - 1; i >= 0; i--) {
+      const segment = this.segments[i]!;
+      if (segment.id !== segment_id) continue;
+      segment.seconds = seconds;
+      return;
+    }
   }
 
   /** Seconds of audio of every segment so far. */
