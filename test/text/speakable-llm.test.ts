@@ -272,9 +272,9 @@ describe('properties', () => {
       { numRuns: 1000 },
     );
   });
-  it('without markers that look ahead (emphasis, links, tags, table pipes, list numbers), the text around a thought is as without it (up to whitespace)', () => {
+  it('without markers that look ahead on their line (emphasis, links, tags, table pipes, list numbers, `- - -` rules), the text around a thought is as without it (up to whitespace)', () => {
     const words = (s: string): string => s.replace(/\s+/g, ' ').trim();
-    const plain = outside.filter((f) => !/[*_[<|\d]/.test(f));
+    const plain = outside.filter((f) => !/[*_[<|\d-]/.test(f));
     fc.assert(
       fc.property(partsArb(plain), fc.array(fc.nat(), { maxLength: 10 }), (parts, at) => {
         expect(words(spoken(pieces(cut(join(parts, true), at), options)))).toBe(words(spoken(pieces([join(parts, false)], options))));
