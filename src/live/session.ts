@@ -440,8 +440,6 @@ class LiveSession {
         ledger.segmentDelivered(frame.segment_id);
         this.metrics?.segmentDone();
         this.attemptsInRow = 0;
-        // nothing left to wait for: no timer kept (the next text sent starts the watch again)
-        if (!this.waitsForSpeech(connection)) this.stopResponseWatch();
         this.emit({ type: 'segmentDone', segment_id: this.idOffset + frame.segment_id });
         return;
       case 'segment.skipped':
