@@ -12,6 +12,7 @@
  */
 import type { ValidationIssue } from '../core/schemas.js';
 import type { ServerFrame, SessionConfig } from './protocol.js';
+import type { FallbackSpeech } from './stall-fallback.js';
 
 /** Where the issues of a check go, and under which `loc` prefix. */
 type Issues = { readonly out: ValidationIssue[]; readonly prefix: ReadonlyArray<string | number> };
@@ -179,6 +180,8 @@ export interface ClientOptions {
   boundaryHoldMs: number;
   responseTimeoutMs: number;
   closeGraceMs: number;
+  stall: { afterMs: number; fallback: 'tts-stream' | 'error' } | undefined;
+  fallbackSpeech: FallbackSpeech | undefined;
 }
 
 const MS = 'must be a finite number of milliseconds';
@@ -188,7 +191,7 @@ const positiveMs: NumberRule = { msg: MS, min: [0, false, 'must be > 0 ms'] };
 function checkReconnect(issues: Issues, v: unknown): boolean {
   if (v === undefined) return true;
   if (!isRecord(v)) {
-    add(issues, 'reconnect', 'must be an object', v === undefined ? 'missing' : 'object_type');
+    add(issues, 'reconnect', 'must be an object', 'object_type');
     return false;
   }
   const inner: Issues = { out: issues.out, prefix: [...issues.prefix, 'reconnect'] };
@@ -201,6 +204,19 @@ function checkReconnect(issues: Issues, v: unknown): boolean {
   });
   for (const key of ['baseDelayMs', 'maxDelayMs']) if (v[key] !== undefined) checkNumber(inner, key, v[key], msRule());
   if (v['random'] !== undefined && typeof v['random'] !== 'function') add(inner, 'random', 'must be a function', 'value_error');
+  return issues.out.length === before;
+}
+
+function checkStall(issues: Issues, v: unknown): boolean {
+  if (v === undefined) return true;
+  if (!isRecord(v)) {
+    add(issues, 'stall', 'must be an object', 'object_type');
+    return false;
+  }
+  const inner: Issues = { out: issues.out, prefix: [...issues.prefix, 'stall'] };
+  const before = issues.out.length;
+  checkNumber(inner, 'afterMs', v['afterMs'], positiveMs);
+  if (v['fallback'] !== 'tts-stream' && v['fallback'] !== 'error') add(inner, 'fallback', "must be 'tts-stream' or 'error'", 'enum');
   return issues.out.length === before;
 }
 
@@ -230,6 +246,10 @@ export function checkClientOptions(input: Rec, out: ValidationIssue[], prefix: R
   num('boundaryHoldMs', msRule({ max: [60_000, true, 'must be at most 60000 ms'] }), 250);
   num('responseTimeoutMs', positiveMs, 15_000);
   num('closeGraceMs', msRule(), 1000);
+  field(options, input, 'stall', (v) => checkStall(issues, v));
+  const stall = options['stall'];
+  if (isRecord(stall)) options['stall'] = { afterMs: stall['afterMs'], fallback: stall['fallback'] };
+  field(options, input, 'fallbackSpeech', (v) => v === undefined || typeof v === 'function' || (add(issues, 'fallbackSpeech', 'must be a function', 'value_error'), false));
   return out.length === before ? (options as unknown as ClientOptions) : undefined;
 }
 

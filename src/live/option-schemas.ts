@@ -8,6 +8,7 @@
  */
 import * as z from 'zod/mini';
 import { flag, func, integerAtLeast, milliseconds, positiveMilliseconds } from '../core/options.js';
+import type { FallbackSpeech } from './stall-fallback.js';
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_LIVE_MAX_PAYLOAD, DEFAULT_RESPONSE_TIMEOUT_MS } from './options.js';
 
 /** The client options of {@link SpeakOptions} (everything but the `session.start` configuration and `scheduler`). */
@@ -26,5 +27,12 @@ export const ClientOptionsSchema = z.object({
   boundaryHoldMs: z._default(milliseconds().check(z.maximum(60_000, { error: 'must be at most 60000 ms' })), 250),
   responseTimeoutMs: z._default(positiveMilliseconds(), DEFAULT_RESPONSE_TIMEOUT_MS),
   closeGraceMs: z._default(milliseconds(), DEFAULT_CLOSE_GRACE_MS),
+  stall: z.optional(
+    z.object({
+      afterMs: positiveMilliseconds(),
+      fallback: z.enum(['tts-stream', 'error'], { error: "must be 'tts-stream' or 'error'" }),
+    }),
+  ),
+  fallbackSpeech: z.optional(func<FallbackSpeech>()),
 });
 

@@ -88,8 +88,8 @@ describe('checks.ts against the zod schemas', () => {
   });
 
   it('client options: the same output, or the same issues', () => {
-    const keys = ['reconnect', 'readyTimeoutMs', 'maxPayload', 'clientBoundaries', 'boundaryHoldMs', 'responseTimeoutMs', 'closeGraceMs'];
-    const reconnect = objectOf(['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'random']);
+    const keys = ['reconnect', 'readyTimeoutMs', 'maxPayload', 'clientBoundaries', 'boundaryHoldMs', 'responseTimeoutMs', 'closeGraceMs', 'stall', 'fallbackSpeech'];
+    const reconnect = fc.oneof(objectOf(['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'random']), objectOf(['afterMs', 'fallback'], fc.oneof(anyValue, fc.constantFrom('tts-stream', 'error'))));
     // mostly valid values, so that one bad one at a time is seen too
     const value = fc.oneof({ arbitrary: fc.constantFrom(undefined, 1, 250, 5000, true), weight: 3 }, { arbitrary: anyValue, weight: 1 }, { arbitrary: reconnect, weight: 1 });
     let accepted = 0;
