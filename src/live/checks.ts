@@ -10,64 +10,18 @@
  *
  * @internal
  */
+import { add, checkNumber, isNumber, isRecord, type Issues, type NumberRule } from '../core/checks.js';
 import type { ValidationIssue } from '../core/schemas.js';
 import type { ServerFrame, SessionConfig } from './protocol.js';
 import type { FallbackSpeech } from './stall-fallback.js';
 
-/** Where the issues of a check go, and under which `loc` prefix. */
-type Issues = { readonly out: ValidationIssue[]; readonly prefix: ReadonlyArray<string | number> };
 type Rec = Record<string, unknown>;
 
 const LOCALE_TAG = /^[a-z]{2,3}-[a-z0-9]{2,4}$/;
 const NUMERIC_ID = /^[0-9]+$/;
 const OUTPUT_FORMATS: readonly string[] = ['wav', 'mp3', 'flac', 'aac'];
-
-const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
-
-function add(issues: Issues, key: string, msg: string, type: string): void {
-  issues.out.push({ loc: [...issues.prefix, key], msg, type });
-}
-
-/** A number with bounds: false (issues added) when it is not one, or out of them. */
-interface NumberRule {
-  /** Whole numbers only: `msg` also reports a non-integer. */
-  int?: boolean;
-  msg: string;
-  /** [bound, inclusive, message] */
-  min?: readonly [number, boolean, string];
-  max?: readonly [number, boolean, string];
-}
-
-function checkNumber(issues: Issues, key: string, v: unknown, rule: NumberRule): boolean {
-  if (!isNumber(v)) {
-    add(issues, key, rule.msg, v === undefined ? 'missing' : 'number_type');
-    return false;
-  }
-  let ok = true;
-  if (rule.int === true) {
-    if (!Number.isInteger(v)) {
-      add(issues, key, rule.msg, 'int_type');
-      return false;
-    }
-    if (!Number.isSafeInteger(v)) {
-      add(issues, key, rule.msg, v > 0 ? 'less_than_equal' : 'greater_than_equal');
-      ok = false;
-    }
-  }
-  const { min, max } = rule;
-  if (min && (min[1] ? v < min[0] : v <= min[0])) {
-    add(issues, key, min[2], min[1] ? 'greater_than_equal' : 'greater_than');
-    ok = false;
-  }
-  if (max && (max[1] ? v > max[0] : v >= max[0])) {
-    add(issues, key, max[2], max[1] ? 'less_than_equal' : 'less_than');
-    ok = false;
-  }
-  return ok;
-}
 
 /** Copies `input[key]` to `out` when it passes `check`; a default for undefined; absent stays absent. */
 function field(out: Rec, input: Rec, key: string, check: (v: unknown) => boolean, fallback?: () => unknown): void {
