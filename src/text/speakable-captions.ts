@@ -19,6 +19,17 @@ interface Placed {
 
 const isSpace = (c: string): boolean => /\s/.test(c);
 
+/** How many code units of punctuation or space `a` and `b` share at their start (`dir` 1) or end (-1). */
+function sharedEnd(a: string, b: string, dir: 1 | -1): number {
+  let n = 0;
+  while (n < a.length && n < b.length) {
+    const c = dir === 1 ? a.charAt(n) : a.charAt(a.length - 1 - n);
+    if (c !== (dir === 1 ? b.charAt(n) : b.charAt(b.length - 1 - n)) || /[\p{L}\p{N}]/u.test(c)) break;
+    n++;
+  }
+  return n;
+}
+
 /**
  * The spoken stream of a speakable text and its map back to the source. Feed it what the core
  * gives out (`add`), then ask where a run of spoken text is (`locate`) and what it was
@@ -42,11 +53,24 @@ export class CaptionMap {
     for (const p of pieces) {
       this.decided = Math.max(this.decided, p.end);
       if (p.hidden !== undefined) continue;
-      const at = this.spokenBase + this.spoken.length;
-      this.spoken += p.text;
-      const verbatim = p.text === this.sourceSlice(p.start, p.end);
-      this.placed.push({ at, text: p.text, start: p.start, end: p.end, verbatim });
+      const source = this.sourceSlice(p.start, p.end);
+      if (p.text === source) this.place(p.text, p.start, p.end, true);
+      else {
+        // a rewrite (`three dollars and fifty cents.` for `$3.50.`): punctuation both share at
+        // its ends stays itself, so `cents.` maps to `$3.50.` and a following `.` to `.`
+        const head = sharedEnd(p.text, source, 1);
+        const tail = sharedEnd(p.text.slice(head), source.slice(head), -1);
+        this.place(p.text.slice(0, head), p.start, p.start + head, true);
+        this.place(p.text.slice(head, p.text.length - tail), p.start + head, p.end - tail, false);
+        this.place(p.text.slice(p.text.length - tail), p.end - tail, p.end, true);
+      }
     }
+  }
+
+  private place(text: string, start: number, end: number, verbatim: boolean): void {
+    if (text.length === 0) return;
+    this.placed.push({ at: this.spokenEnd, text, start, end, verbatim });
+    this.spoken += text;
   }
 
   /** Absolute end of the spoken stream so far. */
