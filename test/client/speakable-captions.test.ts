@@ -66,3 +66,24 @@ describe('client.speak({ speakable }) captions', () => {
     expect(plain[0]!.word_timestamps!.every((w) => (w as { source?: string }).source === undefined)).toBe(true);
   });
 });
+
+describe('client.speak({ speakable }) captions across a reconnect', () => {
+  it('segments sent again after the connection dropped map back as the first time', async () => {
+    const emu = await emulator({ faults: { dropAfterFrames: 2 } });
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
+    clients.push(client);
+    const events: LiveSpeechEvent[] = await lastValueFrom(
+      from([LLM]).pipe(client.speak({ ...options, reconnect: { maxAttempts: 20, baseDelayMs: 1, maxDelayMs: 5 } }), toArray()),
+    );
+    expect(events.filter((e) => e.type === 'reconnected').length).toBeGreaterThanOrEqual(1); // control: it did reconnect
+    const starts = events.filter((e): e is SegmentStartEvent => e.type === 'segmentStart');
+    const byText = new Map([
+      ['Use sequel daily.', 'Use SQL daily.'],
+      ['See example.com now.', 'See https://example.com/docs?x=1 now.'],
+      ['It costs three dollars and fifty cents today.', 'It costs $3.50 today.'],
+    ]);
+    expect(new Set(starts.map((s) => s.text.trim()))).toEqual(new Set(byText.keys()));
+    expect(starts.length).toBeGreaterThan(byText.size); // control: some segment was started again
+    for (const s of starts) expect(s.sourceText).toBe(byText.get(s.text.trim()));
+  });
+});
