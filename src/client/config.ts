@@ -90,10 +90,22 @@ const isFunction = (v: unknown): boolean => typeof v === 'function';
 
 /** Options of `createClient`. */
 export const ClientOptionsSchema = z.object({
-  /** API key; falls back to the environment variable `RXVOICE_API_KEY`. */
+  /**
+   * API key; default the environment variable `CAMB_API_KEY`, then `RXVOICE_API_KEY`
+   * (`CAMB_API_KEY` wins when both are set).
+   */
   apiKey: z.string().min(1).optional(),
-  /** Base address of the service; falls back to `RXVOICE_BASE_URL`. */
+  /**
+   * Base address of the service; default `CAMB_BASE_URL`, then `RXVOICE_BASE_URL`, then
+   * the public service `https://client.camb.ai/apis`. The emulator and tests pass their own.
+   */
   baseUrl: z.string().min(1).optional(),
+  /**
+   * Full address of the live speech WebSocket, used as given. Default: derived from
+   * `baseUrl` (`wss://<host>/<base path>/live-tts/ws`); the service does not publish its
+   * live path, so set this when the derived one answers 404.
+   */
+  liveUrl: z.string().min(1).optional(),
   /** Timeout of one HTTP attempt, ms (for streams: until the answer's headers). */
   timeoutMs: z.number().positive().default(60_000),
   /**
@@ -196,6 +208,93 @@ const defaultWarn: WarnHook = (message, code) => {
   process.emitWarning(message, { type: 'DeprecationWarning', code });
 };
 
+/** Base address of the public service (the one of its official SDK, `@camb-ai/sdk`). */
+export const DEFAULT_BASE_URL = 'https://client.camb.ai/apis';
+/** Environment variables of the API key, first one set wins. */
+export const API_KEY_VARIABLES = ['CAMB_API_KEY', 'RXVOICE_API_KEY'] as const;
+/** Environment variables of the base address, first one set wins. */
+export const BASE_URL_VARIABLES = ['CAMB_BASE_URL', 'RXVOICE_BASE_URL'] as const;
+
+/** The first of `names` set to a non-blank value in `env`. */
+export function envValue(env: Record<string, string | undefined>, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}
+
+/**
+ * Check a base address and derive the live session address from it. Throws
+ * `RxVoiceError('config')`; a value without a scheme is shown, `apiKey` masked in it.
+ */
+export function parseBaseUrl(raw: string, allowInsecureHttp = false, apiKey?: string): { baseUrl: string; wsUrl: string } {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    const cut = raw.length > 100 ? `${raw.slice(0, 100)}...` : raw;
+    // the value is shown to help, the key never (pasted into the wrong variable)
+    const shown = apiKey ? cut.split(apiKey).join('***') : cut;
+    throw new RxVoiceError('config', `The base address ${JSON.stringify(shown)} has no scheme: write it as https://${shown.replace(/^\/+/, '')}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new RxVoiceError('config', 'The base address (`baseUrl` / CAMB_BASE_URL / RXVOICE_BASE_URL) is not a valid URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new RxVoiceError('config', `The base address must use http or https, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new RxVoiceError('config', 'The base address must not carry credentials.');
+  }
+  if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
+    throw new RxVoiceError(
+      'config',
+      `Refusing to send the API key over plain http to ${url.hostname}: use https, ` +
+        'or pass `allowInsecureHttp: true` (loopback hosts are always allowed).',
+    );
+  }
+  const basePath = url.pathname.replace(/\/+$/, '');
+  return {
+    baseUrl: `${url.origin}${basePath}`,
+    wsUrl: `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${routes.liveTts}`,
+  };
+}
+
+function parseLiveUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'ws:' && url.protocol !== 'wss:')) {
+    throw new RxVoiceError('config', 'The live address (`liveUrl`) must be a ws:// or wss:// URL.');
+  }
+  if (url.username || url.password) throw new RxVoiceError('config', 'The live address must not carry credentials.');
+  return url.toString();
+}
+
+/**
+ * Message of a call that could not reach the service: names the host (e.g.
+ * `client.camb.ai`), the low-level reason, and the variables that choose the address.
+ */
+export function unreachableMessage(endpoint: string, baseUrl: string, reason: string): string {
+  const host = new URL(baseUrl).host;
+  return (
+    `${endpoint}: could not reach the service at ${host} (${reason}). ` +
+    'Check the network, or set the address with `baseUrl` / CAMB_BASE_URL (e.g. the emulator: npx rxvoice emulator).'
+  );
+}
+
+/** Message of a 401 or 403 answer: the key was refused, say where it comes from. */
+export function refusedKeyMessage(endpoint: string, status: number, serviceMessage: string, baseUrl: string): string {
+  const host = new URL(baseUrl).host;
+  const suffix = serviceMessage ? `: ${serviceMessage}` : '';
+  const what = status === 401 ? 'refused the API key' : 'does not allow this API key here';
+  return `${endpoint} answered ${status}${suffix}. ${host} ${what}: check CAMB_API_KEY (or the \`apiKey\` option).`;
+}
+
 /**
  * Resolve client options: defaults, environment fallbacks, the http check.
  * Throws `RxVoiceError` with code `'config'` on any problem. Returns the key apart.
@@ -209,36 +308,12 @@ export function resolveConfig(options: ClientOptions = {}): { config: ResolvedCo
   }
   const o = parsed.data;
   const env = o.env ?? process.env;
-  const apiKey = o.apiKey ?? env['RXVOICE_API_KEY'];
-  const baseUrlRaw = o.baseUrl ?? env['RXVOICE_BASE_URL'];
-  const missing: string[] = [];
-  if (!apiKey) missing.push('an API key (option `apiKey` or environment variable RXVOICE_API_KEY)');
-  if (!baseUrlRaw) missing.push('a base address (option `baseUrl` or environment variable RXVOICE_BASE_URL)');
-  if (missing.length > 0 || !apiKey || !baseUrlRaw) {
-    throw new RxVoiceError('config', `rxvoice needs ${missing.join(' and ')}.`);
+  const apiKey = o.apiKey ?? envValue(env, API_KEY_VARIABLES);
+  if (!apiKey) {
+    throw new RxVoiceError('config', 'rxvoice needs an API key (option `apiKey` or environment variable CAMB_API_KEY or RXVOICE_API_KEY).');
   }
-  let url: URL;
-  try {
-    url = new URL(baseUrlRaw);
-  } catch {
-    throw new RxVoiceError('config', 'The base address (`baseUrl` / RXVOICE_BASE_URL) is not a valid URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new RxVoiceError('config', `The base address must use http or https, not ${url.protocol}`);
-  }
-  if (url.username || url.password) {
-    throw new RxVoiceError('config', 'The base address must not carry credentials.');
-  }
-  if (url.protocol === 'http:' && !o.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-    throw new RxVoiceError(
-      'config',
-      `Refusing to send the API key over plain http to ${url.hostname}: use https, ` +
-        'or pass `allowInsecureHttp: true` (loopback hosts are always allowed).',
-    );
-  }
-  const basePath = url.pathname.replace(/\/+$/, '');
-  const baseUrl = `${url.origin}${basePath}`;
-  const wsUrl = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${routes.liveTts}`;
+  const { baseUrl, wsUrl: derivedWsUrl } = parseBaseUrl(o.baseUrl ?? envValue(env, BASE_URL_VARIABLES) ?? DEFAULT_BASE_URL, o.allowInsecureHttp, apiKey);
+  const wsUrl = o.liveUrl === undefined ? derivedWsUrl : parseLiveUrl(o.liveUrl);
   const config: ResolvedConfig = Object.freeze({
     baseUrl,
     wsUrl,

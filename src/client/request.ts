@@ -51,7 +51,7 @@ import {
   ValidationError,
   redact,
 } from '../core/errors.js';
-import type { FetchLike, ResolvedConfig } from './config.js';
+import { refusedKeyMessage, unreachableMessage, type FetchLike, type ResolvedConfig } from './config.js';
 import { ErrorBodySchema, ValidationErrorBodySchema, type ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
 import { backoffDelay } from '../core/backoff.js';
@@ -476,7 +476,7 @@ export class HttpTransport {
           const codes = errorCodeChain(error);
           const notSent = codes.some((c) => NOT_SENT_CODES.has(c));
           const cause = sanitizeCause(error, this.#apiKey);
-          fail(new ConnectionError(`${spec.endpoint}: could not reach the service (${codes[0] ?? cause.message})`, { cause, notSent }));
+          fail(new ConnectionError(unreachableMessage(spec.endpoint, this.config.baseUrl, codes[0] ?? cause.message), { cause, notSent }));
         },
       );
       return () => {
@@ -579,7 +579,7 @@ export class HttpTransport {
     const serviceMessage = this.redact(messageOf(body) ?? response.statusText ?? '');
     const suffix = serviceMessage ? `: ${serviceMessage}` : '';
     if (status === 401 || status === 403) {
-      return new AuthenticationError(`${spec.endpoint} answered ${status}${suffix}. Check the API key.`, { status });
+      return new AuthenticationError(refusedKeyMessage(spec.endpoint, status, serviceMessage, this.config.baseUrl), { status });
     }
     if (status === 429) {
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));

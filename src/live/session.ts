@@ -83,6 +83,8 @@ export interface LiveConnection {
    * declaring three parameters, false otherwise (browser-style).
    */
   headersSupported?: boolean | undefined;
+  /** `wsUrl` is the full session address, used as given (`/live-tts/ws` not appended). */
+  exactUrl?: boolean | undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -223,7 +225,7 @@ interface ResolvedSpeak extends z.output<typeof ClientOptionsSchema> {
  * The live session address for a base (or full) WebSocket address, with `api_key` in the
  * query when given; undefined when it is not a ws(s):// (or http(s)://) address.
  */
-function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undefined {
+function sessionUrl(wsUrl: string, queryKey: string | undefined, exact = false): string | undefined {
   let url: URL;
   try {
     url = new URL(wsUrl);
@@ -233,9 +235,22 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
   if (url.protocol === 'http:') url.protocol = 'ws:';
   if (url.protocol === 'https:') url.protocol = 'wss:';
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return undefined;
-  if (!url.pathname.endsWith(LIVE_TTS_PATH)) url.pathname = url.pathname.replace(/\/+$/, '') + LIVE_TTS_PATH;
+  if (!exact && !url.pathname.endsWith(LIVE_TTS_PATH)) url.pathname = url.pathname.replace(/\/+$/, '') + LIVE_TTS_PATH;
   if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
   return url.toString();
+}
+
+/**
+ * For a handshake answered 404: the live path is not where it was looked for (the
+ * service does not publish it), say which option sets it. The query (a key) is left out.
+ */
+function livePathHint(detail: string | undefined, url: string): string {
+  if (detail === undefined || !/\b404\b/.test(detail)) return '';
+  const where = new URL(url);
+  return (
+    `. No live session at ${where.origin}${where.pathname}: set the live address ` +
+    "(createClient's `liveUrl`, or speak's `wsUrl`) to the service's live WebSocket path"
+  );
 }
 
 /** Check the options with their schemas: the resolved session, or a ValidationError with every issue found. */
@@ -249,7 +264,7 @@ function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpe
   if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
   const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
-  const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey);
+  const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey, connection.exactUrl);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
   if (!config.success || !client.success || url === undefined) {
     throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
@@ -783,7 +798,8 @@ class LiveSession {
         }
         const detail = why || connection.transportError;
         const how = code === CloseCodes.normal ? 'before session.done' : 'abnormally';
-        return this.retryOrFail(this.error('connection', `The live session closed ${how} (code ${code}${detail ? `: ${detail}` : ''})`, close));
+        const message = `The live session closed ${how} (code ${code}${detail ? `: ${detail}` : ''})${livePathHint(detail, this.options.url)}`;
+        return this.retryOrFail(this.error('connection', message, close));
       }
     }
   }
