@@ -32,33 +32,34 @@ export type WarnHook = (message: string, code: string) => void;
  * completion is likely.
  */
 export const PollingOptionsSchema = z.object({
-  /** Delay before the first status call, ms (and between calls, with `multiplier` 1). */
+  /** Delay before the first status call, ms (and between calls, with `multiplier` 1). Default 1000. */
   initialDelayMs: z.number().nonnegative().default(1000),
-  /** Growth of the delay between two status calls (1: a fixed interval). */
+  /** Growth of the delay between two status calls (1: a fixed interval). Default 1. */
   multiplier: z.number().min(1).default(1),
-  /** Cap of the delay between two status calls, ms. */
+  /** Cap of the delay between two status calls, ms. Default 5000. */
   maxDelayMs: z.number().nonnegative().default(5000),
   /**
    * Learned polling: each wait is shortened by up to this fraction at random (0.2 = up
    * to 20 %), so tasks created together poll apart. The schedule before anything is
-   * learned (and with `adaptive: false`) is exact, like a plain loop.
+   * learned (and with `adaptive: false`) is exact, like a plain loop. Default 0.2.
    */
   jitter: z.number().min(0).max(1).default(0.2),
-  /** Overall deadline of the polling, ms; past it the task Observable errors with a TimeoutError. */
+  /** Overall deadline of the polling, ms; past it the task Observable errors with a TimeoutError. Default 600000 (10 min). */
   deadlineMs: z.number().positive().default(10 * 60_000),
   /**
    * Learn from the tasks this client has seen (per family, against request size) and
    * poll where completion is likely (see `src/client/polling.ts`); false: always back off.
+   * Default true.
    */
   adaptive: z.boolean().default(true),
   /**
    * Learned polling: the expected lateness (time a result sits done but unseen) one
-   * status call is worth, ms. Lower: more calls, results sooner.
+   * status call is worth, ms. Lower: more calls, results sooner. Default 130.
    */
   latenessPerPollMs: z.number().positive().default(130),
-  /** Learned polling: shortest time between two status calls, ms. */
+  /** Learned polling: shortest time between two status calls, ms. Default 100. */
   minIntervalMs: z.number().nonnegative().default(100),
-  /** Learned polling: longest wait before a status call, ms. */
+  /** Learned polling: longest wait before a status call, ms. Default 60000. */
   maxLearnedDelayMs: z.number().positive().default(60_000),
 });
 /**
@@ -73,9 +74,11 @@ export type ResolvedPollingOptions = z.infer<typeof PollingOptionsSchema>;
 
 /** Backoff between HTTP retries: `baseDelayMs * 2^attempt`, capped, with jitter. */
 export const RetryOptionsSchema = z.object({
+  /** Delay before the first retry, ms, doubled at each next one. Default 500. */
   baseDelayMs: z.number().nonnegative().default(500),
+  /** Cap of the delay between two retries, ms. Default 8000. */
   maxDelayMs: z.number().nonnegative().default(8000),
-  /** Upper bound on a `Retry-After` the client is willing to honour, ms. */
+  /** Upper bound on a `Retry-After` the client is willing to honour, ms. Default 60000. */
   maxRetryAfterMs: z.number().nonnegative().default(60_000),
 });
 /**
@@ -106,7 +109,7 @@ export const ClientOptionsSchema = z.object({
    * live path, so set this when the derived one answers 404.
    */
   liveUrl: z.string().min(1).optional(),
-  /** Timeout of one HTTP attempt, ms (for streams: until the answer's headers). */
+  /** Timeout of one HTTP attempt, ms (for streams: until the answer's headers). Default 60000. */
   timeoutMs: z.number().positive().default(60_000),
   /**
    * Largest byte result read into memory (audio results such as `sound.result()`), in
@@ -120,9 +123,14 @@ export const ClientOptionsSchema = z.object({
    * `StreamIdleError` (a `TimeoutError`) carrying what was received. Default 30 s.
    */
   streamIdleTimeoutMs: z.number().positive().default(30_000),
-  /** Retries of a failed attempt (see the retry rules in `request.ts`). */
+  /**
+   * Retries of a failed attempt: connection failures and 408/429/5xx of status and result
+   * calls; a creation call only when it surely never reached the service. Default 2.
+   */
   maxRetries: z.int().nonnegative().default(2),
+  /** Backoff between retries (`RetryOptions`). Default `{ baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60000 }`. */
   retry: RetryOptionsSchema.default({ baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 }),
+  /** Polling of task status (`PollingOptions`). Default: a call every second until a family is learned, then learned polling. */
   polling: PollingOptionsSchema.default({
     initialDelayMs: 1000,
     multiplier: 1,
@@ -140,15 +148,15 @@ export const ClientOptionsSchema = z.object({
   dispatcher: z.custom<Dispatcher>((v) => v !== null && typeof v === 'object').optional(),
   /** fetch implementation (default: undici's `fetch`). */
   fetch: z.custom<FetchLike>(isFunction).optional(),
-  /** Allow sending the key over plain `http://` to a host that is not loopback. */
+  /** Allow sending the key over plain `http://` to a host that is not loopback. Default false. */
   allowInsecureHttp: z.boolean().default(false),
   /** WebSocket constructor for the live session (default: `ws`, connecting without printing its options under NODE_DEBUG). */
   WebSocket: z.custom<WebSocketConstructor>(isFunction).optional(),
   /** Deprecation warnings hook (default: `process.emitWarning`). */
   warn: z.custom<WarnHook>(isFunction).optional(),
-  /** Bulk result calls run at once (bulk id lists are split in batches of 2 to 5). */
+  /** Bulk result calls run at once (bulk id lists are split in batches of 2 to 5). Default 3. */
   bulkConcurrency: z.int().positive().default(3),
-  /** Random source in [0, 1), for jitter (tests make it deterministic). */
+  /** Random source in [0, 1), for jitter (tests make it deterministic). Default `Math.random`. */
   random: z.custom<() => number>(isFunction).optional(),
   /** Environment to read the fallbacks from (default `process.env`). */
   env: z.record(z.string(), z.string().optional()).optional(),
