@@ -814,7 +814,19 @@ describe('the relay guide, as printed', () => {
       `;
       const runner = join(consumer, 'served-run.mjs');
       writeFileSync(runner, script);
-      const run = spawnSync(process.execPath, [runner], { cwd: consumer, encoding: 'utf8', timeout: 30_000 });
+      // not spawnSync: the emulator runs in this process and must keep answering
+      const run = await new Promise<{ stdout: string; stderr: string }>((resolveRun) => {
+        const child = spawn(process.execPath, [runner], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.on('close', () => {
+          clearTimeout(timer);
+          resolveRun({ stdout, stderr });
+        });
+      });
       expect(run.stderr).toBe('');
       const result = JSON.parse(run.stdout.trim()) as { words: string[]; audio: number };
       expect(result.words.join(' ').replace(/[.]/g, '')).toBe('Hello from the browser');
