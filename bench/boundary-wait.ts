@@ -9,7 +9,7 @@
  */
 import { createBoundaryGate } from '../src/text/boundaryGate.js';
 import { createSentenceSegmenter } from '../src/text/sentences.js';
-import { SENTENCE_CASES } from '../test/sentenceCases.js';
+import { SENTENCE_CASES } from '../test/text/sentenceCases.js';
 import type { BenchRow } from './types.js';
 import { median, percentile } from './util.js';
 

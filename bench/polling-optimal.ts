@@ -12,7 +12,7 @@
  * mixed at random reach any point between two of them) is the frontier: the least mean
  * lateness possible at a given mean number of calls.
  *
- * Pure arithmetic, no timers; `bench/polling.ts` uses it, `test/polling.test.ts` too.
+ * Pure arithmetic, no timers; `bench/polling.ts` uses it, `test/client/polling.test.ts` too.
  */
 import { normalCdf } from '../src/client/polling.js';
 

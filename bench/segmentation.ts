@@ -3,13 +3,13 @@
  * against `Intl.Segmenter(locale, { granularity: 'sentence' })` run over the same text in
  * windows of a few sentences (its fastest streaming use: segment the window, keep the last,
  * possibly unfinished, segment for the next window). Also the accuracy of each on the
- * sentence table of `test/sentenceCases.ts` (boundaries compared with the whitespace
+ * sentence table of `test/text/sentenceCases.ts` (boundaries compared with the whitespace
  * trimmed, since the two place it differently). Run: `npx tsx bench/segmentation.ts`.
  */
 import { from } from 'rxjs';
 import { segmentSentences } from '../src/operators/segmentSentences.js';
 import { createSentenceSegmenter } from '../src/text/sentences.js';
-import { SENTENCE_CASES } from '../test/sentenceCases.js';
+import { SENTENCE_CASES } from '../test/text/sentenceCases.js';
 import type { BenchRow } from './types.js';
 import { throughputRow } from './util.js';
 

@@ -6,7 +6,7 @@
  * one line of meaning, from the TSDoc on the member.
  *
  * `npx tsx scripts/api-md.ts` rewrites docs/api.md; `--check` exits 1 when the committed
- * file differs (test/docs/api-md.test.ts runs the check in `npm test`).
+ * file differs (test/project/api-md.test.ts runs the check in `npm test`).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

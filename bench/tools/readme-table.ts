@@ -3,7 +3,7 @@
  * hand-copied): everything between `<!-- bench:start -->` and `<!-- bench:end -->` there is
  * replaced by the rows of the last full `npm run bench`, with its machine line, date,
  * per-benchmark time and what was skipped. A full `npm run bench` runs it at the end;
- * `test/bench-smoke.test.ts` checks that the committed bench/README.md equals what this makes of
+ * `test/project/bench-smoke.test.ts` checks that the committed bench/README.md equals what this makes of
  * the committed results, so a stale or hand-edited row fails `npm test`.
  *
  * Run alone: `npx tsx bench/tools/readme-table.ts` (rewrite bench/README.md), or with

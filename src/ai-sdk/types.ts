@@ -3,7 +3,7 @@
  * major: `SpeechModelV3`, `TranscriptionModelV3`) that rxvoice's models implement,
  * written out structurally: the public types of `rxvoice/ai-sdk` name no type of the
  * peer, so they compile where `@ai-sdk/provider` is not installed. The test
- * `test/ai-sdk.test.ts` checks that they are assignable to the peer's own types.
+ * `test/ai-sdk/ai-sdk.test.ts` checks that they are assignable to the peer's own types.
  */
 
 /** A JSON value (`JSONValue` of `@ai-sdk/provider`). */

@@ -16,7 +16,7 @@ import { routes } from '../core/routes.js';
 import type { z } from 'zod';
 import { segmentSentences, type SegmentSentencesOptions } from '../operators/segmentSentences.js';
 import type { LiveSpeechEvent } from '../live/events.js';
-import type { SpeakOptions } from '../live/session.js';
+import type { SpeakOptions } from '../live/options.js';
 
 /** What the chain needs of a client: `RxVoiceClient` has all three methods. */
 export interface TranslateThenSpeakClient {

@@ -51,7 +51,8 @@ import type { TranslationStreamRequest } from '../core/schemas.js';
 import { VoicesResource } from './voices.js';
 import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
-import { sessionPlan, speak as speakLive, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/session.js';
+import { sessionPlan, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/options.js';
+import { speak as speakLive } from '../live/session.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
 
 /**

@@ -11,14 +11,14 @@ import { WebSocket as WsWebSocket, type ClientOptions as WsClientOptions } from 
 import { z } from 'zod';
 import { RxVoiceError } from '../core/errors.js';
 import { routes } from '../core/routes.js';
-import type { WebSocketConstructorLike } from '../live/session.js';
+import type { WebSocketConstructorLike } from '../live/options.js';
 
 /** A fetch-compatible function (undici's `fetch` or the global one). */
 export type FetchLike = (input: string, init: Record<string, unknown>) => Promise<Response>;
 
 /**
  * A WebSocket constructor for the live session: `ws`'s (takes `{ headers }` third) or a
- * browser-style one. Defined once, in `src/live/session.ts`.
+ * browser-style one. Defined once, in `src/live/options.ts`.
  */
 export type WebSocketConstructor = WebSocketConstructorLike;
 

@@ -19,8 +19,8 @@
  * );
  * ```
  */
+export { speak } from './session.js';
 export {
-  speak,
   DEFAULT_LIVE_OUTPUT_FORMAT,
   DEFAULT_LIVE_MAX_PAYLOAD,
   DEFAULT_RESPONSE_TIMEOUT_MS,
@@ -30,7 +30,7 @@ export {
   type ReconnectOptions,
   type WebSocketLike as LiveWebSocketLike,
   type WebSocketConstructorLike,
-} from './session.js';
+} from './options.js';
 export type {
   LiveSpeechEvent,
   ReadyEvent,

@@ -2,317 +2,48 @@
  * The live speech session as an RxJS operator: text in, `LiveSpeechEvent`s out.
  *
  * One subscription is one {@link LiveSession}: one WebSocket session (or, with
- * `reconnect`, a chain of sessions that together speak the text exactly once). Where
- * things happen in it:
- * - the socket is opened in `open()` and closed in `closeSocket()`;
- * - text from the source goes out in `sendText()` (buffered until `session.ready`);
- * - server frames are parsed with the zod schemas of `protocol.ts` in `onTextFrame()`
- *   and handled, by type, in `onServerFrame()`; audio in `onAudioFrame()`;
+ * `reconnect`, a chain of sessions that together speak the text exactly once). Its
+ * options and their resolution are in `options.ts`; what a close code means in
+ * `close-error.ts`. Where things happen in the session (sections of the class, in order):
+ * - the socket: opened in `open()`, closed in `closeSocket()`;
+ * - text out: from the source in `pushText()` (through the boundary gate), out in
+ *   `sendText()` (buffered until `session.ready`);
+ * - frames in: parsed with the zod schemas of `protocol.ts` in `onTextFrame()` and
+ *   handled, by type, in `onServerFrame()`; audio in `onAudioFrame()`;
+ * - closes and socket errors: `onClose()`, `onSocketError()`;
+ * - timeouts: `session.ready` (`readyTimeoutMs`) and the service's progress
+ *   (`responseTimeoutMs`);
+ * - protocol errors: `protocolError()` closes (1002) and cuts the socket off;
+ * - endings: `retryOrFail()` reconnects or ends, `finish()` ends the output;
  * - the session's state is one `phase`.
  */
-import { SpeechMetricsRecorder, type SpeechMetricsObserver } from './metrics.js';
-import { Observable, asyncScheduler, timer, type OperatorFunction, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
-import { WebSocket as NodeWebSocket } from 'ws';
+import { Observable, timer, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import { backoffDelay } from '../core/backoff.js';
-import { ValidationError, liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode } from '../core/errors.js';
-import * as z from 'zod/mini';
-import { flag, func, integerAtLeast, milliseconds, positiveMilliseconds } from '../core/options.js';
-import { LIVE_TTS_PATH } from '../core/routes.js';
-import type { ValidationIssue } from '../core/schemas.js';
-import { toValidationIssues } from '../core/validation.js';
+import { liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode } from '../core/errors.js';
+import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
+import { closeError, isRefusal, livePathHint } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
-import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
-import {
-  CloseCodes,
-  MAX_AUDIO_FRAME_BYTES,
-  ServerFrameSchema,
-  SessionConfigSchema,
-  type ClientFrame,
-  type ServerFrame,
-  type SessionConfig,
-  type SessionConfigInput,
-} from './protocol.js';
+import { SpeechMetricsRecorder } from './metrics.js';
+import { PROGRESS_AUDIO_SECONDS, keyHeader, resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
+import { CloseCodes, MAX_AUDIO_FRAME_BYTES, ServerFrameSchema, type ClientFrame, type ServerFrame } from './protocol.js';
 
-// ---------------------------------------------------------------------------
-// Transport
-// ---------------------------------------------------------------------------
+// The options moved to options.ts: their names stay importable from here.
+export {
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_LIVE_MAX_PAYLOAD,
+  DEFAULT_LIVE_OUTPUT_FORMAT,
+  DEFAULT_RESPONSE_TIMEOUT_MS,
+  PROGRESS_AUDIO_SECONDS,
+  sessionPlan,
+  type LiveConnection,
+  type ReconnectOptions,
+  type SessionPlan,
+  type SpeakOptions,
+  type WebSocketConstructorLike,
+  type WebSocketLike,
+} from './options.js';
 
-/**
- * The part of a WebSocket the session uses: the WHATWG API, which browsers, undici and
- * the `ws` package all implement.
- */
-export interface WebSocketLike {
-  readonly readyState: number;
-  binaryType: string;
-  /** Sends one JSON text frame. */
-  send(data: string): void;
-  /** Closes the connection (1000 when `code` is not given). */
-  close(code?: number, reason?: string): void;
-  /** Listens to `open`, `message` (text and binary frames), `close` and `error`. */
-  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
-}
-
-/**
- * A WebSocket constructor: `ws`'s (takes `{ headers }` as its third argument) or a
- * browser-style one (URL and protocols only).
- */
-export type WebSocketConstructorLike = new (
-  url: string,
-  protocols?: string | string[],
-  options?: { headers?: Record<string, string>; maxPayload?: number; closeTimeout?: number },
-) => WebSocketLike;
-
-const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
-
-/** Where and how to connect. */
-export interface LiveConnection {
-  /** WebSocket base address (e.g. `ws://127.0.0.1:8080`), or the full live session address. */
-  wsUrl: string;
-  /**
-   * The service's API key: sent as the `x-api-key` header when the constructor takes
-   * headers, else as the `api_key` query parameter. Leave it out (or `''`) when the page
-   * connects through `rxvoice/relay`, which adds the server's key: then nothing is sent.
-   */
-  apiKey?: string | undefined;
-  /** WebSocket constructor; default the `ws` package. */
-  WebSocket?: WebSocketConstructorLike | undefined;
-  /**
-   * Whether the constructor accepts `{ headers }` (third argument). When false the key is
-   * sent as the `api_key` query parameter. Default: true for `ws` and for any constructor
-   * declaring three parameters, false otherwise (browser-style).
-   */
-  headersSupported?: boolean | undefined;
-  /** `wsUrl` is the full session address, used as given (`/live-tts/ws` not appended). */
-  exactUrl?: boolean | undefined;
-}
-
-// ---------------------------------------------------------------------------
-// Options
-// ---------------------------------------------------------------------------
-
-/** Reconnect policy after an abnormal close (off unless given). */
-export interface ReconnectOptions {
-  /**
-   * Reconnection attempts allowed in a row (the first connection is not one): each new
-   * session opened after an abnormal close counts one, a segment delivered (its
-   * `segmentDone`) resets the count to 0; when a drop comes with the count at
-   * `maxAttempts`, the error is passed on. 0: never reconnect. An integer, 0 to 1000.
-   */
-  maxAttempts: number;
-  /** Delay before the first attempt, ms (doubles each attempt). Default 250. */
-  baseDelayMs?: number;
-  /** Largest delay, ms. Default 5000. */
-  maxDelayMs?: number;
-  /**
-   * Random source in [0, 1) for the jitter (each delay is drawn from the upper half of
-   * the exponential one, so sessions dropped together do not reconnect in lockstep).
-   * Default `Math.random`; tests pass a fixed one.
-   */
-  random?: () => number;
-}
-
-/**
- * Options of a live session: the `session.start` configuration plus client options.
- *
- * `output_format` defaults to `'wav'` in rxvoice (the service itself defaults to `mp3`),
- * so that segments are playable PCM and `wordTimeline()` can measure them exactly.
- */
-export type SpeakOptions = SessionConfigInput & {
-  /** Reconnect without loss after an abnormal close (1006 and the like). Off by default. */
-  reconnect?: ReconnectOptions | undefined;
-  /** Scheduler for the ready timeout and reconnect delays (virtual time in tests). */
-  scheduler?: SchedulerLike | undefined;
-  /** How long to wait for `session.ready` after connecting, ms. Default 10000. */
-  readyTimeoutMs?: number | undefined;
-  /**
-   * Largest WebSocket message accepted from the server, bytes (`ws`'s `maxPayload`; a
-   * browser-style constructor cannot be told). A larger one ends the session with a
-   * `'protocol'` error as soon as its header arrives, before it is buffered. Default 1 MiB
-   * ({@link DEFAULT_LIVE_MAX_PAYLOAD}); audio frames are at most 64 KiB.
-   */
-  maxPayload?: number | undefined;
-  /**
-   * Client-side sentence boundaries (default true): a `text.chunk` never ends just after a
-   * stop unless that stop ends a sentence (`"The U.S."` waits for `" Government"`), so the
-   * service's segments are the sentences whatever the token split. An undecided stop waits
-   * for the next token, at most `boundaryHoldMs`, or the end of the text; words without a
-   * stop go out at once. Set false for text that is already segmented (each string then
-   * goes out as it comes).
-   */
-  clientBoundaries?: boolean | undefined;
-  /** Longest wait of an undecided stop for the next token, ms (then it is sent). Default 250. */
-  boundaryHoldMs?: number | undefined;
-  /**
-   * While text waits to be spoken, how long the service may make no progress (no JSON
-   * frame, and less than 0.25 s of audio) before the session
-   * ends with a `'timeout'` error carrying `unspoken` (retryable: `reconnect` treats it as a
-   * drop), ms. Catches a service silent after `session.ready` or mid-segment, trickling a
-   * frame byte by byte or tiny audio frames, or a half-open TCP connection. Timed on `scheduler`; where the WebSocket has pings (`ws`), one is sent
-   * each third of it while waiting (a dead peer then fails faster). Default 15 000
-   * ({@link DEFAULT_RESPONSE_TIMEOUT_MS}).
-   */
-  responseTimeoutMs?: number | undefined;
-  /**
-   * After the session closes its socket (unsubscribe, end), how long to wait for the
-   * server's close frame before the socket is cut, ms (`ws`'s `closeTimeout`; a
-   * browser-style constructor cannot be told). Default 1000 ({@link DEFAULT_CLOSE_GRACE_MS}).
-   */
-  closeGraceMs?: number | undefined;
-  /**
-   * Receives the session's timing metrics as data (`SpeechMetrics`): one
-   * `segment` report per delivered or skipped segment, one `session` report when the
-   * session ends (complete, error or unsubscribe), then `complete`. Off by default.
-   */
-  metrics?: SpeechMetricsObserver | undefined;
-};
-
-/** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
-export const DEFAULT_LIVE_MAX_PAYLOAD = 1024 * 1024;
-
-/** Default `responseTimeoutMs`: 15 s of silence while text waits to be spoken ends the session. */
-export const DEFAULT_RESPONSE_TIMEOUT_MS = 15_000;
-
-/**
- * Audio that counts as progress for `responseTimeoutMs`, seconds of sound: a service must
- * send a JSON frame or this much audio within the timeout (a real one sends far more).
- */
-export const PROGRESS_AUDIO_SECONDS = 0.25;
-
-/** Default `closeGraceMs`: a server ignoring the close frame is cut off after 1 s. */
-export const DEFAULT_CLOSE_GRACE_MS = 1000;
-
-/**
- * Close codes after a `session.error` that say the same request may succeed later: going
- * away (1001), restarting (1012), try again later (1013), idle (4408), too many sessions
- * (4429). After any other (1011, internal error, ...) the error is not retryable.
- */
-const RETRY_AFTER_SESSION_ERROR: ReadonlySet<number> = new Set([1001, 1012, 1013, CloseCodes.idleTimeout, CloseCodes.tooManySessions]);
-
-/** rxvoice's default output format for live sessions (the service's own default is mp3). */
-export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
-
-/** The client options of {@link SpeakOptions} (everything but the `session.start` configuration and `scheduler`). */
-const ClientOptionsSchema = z.object({
-  reconnect: z.optional(
-    z.object({
-      maxAttempts: integerAtLeast(0).check(z.maximum(1000, { error: 'must be at most 1000' })),
-      baseDelayMs: z._default(milliseconds(), 250),
-      maxDelayMs: z._default(milliseconds(), 5000),
-      random: z._default(func<() => number>(), () => Math.random),
-    }),
-  ),
-  readyTimeoutMs: z._default(positiveMilliseconds(), 10_000),
-  maxPayload: z._default(integerAtLeast(1), DEFAULT_LIVE_MAX_PAYLOAD),
-  clientBoundaries: z._default(flag(), true),
-  boundaryHoldMs: z._default(milliseconds().check(z.maximum(60_000, { error: 'must be at most 60000 ms' })), 250),
-  responseTimeoutMs: z._default(positiveMilliseconds(), DEFAULT_RESPONSE_TIMEOUT_MS),
-  closeGraceMs: z._default(milliseconds(), DEFAULT_CLOSE_GRACE_MS),
-});
-
-/** Options checked and completed with their defaults, and where to connect (never the key: see {@link LiveSession}). */
-interface ResolvedSpeak extends z.output<typeof ClientOptionsSchema> {
-  config: SessionConfig;
-  scheduler: SchedulerLike;
-  metrics: SpeechMetricsObserver | undefined;
-  url: string;
-  /** Whether the key goes in the `x-api-key` header (else it is in the `url`'s query). */
-  headersSupported: boolean;
-  WebSocket: WebSocketConstructorLike;
-}
-
-/**
- * The live session address for a base (or full) WebSocket address, with `api_key` in the
- * query when given; undefined when it is not a ws(s):// (or http(s)://) address.
- */
-function sessionUrl(wsUrl: string, queryKey: string | undefined, exact = false): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(wsUrl);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol === 'http:') url.protocol = 'ws:';
-  if (url.protocol === 'https:') url.protocol = 'wss:';
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return undefined;
-  if (!exact && !url.pathname.endsWith(LIVE_TTS_PATH)) url.pathname = url.pathname.replace(/\/+$/, '') + LIVE_TTS_PATH;
-  if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
-  return url.toString();
-}
-
-/**
- * For a handshake answered 404: the live path is not where it was looked for (the
- * service does not publish it), say which option sets it. The query (a key) is left out.
- */
-function livePathHint(detail: string | undefined, url: string): string {
-  if (detail === undefined || !/\b404\b/.test(detail)) return '';
-  const where = new URL(url);
-  return (
-    `. No live session at ${where.origin}${where.pathname}: set the live address ` +
-    "(createClient's `liveUrl`, or speak's `wsUrl`) to the service's live WebSocket path"
-  );
-}
-
-/** Check the options with their schemas: the resolved session, or a ValidationError with every issue found. */
-function resolve(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
-  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, ...configInput } = options;
-  const issues: ValidationIssue[] = [];
-  const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
-  if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
-  const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs };
-  const client = ClientOptionsSchema.safeParse(clientInput);
-  if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
-  const Ctor = connection.WebSocket ?? DefaultWebSocket;
-  const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
-  const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey, connection.exactUrl);
-  if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
-  if (!config.success || !client.success || url === undefined) {
-    throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
-  }
-  return {
-    ...client.data,
-    config: config.data,
-    scheduler: scheduler ?? asyncScheduler,
-    metrics,
-    url,
-    headersSupported,
-    WebSocket: Ctor,
-  };
-}
-
-/** Where and how a session connects, and the exact `session.start` frame (JSON text) it sends. */
-export interface SessionPlan {
-  url: string;
-  headers: Record<string, string> | undefined;
-  maxPayload: number;
-  /** `ws`'s `closeTimeout` for the socket (see `closeGraceMs`). */
-  closeGraceMs: number;
-  WebSocket: WebSocketConstructorLike;
-  startFrame: string;
-}
-
-/**
- * The {@link SessionPlan} of a session with these options, for warm sessions (warm.ts),
- * which must start exactly as the session would. Throws the `ValidationError` that
- * `speak` would throw.
- *
- * @internal
- */
-export function sessionPlan(connection: LiveConnection, options: SpeakOptions): SessionPlan {
-  const resolved = resolve(connection, options);
-  const { url, maxPayload, closeGraceMs, WebSocket } = resolved;
-  const headers = resolved.headersSupported ? keyHeader(connection.apiKey ?? '') : undefined;
-  return { url, headers, maxPayload, closeGraceMs, WebSocket, startFrame: JSON.stringify(startFrame(resolved.config)) };
-}
-
-/** The `x-api-key` header, or no header without a key (a connection through the relay). */
-function keyHeader(apiKey: string): Record<string, string> {
-  return apiKey === '' ? {} : { 'x-api-key': apiKey };
-}
-
-function startFrame(config: SessionConfig): ClientFrame {
-  return { type: 'session.start', ...config };
-}
 
 // ---------------------------------------------------------------------------
 // The operator
@@ -411,7 +142,7 @@ function startFrame(config: SessionConfig): ClientFrame {
  * @throws {ValidationError} At once, for bad options or a `wsUrl` that is not a ws(s) address.
  */
 export function speak(connection: LiveConnection, options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
-  const resolved = resolve(connection, options);
+  const resolved = resolveSpeak(connection, options);
   return (text$) =>
     new Observable<LiveSpeechEvent>((subscriber) => {
       const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
@@ -419,6 +150,10 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
       return () => session.stop();
     });
 }
+
+// ---------------------------------------------------------------------------
+// The session: one subscription of speak
+// ---------------------------------------------------------------------------
 
 /**
  * Where a subscription of {@link speak} is:
@@ -762,7 +497,7 @@ class LiveSession {
     return id;
   }
 
-  // --- endings ---------------------------------------------------------------
+  // --- closes and socket errors ----------------------------------------------
 
   private onClose(connection: Connection, code: number, reason: string): void {
     if (this.connection !== connection) return;
@@ -772,36 +507,13 @@ class LiveSession {
     const allDelivered = this.textComplete && this.ledger.unspoken() === '' && connection.inProgress === undefined;
     const cleanEnd = code === CloseCodes.normal && (this.phase === 'done' || allDelivered);
     // A connection lost after every text was delivered: nothing is missing, complete.
-    const refused = code === CloseCodes.invalidKey || code === CloseCodes.rejected || code === CloseCodes.creditsExhausted || code === CloseCodes.forbidden;
-    const lostAfterAll = this.readyCount > 0 && allDelivered && !refused;
+    const lostAfterAll = this.readyCount > 0 && allDelivered && !isRefusal(code);
     if (cleanEnd || lostAfterAll) return this.finish();
-    const why = this.scrub(reason);
-    const close = { closeCode: code, reason: why || undefined };
-    switch (code) {
-      case CloseCodes.invalidKey:
-        return this.finish(this.error('authentication', 'The live session rejected the API key (close 4401)', close));
-      case CloseCodes.rejected:
-        return this.finish(this.error('session_rejected', `The live session was rejected: ${connection.sessionError ?? (why || 'no reason given')}`, close));
-      case CloseCodes.forbidden:
-        // a relay refusing this page's origin: asking again cannot change the answer
-        return this.finish(this.error('session_rejected', `The live session was refused (close 4403${why ? `: ${why}` : ''})`, close));
-      case CloseCodes.creditsExhausted: {
-        const detail = connection.sessionError ? `: ${connection.sessionError}` : '';
-        return this.finish(this.error('credits_exhausted', `Credits ran out during the live session${detail}`, close));
-      }
-      default: {
-        if (connection.sessionError !== undefined) {
-          // the service said what went wrong: its message, not a bare close code
-          const retryable = RETRY_AFTER_SESSION_ERROR.has(code);
-          const message = `The live session failed: ${connection.sessionError} (close ${code}${why ? `: ${why}` : ''})`;
-          return this.retryOrFail(this.error('session_error', message, { ...close, retryable }));
-        }
-        const detail = why || connection.transportError;
-        const how = code === CloseCodes.normal ? 'before session.done' : 'abnormally';
-        const message = `The live session closed ${how} (code ${code}${detail ? `: ${detail}` : ''})${livePathHint(detail, this.options.url)}`;
-        return this.retryOrFail(this.error('connection', message, close));
-      }
-    }
+    const { code: errorCode, message, ...options } = closeError(code, this.scrub(reason), connection.sessionError, connection.transportError);
+    const hint = errorCode === 'connection' ? livePathHint(connection.transportError, this.options.url) : '';
+    const error = this.error(errorCode, message + hint, options);
+    // a refusal ends the session: asking again cannot change the answer
+    return isRefusal(code) ? this.finish(error) : this.retryOrFail(error);
   }
 
   private onSocketError(connection: Connection, event: { message?: string; error?: unknown }): void {
@@ -820,7 +532,7 @@ class LiveSession {
     }
   }
 
-  // --- response timeout -------------------------------------------------------
+  // --- timeouts: session.ready and the service's progress ---------------------
 
   /**
    * Start watching for `responseTimeoutMs` of silence, if text waits to be spoken and no
@@ -889,6 +601,8 @@ class LiveSession {
     this.retryOrFail(this.error('timeout', `No session.ready within ${this.options.readyTimeoutMs} ms`));
   }
 
+  // --- protocol errors ---------------------------------------------------------
+
   /**
    * A segment id that is not the next one (the service numbers a session's segments 0, 1,
    * 2, ...): a segment may be missing, so nothing after it can be mapped onto the text.
@@ -906,6 +620,8 @@ class LiveSession {
     (connection.socket as { terminate?: () => void }).terminate?.();
     this.finish(this.error('protocol', message));
   }
+
+  // --- endings: reconnect or finish ----------------------------------------------
 
   /** Reconnect after a retryable error when the policy allows another attempt; else end with it. */
   private retryOrFail(error: LiveSessionError): void {
@@ -927,6 +643,8 @@ class LiveSession {
     if (error === undefined) this.subscriber.complete();
     else this.subscriber.error(error);
   }
+
+  // --- output, errors and the key ------------------------------------------------
 
   private emit(event: LiveSpeechEvent): void {
     if (this.phase !== 'finished') this.subscriber.next(event);

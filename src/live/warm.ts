@@ -22,7 +22,7 @@ import * as z from 'zod/mini';
 import { integerAtLeast, positiveMilliseconds, scheduler } from '../core/options.js';
 import { ValidationError } from '../core/errors.js';
 import { toValidationIssues } from '../core/validation.js';
-import type { SessionPlan, WebSocketLike } from './session.js';
+import type { SessionPlan, WebSocketLike } from './options.js';
 
 const CONNECTING = 0;
 const OPEN = 1;

@@ -3,7 +3,7 @@
  * options, and the audio shape. Made once by the TTS (options checked there).
  */
 import type { RxVoiceClient } from '../client/client.js';
-import type { SpeakOptions } from '../live/session.js';
+import type { SpeakOptions } from '../live/options.js';
 
 export interface StreamSettings {
   client: RxVoiceClient;

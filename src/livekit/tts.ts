@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { RxVoiceClient, type WarmSpeaker } from '../client/client.js';
 import { flag, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
-import type { ReconnectOptions, SpeakOptions } from '../live/session.js';
+import type { ReconnectOptions, SpeakOptions } from '../live/options.js';
 import type { WarmPoolOptions } from '../live/warm.js';
 import type { SessionConfigInput } from '../live/protocol.js';
 import { ChunkedStream } from './chunked.js';

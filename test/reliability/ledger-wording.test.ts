@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { speak, type LiveSpeechEvent } from '../../src/live/index.js';
 import { SpeechLedger } from '../../src/live/ledger.js';
-import { emulator } from '../client-helpers.js';
+import { emulator } from '../client/helpers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 const TEXT =

@@ -1,0 +1,305 @@
+/**
+ * The options of a live session and their resolution: what `speak` (session.ts) and warm
+ * sessions (warm.ts) are given, checked with their zod schemas and completed with their
+ * defaults once, when `speak` is called.
+ *
+ * - Transport: the WebSocket the session uses (`WebSocketLike`) and where it connects
+ *   (`LiveConnection`);
+ * - Options: `SpeakOptions` (the `session.start` configuration plus client options), their
+ *   defaults and schema;
+ * - Resolution: `resolveSpeak` (options to `ResolvedSpeak`, or a `ValidationError` with
+ *   every issue) and `sessionPlan` (the exact address, headers and `session.start` frame).
+ */
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { WebSocket as NodeWebSocket } from 'ws';
+import * as z from 'zod/mini';
+import { ValidationError } from '../core/errors.js';
+import { flag, func, integerAtLeast, milliseconds, positiveMilliseconds } from '../core/options.js';
+import { LIVE_TTS_PATH } from '../core/routes.js';
+import type { ValidationIssue } from '../core/schemas.js';
+import { toValidationIssues } from '../core/validation.js';
+import type { SpeechMetricsObserver } from './metrics.js';
+import { SessionConfigSchema, type ClientFrame, type SessionConfig, type SessionConfigInput } from './protocol.js';
+
+// ---------------------------------------------------------------------------
+// Transport
+// ---------------------------------------------------------------------------
+
+/**
+ * The part of a WebSocket the session uses: the WHATWG API, which browsers, undici and
+ * the `ws` package all implement.
+ */
+export interface WebSocketLike {
+  readonly readyState: number;
+  binaryType: string;
+  /** Sends one JSON text frame. */
+  send(data: string): void;
+  /** Closes the connection (1000 when `code` is not given). */
+  close(code?: number, reason?: string): void;
+  /** Listens to `open`, `message` (text and binary frames), `close` and `error`. */
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
+}
+
+/**
+ * A WebSocket constructor: `ws`'s (takes `{ headers }` as its third argument) or a
+ * browser-style one (URL and protocols only).
+ */
+export type WebSocketConstructorLike = new (
+  url: string,
+  protocols?: string | string[],
+  options?: { headers?: Record<string, string>; maxPayload?: number; closeTimeout?: number },
+) => WebSocketLike;
+
+const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
+
+/** Where and how to connect. */
+export interface LiveConnection {
+  /** WebSocket base address (e.g. `ws://127.0.0.1:8080`), or the full live session address. */
+  wsUrl: string;
+  /**
+   * The service's API key: sent as the `x-api-key` header when the constructor takes
+   * headers, else as the `api_key` query parameter. Leave it out (or `''`) when the page
+   * connects through `rxvoice/relay`, which adds the server's key: then nothing is sent.
+   */
+  apiKey?: string | undefined;
+  /** WebSocket constructor; default the `ws` package. */
+  WebSocket?: WebSocketConstructorLike | undefined;
+  /**
+   * Whether the constructor accepts `{ headers }` (third argument). When false the key is
+   * sent as the `api_key` query parameter. Default: true for `ws` and for any constructor
+   * declaring three parameters, false otherwise (browser-style).
+   */
+  headersSupported?: boolean | undefined;
+  /** `wsUrl` is the full session address, used as given (`/live-tts/ws` not appended). */
+  exactUrl?: boolean | undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+
+/** Reconnect policy after an abnormal close (off unless given). */
+export interface ReconnectOptions {
+  /**
+   * Reconnection attempts allowed in a row (the first connection is not one): each new
+   * session opened after an abnormal close counts one, a segment delivered (its
+   * `segmentDone`) resets the count to 0; when a drop comes with the count at
+   * `maxAttempts`, the error is passed on. 0: never reconnect. An integer, 0 to 1000.
+   */
+  maxAttempts: number;
+  /** Delay before the first attempt, ms (doubles each attempt). Default 250. */
+  baseDelayMs?: number;
+  /** Largest delay, ms. Default 5000. */
+  maxDelayMs?: number;
+  /**
+   * Random source in [0, 1) for the jitter (each delay is drawn from the upper half of
+   * the exponential one, so sessions dropped together do not reconnect in lockstep).
+   * Default `Math.random`; tests pass a fixed one.
+   */
+  random?: () => number;
+}
+
+/**
+ * Options of a live session: the `session.start` configuration plus client options.
+ *
+ * `output_format` defaults to `'wav'` in rxvoice (the service itself defaults to `mp3`),
+ * so that segments are playable PCM and `wordTimeline()` can measure them exactly.
+ */
+export type SpeakOptions = SessionConfigInput & {
+  /** Reconnect without loss after an abnormal close (1006 and the like). Off by default. */
+  reconnect?: ReconnectOptions | undefined;
+  /** Scheduler for the ready timeout and reconnect delays (virtual time in tests). */
+  scheduler?: SchedulerLike | undefined;
+  /** How long to wait for `session.ready` after connecting, ms. Default 10000. */
+  readyTimeoutMs?: number | undefined;
+  /**
+   * Largest WebSocket message accepted from the server, bytes (`ws`'s `maxPayload`; a
+   * browser-style constructor cannot be told). A larger one ends the session with a
+   * `'protocol'` error as soon as its header arrives, before it is buffered. Default 1 MiB
+   * ({@link DEFAULT_LIVE_MAX_PAYLOAD}); audio frames are at most 64 KiB.
+   */
+  maxPayload?: number | undefined;
+  /**
+   * Client-side sentence boundaries (default true): a `text.chunk` never ends just after a
+   * stop unless that stop ends a sentence (`"The U.S."` waits for `" Government"`), so the
+   * service's segments are the sentences whatever the token split. An undecided stop waits
+   * for the next token, at most `boundaryHoldMs`, or the end of the text; words without a
+   * stop go out at once. Set false for text that is already segmented (each string then
+   * goes out as it comes).
+   */
+  clientBoundaries?: boolean | undefined;
+  /** Longest wait of an undecided stop for the next token, ms (then it is sent). Default 250. */
+  boundaryHoldMs?: number | undefined;
+  /**
+   * While text waits to be spoken, how long the service may make no progress (no JSON
+   * frame, and less than 0.25 s of audio) before the session
+   * ends with a `'timeout'` error carrying `unspoken` (retryable: `reconnect` treats it as a
+   * drop), ms. Catches a service silent after `session.ready` or mid-segment, trickling a
+   * frame byte by byte or tiny audio frames, or a half-open TCP connection. Timed on `scheduler`; where the WebSocket has pings (`ws`), one is sent
+   * each third of it while waiting (a dead peer then fails faster). Default 15 000
+   * ({@link DEFAULT_RESPONSE_TIMEOUT_MS}).
+   */
+  responseTimeoutMs?: number | undefined;
+  /**
+   * After the session closes its socket (unsubscribe, end), how long to wait for the
+   * server's close frame before the socket is cut, ms (`ws`'s `closeTimeout`; a
+   * browser-style constructor cannot be told). Default 1000 ({@link DEFAULT_CLOSE_GRACE_MS}).
+   */
+  closeGraceMs?: number | undefined;
+  /**
+   * Receives the session's timing metrics as data (`SpeechMetrics`): one
+   * `segment` report per delivered or skipped segment, one `session` report when the
+   * session ends (complete, error or unsubscribe), then `complete`. Off by default.
+   */
+  metrics?: SpeechMetricsObserver | undefined;
+};
+
+/** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
+export const DEFAULT_LIVE_MAX_PAYLOAD = 1024 * 1024;
+
+/** Default `responseTimeoutMs`: 15 s of silence while text waits to be spoken ends the session. */
+export const DEFAULT_RESPONSE_TIMEOUT_MS = 15_000;
+
+/**
+ * Audio that counts as progress for `responseTimeoutMs`, seconds of sound: a service must
+ * send a JSON frame or this much audio within the timeout (a real one sends far more).
+ */
+export const PROGRESS_AUDIO_SECONDS = 0.25;
+
+/** Default `closeGraceMs`: a server ignoring the close frame is cut off after 1 s. */
+export const DEFAULT_CLOSE_GRACE_MS = 1000;
+
+/** rxvoice's default output format for live sessions (the service's own default is mp3). */
+export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
+
+/** The client options of {@link SpeakOptions} (everything but the `session.start` configuration and `scheduler`). */
+const ClientOptionsSchema = z.object({
+  reconnect: z.optional(
+    z.object({
+      maxAttempts: integerAtLeast(0).check(z.maximum(1000, { error: 'must be at most 1000' })),
+      baseDelayMs: z._default(milliseconds(), 250),
+      maxDelayMs: z._default(milliseconds(), 5000),
+      random: z._default(func<() => number>(), () => Math.random),
+    }),
+  ),
+  readyTimeoutMs: z._default(positiveMilliseconds(), 10_000),
+  maxPayload: z._default(integerAtLeast(1), DEFAULT_LIVE_MAX_PAYLOAD),
+  clientBoundaries: z._default(flag(), true),
+  boundaryHoldMs: z._default(milliseconds().check(z.maximum(60_000, { error: 'must be at most 60000 ms' })), 250),
+  responseTimeoutMs: z._default(positiveMilliseconds(), DEFAULT_RESPONSE_TIMEOUT_MS),
+  closeGraceMs: z._default(milliseconds(), DEFAULT_CLOSE_GRACE_MS),
+});
+
+// ---------------------------------------------------------------------------
+// Resolution
+// ---------------------------------------------------------------------------
+
+/**
+ * Options checked and completed with their defaults, and where to connect (never the
+ * key: the session keeps it in a private field).
+ *
+ * @internal
+ */
+export interface ResolvedSpeak extends z.output<typeof ClientOptionsSchema> {
+  config: SessionConfig;
+  scheduler: SchedulerLike;
+  metrics: SpeechMetricsObserver | undefined;
+  url: string;
+  /** Whether the key goes in the `x-api-key` header (else it is in the `url`'s query). */
+  headersSupported: boolean;
+  WebSocket: WebSocketConstructorLike;
+}
+
+/**
+ * The live session address for a base (or full) WebSocket address, with `api_key` in the
+ * query when given; undefined when it is not a ws(s):// (or http(s)://) address.
+ */
+function sessionUrl(wsUrl: string, queryKey: string | undefined, exact = false): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(wsUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return undefined;
+  if (!exact && !url.pathname.endsWith(LIVE_TTS_PATH)) url.pathname = url.pathname.replace(/\/+$/, '') + LIVE_TTS_PATH;
+  if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
+  return url.toString();
+}
+
+/**
+ * Check the options with their schemas: the resolved session, or a ValidationError with
+ * every issue found (thrown when `speak` is called, before anything is sent).
+ *
+ * @internal
+ */
+export function resolveSpeak(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
+  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, ...configInput } = options;
+  const issues: ValidationIssue[] = [];
+  const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
+  if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
+  const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs };
+  const client = ClientOptionsSchema.safeParse(clientInput);
+  if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
+  const Ctor = connection.WebSocket ?? DefaultWebSocket;
+  const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
+  const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey, connection.exactUrl);
+  if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
+  if (!config.success || !client.success || url === undefined) {
+    throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
+  }
+  return {
+    ...client.data,
+    config: config.data,
+    scheduler: scheduler ?? asyncScheduler,
+    metrics,
+    url,
+    headersSupported,
+    WebSocket: Ctor,
+  };
+}
+
+/** Where and how a session connects, and the exact `session.start` frame (JSON text) it sends. */
+export interface SessionPlan {
+  url: string;
+  headers: Record<string, string> | undefined;
+  maxPayload: number;
+  /** `ws`'s `closeTimeout` for the socket (see `closeGraceMs`). */
+  closeGraceMs: number;
+  WebSocket: WebSocketConstructorLike;
+  startFrame: string;
+}
+
+/**
+ * The {@link SessionPlan} of a session with these options, for warm sessions (warm.ts),
+ * which must start exactly as the session would. Throws the `ValidationError` that
+ * `speak` would throw.
+ *
+ * @internal
+ */
+export function sessionPlan(connection: LiveConnection, options: SpeakOptions): SessionPlan {
+  const resolved = resolveSpeak(connection, options);
+  const { url, maxPayload, closeGraceMs, WebSocket } = resolved;
+  const headers = resolved.headersSupported ? keyHeader(connection.apiKey ?? '') : undefined;
+  return { url, headers, maxPayload, closeGraceMs, WebSocket, startFrame: JSON.stringify(startFrame(resolved.config)) };
+}
+
+/**
+ * The `x-api-key` header, or no header without a key (a connection through the relay).
+ *
+ * @internal
+ */
+export function keyHeader(apiKey: string): Record<string, string> {
+  return apiKey === '' ? {} : { 'x-api-key': apiKey };
+}
+
+/**
+ * The `session.start` frame of a configuration.
+ *
+ * @internal
+ */
+export function startFrame(config: SessionConfig): ClientFrame {
+  return { type: 'session.start', ...config };
+}

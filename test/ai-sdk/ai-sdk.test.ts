@@ -1,0 +1,306 @@
+/**
+ * rxvoice/ai-sdk with the `ai` package's own `generateSpeech` and `transcribe` against
+ * the emulator (tone synth, real sockets, port 0): options mapped to the contract's
+ * fields (seen by a recording proxy), warnings, headers and credits, the abort signal
+ * (the emulator stops charging once the request closes; control: a whole run charges
+ * every sentence), the AI SDK's own errors (401, 422, a task ERROR, bad input before
+ * sending, a missing key), and the models' types against `@ai-sdk/provider`'s.
+ */
+import {
+  APICallError,
+  InvalidArgumentError,
+  LoadAPIKeyError,
+  LoadSettingError,
+  NoSuchModelError,
+  type ProviderV3,
+  type SpeechModelV3,
+  type TranscriptionModelV3,
+} from '@ai-sdk/provider';
+import { createProviderRegistry, experimental_generateSpeech as generateSpeech, experimental_transcribe as transcribe } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { camb, createCamb, type CambProvider } from '../../src/ai-sdk/index.js';
+import { loadAiSdkProvider } from '../../src/ai-sdk/errors.js';
+import { encodeWav16, parseWavHeader } from '../../src/audio/wav.js';
+import { AuthenticationError, RxVoiceError, TaskFailedError, ValidationError } from '../../src/core/errors.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { FAST_POLLING, FAST_RETRY, countingProxy, emulator } from '../client/helpers.js';
+
+// The models are the AI SDK's own types (compile-time checks).
+export const speechModelType: SpeechModelV3 = camb.speech();
+export const transcriptionModelType: TranscriptionModelV3 = camb.transcription();
+export const providerType: ProviderV3 = camb;
+
+let emu: Emulator;
+const providers: CambProvider[] = [];
+
+/** A provider on the emulator (or `baseUrl`), closed after the tests. */
+function provider(options: Parameters<typeof createCamb>[0] = {}): CambProvider {
+  const made = createCamb({ apiKey: emu.apiKey, baseUrl: emu.baseUrl, polling: FAST_POLLING, retry: FAST_RETRY, warn: () => undefined, ...options });
+  providers.push(made);
+  return made;
+}
+
+function sentences(n: number): string {
+  return Array.from({ length: n }, (_, i) => `This is sentence number ${i + 1}.`).join(' ');
+}
+
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(async () => {
+  await Promise.all(providers.map((p) => p.close()));
+  await emu.close();
+});
+
+describe('generateSpeech (ai) through camb.speech()', () => {
+  it('speaks over /tts-stream: options mapped to the contract, warnings, headers and credits', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl });
+      const result = await generateSpeech({
+        model: camb.speech(),
+        text: 'Hello there. How are you today?',
+        voice: '1',
+        outputFormat: 'wav',
+        speed: 1.5,
+        language: 'en',
+        instructions: 'Speak slowly.',
+        headers: { 'x-extra': 'yes' },
+        providerOptions: { camb: { sampleRate: 16000, maintainSourceAccent: true } },
+      });
+      const bytes = result.audio.uint8Array;
+      expect(Buffer.from(bytes.subarray(0, 4)).toString('latin1')).toBe('RIFF');
+      expect(bytes.byteLength).toBeGreaterThan(1000);
+      expect(result.audio.mediaType).toBe('audio/wav');
+      // one whole file: the stream's placeholder sizes made true
+      expect(parseWavHeader(bytes)).toMatchObject({ sampleRate: 16000, dataOffset: 44, dataBytes: bytes.byteLength - 44 });
+      const sent = proxy.seen.filter((r) => r.path === '/tts-stream');
+      expect(sent).toHaveLength(1);
+      expect(JSON.parse(sent[0]!.body)).toEqual({
+        text: 'Hello there. How are you today?',
+        voice_id: 1,
+        language: 'en-us',
+        enhance_named_entities_pronunciation: false, // the client's defaults
+        output_configuration: { format: 'wav', sample_rate: 16000 },
+        voice_settings: { speaking_rate: 1.5, maintain_source_accent: true, enhance_reference_audio_quality: false },
+      });
+      expect(result.warnings).toEqual([
+        { type: 'unsupported', feature: 'instructions' },
+        { type: 'unsupported', feature: 'headers', details: 'not sent: x-extra' },
+        { type: 'compatibility', feature: 'language', details: '"en" sent as the locale tag en-us' },
+      ]);
+      expect(result.providerMetadata).toEqual({ camb: { format: 'wav', creditsRequired: 2, sampleRate: 16000 } });
+      expect(result.responses[0]?.headers?.['x-credits-required']).toBe('2');
+      expect(result.responses[0]?.modelId).toBe('default');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a model id is sent as speech_model; pcm and aac are the service formats pcm_s16le and adts', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl, voice: 1 });
+      const result = await generateSpeech({ model: camb.speech('mars-pro'), text: 'Hello there.', outputFormat: 'pcm' });
+      const body = JSON.parse(proxy.seen.find((r) => r.path === '/tts-stream')!.body) as Record<string, unknown>;
+      expect(body).toMatchObject({ speech_model: 'mars-pro', voice_id: 1, output_configuration: { format: 'pcm_s16le' } });
+      expect(result.warnings).toEqual([{ type: 'compatibility', feature: 'outputFormat', details: '"pcm" sent as pcm_s16le' }]);
+      expect(result.audio.uint8Array.byteLength % 2).toBe(0);
+      expect(result.providerMetadata['camb']?.['format']).toBe('pcm_s16le');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('the abort signal closes the request mid-stream: the emulator stops charging (control: a whole run charges every sentence)', async () => {
+    const slow = await emulator({ streamDelayMs: 150 });
+    const camb = createCamb({ apiKey: slow.apiKey, baseUrl: slow.baseUrl, warn: () => undefined });
+    try {
+      const text = sentences(10);
+      const balance = (): number => slow.context.credits.balance(slow.apiKey);
+      const start = balance();
+      await generateSpeech({ model: camb.speech(), text, voice: '1' });
+      expect(start - balance()).toBe(10); // control
+      const before = balance();
+      const controller = new AbortController();
+      const call = generateSpeech({ model: camb.speech(), text, voice: '1', abortSignal: controller.signal });
+      // abort once the first sentences are charged (the answer is streaming)
+      while (before - balance() < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      controller.abort();
+      const error = await call.catch((e: unknown) => e);
+      expect((error as Error).name).toBe('AbortError');
+      await new Promise((resolve) => setTimeout(resolve, 800)); // time for 5 more sentences
+      expect(before - balance()).toBeLessThanOrEqual(4);
+    } finally {
+      await camb.close();
+      await slow.close();
+    }
+  });
+
+  it('a wrong key: APICallError 401, not retryable, the key nowhere in it', async () => {
+    const key = 'wrong-key-0123456789';
+    const camb = provider({ apiKey: key });
+    const error = await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APICallError);
+    const apiError = error as APICallError;
+    expect(apiError.statusCode).toBe(401);
+    expect(apiError.isRetryable).toBe(false);
+    expect(apiError.url).toBe(`${emu.baseUrl}/tts-stream`);
+    expect(apiError.cause).toBeInstanceOf(AuthenticationError);
+    expect(JSON.stringify({ ...apiError, message: apiError.message })).not.toContain(key);
+  });
+
+  it('a voice the service refuses: APICallError 422 with the detail, not retryable, sent once', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl });
+      const error = await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '987654' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(APICallError);
+      const apiError = error as APICallError;
+      expect(apiError.statusCode).toBe(422);
+      expect(apiError.isRetryable).toBe(false);
+      expect(JSON.parse(apiError.responseBody ?? '{}')).toMatchObject({ detail: [{ loc: ['body', 'voice_id'] }] });
+      expect(apiError.cause).toBeInstanceOf(ValidationError);
+      expect(proxy.seen.filter((r) => r.path === '/tts-stream')).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('bad input is an InvalidArgumentError before anything is sent (control: a good call is seen)', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl });
+      const bad = [
+        { text: 'Hi', voice: '1' }, // shorter than 3 characters
+        { text: 'Hello there.', voice: 'alloy' },
+        { text: 'Hello there.' }, // no voice, and no default
+        { text: 'Hello there.', voice: '1', outputFormat: 'ogg' },
+        { text: 'Hello there.', voice: '1', speed: 9 },
+        { text: 'Hello there.', voice: '1', language: 'xx' },
+        { text: 'Hello there.', voice: '1', providerOptions: { camb: { sampleRate: 5 } } },
+        { text: 'Hello there.', voice: '1', providerOptions: { camb: { voiceId: 3 } } },
+      ];
+      for (const call of bad) {
+        const error = await generateSpeech({ model: camb.speech(), ...call }).catch((e: unknown) => e);
+        expect(error, JSON.stringify(call)).toBeInstanceOf(InvalidArgumentError);
+      }
+      expect(proxy.seen).toEqual([]);
+      await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '1' });
+      expect(proxy.seen.map((r) => r.path)).toEqual(['/tts-stream']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('no key: creating camb and its models does not throw; the first call fails with LoadAPIKeyError (bad address: LoadSettingError)', async () => {
+    const keyless = createCamb({ env: {} });
+    const model = keyless.speech();
+    const noKey = await generateSpeech({ model, text: 'Hello there.', voice: '1' }).catch((e: unknown) => e);
+    expect(noKey).toBeInstanceOf(LoadAPIKeyError);
+    expect((noKey as Error).message).toContain('CAMB_API_KEY');
+    const badAddress = await generateSpeech({
+      model: createCamb({ env: { CAMB_API_KEY: 'k-0123456789', CAMB_BASE_URL: 'client.camb.ai/apis' } }).speech(),
+      text: 'Hello there.',
+      voice: '1',
+    }).catch((e: unknown) => e);
+    expect(badAddress).toBeInstanceOf(LoadSettingError);
+    expect((badAddress as Error).message).toContain('no scheme');
+    // the environment variables, read on the first call: CAMB_ first, then RXVOICE_
+    for (const env of [
+      { CAMB_API_KEY: emu.apiKey, CAMB_BASE_URL: emu.baseUrl, RXVOICE_BASE_URL: 'https://unused.example' },
+      { RXVOICE_API_KEY: emu.apiKey, RXVOICE_BASE_URL: emu.baseUrl },
+    ]) {
+      const fromEnv = createCamb({ env });
+      providers.push(fromEnv);
+      const { audio } = await generateSpeech({ model: fromEnv.speech(), text: 'Hello there.', voice: '1' });
+      expect(audio.uint8Array.byteLength).toBeGreaterThan(44);
+    }
+  });
+
+  it('options of the wrong type throw a ValidationError from createCamb at once', () => {
+    expect(() => createCamb({ voice: -1 })).toThrow(ValidationError);
+    expect(() => createCamb({ language: 'English' })).toThrow(ValidationError);
+    expect(() => createCamb({ timeoutMs: -5 })).toThrow(ValidationError);
+  });
+});
+
+describe('transcribe (ai) through camb.transcription()', () => {
+  const wav = encodeWav16(new Int16Array(16000 * 2).map((_, i) => Math.round(8000 * Math.sin(i / 10))), 16000); // 2 s
+
+  it('uploads the audio as a transcription task, polls, and gives segments in seconds, text, language and duration', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl });
+      const result = await transcribe({ model: camb.transcription(), audio: wav });
+      expect(result.text.length).toBeGreaterThan(0);
+      expect(result.segments.length).toBeGreaterThan(0);
+      for (const segment of result.segments) {
+        expect(segment.endSecond).toBeGreaterThan(segment.startSecond);
+        expect(result.text).toContain(segment.text.trim());
+      }
+      expect(result.language).toBe('en');
+      expect(result.durationInSeconds).toBeCloseTo(2, 5);
+      const meta = result.providerMetadata['camb'] as { taskId: string; runId: number; transcript: Array<{ speaker: string }> };
+      expect(meta.transcript).toHaveLength(result.segments.length);
+      expect(typeof meta.runId).toBe('number');
+      const paths = proxy.seen.map((r) => `${r.method} ${r.path.replace(/^(\/transcription(?:-result)?)\/[^/]+$/, '$1/:id')}`);
+      expect(paths[0]).toBe('POST /transcription');
+      expect(paths).toContain('GET /transcription/:id');
+      expect(paths.at(-1)).toBe('GET /transcription-result/:id');
+      expect(proxy.seen[0]!.body).toContain('en-us');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a task that ends in ERROR: APICallError, not retryable, the task created once (the AI SDK does not pay twice)', async () => {
+    const failing = await emulator({ faults: { taskOutcome: { transcription: 'ERROR' } } });
+    const camb = createCamb({ apiKey: failing.apiKey, baseUrl: failing.baseUrl, polling: FAST_POLLING, warn: () => undefined });
+    try {
+      const error = await transcribe({ model: camb.transcription(), audio: wav, maxRetries: 2 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(APICallError);
+      const apiError = error as APICallError;
+      expect(apiError.isRetryable).toBe(false);
+      expect(apiError.cause).toBeInstanceOf(TaskFailedError);
+      expect(apiError.data).toMatchObject({ status: 'ERROR' });
+      expect(apiError.url).toMatch(new RegExp(`^${failing.baseUrl}/transcription/.+`));
+      expect(failing.requests.filter((r) => r.method === 'POST' && r.path === '/transcription')).toHaveLength(1);
+    } finally {
+      await camb.close();
+      await failing.close();
+    }
+  });
+
+  it('audio of a type the service does not take: InvalidArgumentError, nothing sent', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl });
+      const ogg = new Uint8Array([0x4f, 0x67, 0x67, 0x53, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0]);
+      const error = await transcribe({ model: camb.transcription(), audio: ogg }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('the provider', () => {
+  it('fits createProviderRegistry; language, embedding and image models are NoSuchModelError', async () => {
+    const registry = createProviderRegistry({ camb: provider() });
+    const { audio } = await generateSpeech({ model: registry.speechModel('camb:default'), text: 'Hello there.', voice: '1' });
+    expect(audio.uint8Array.byteLength).toBeGreaterThan(44);
+    // after a call (the module loaded): the very class the user imports
+    expect(() => registry.languageModel('camb:gpt')).toThrow(NoSuchModelError);
+    expect(() => camb.embeddingModel('e')).toThrow(NoSuchModelError);
+    expect(() => camb.imageModel('i')).toThrow(NoSuchModelError);
+  });
+
+  it('a missing @ai-sdk/provider is an error naming the package (control: the real one loads)', async () => {
+    await expect(loadAiSdkProvider()).resolves.toHaveProperty('APICallError');
+    const error = await loadAiSdkProvider('@ai-sdk/provider-not-installed').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RxVoiceError);
+    expect((error as Error).message).toContain('npm install ai @ai-sdk/provider-not-installed');
+  });
+});

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastValueFrom, tap, toArray } from 'rxjs';
+import { pseudoLocalize } from '../../src/emulator/index.js';
+import { StreamError, TaskFailedError, type RxVoiceClient } from '../../src/index.js';
+import { LiveSessionError, ValidationError } from '../../src/live/index.js';
+import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../../src/emulator/index.js';
+import { translateThenSpeak } from '../../src/chains/translateThenSpeak.js';
+import type { LiveSpeechEvent } from '../../src/live/events.js';
+import { clientFor, emulator } from '../client/helpers.js';
+
+const SOURCE =
+  'Good morning everyone. The weather is fine today and the sun is shining. ' +
+  'We will meet at the station at noon. Please bring something to eat.';
+
+describe('translateThenSpeak on the emulator', () => {
+  let emu: Emulator;
+  let client: RxVoiceClient;
+  beforeAll(async () => {
+    emu = await emulator({ streamDelayMs: 40, toneWordSeconds: 0.05 });
+    client = clientFor(emu);
+  });
+  afterAll(async () => {
+    await client.close();
+    await emu.close();
+  });
+
+  it('streamed: speaks the translation sentence by sentence in the target language', async () => {
+    const pieces: string[] = [];
+    const events = await lastValueFrom(
+      translateThenSpeak(client, {
+        translation: { text: SOURCE, source_language: 'en-us', target_language: 'de-de' },
+        translationMode: 'streamed',
+        speech: { voice_id: 1 },
+        observeTranslation: { next: (p) => pieces.push(p) },
+      }).pipe(toArray()),
+    );
+    const translation = pieces.join('');
+    expect(translation).not.toContain('Good morning');
+    expect(events[0]?.type).toBe('ready');
+    expect((events[0] as Extract<LiveSpeechEvent, { type: 'ready' }>).config).toMatchObject({ language: 'de-de', word_timestamps: true });
+    expect(events.at(-1)?.type).toBe('done');
+    const starts = events.filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart');
+    expect(starts.length).toBeGreaterThanOrEqual(4);
+    expect(starts.map((s) => s.text).join('').replace(/\s+/g, ' ').trim()).toBe(translation.replace(/\s+/g, ' ').trim());
+    expect(events.filter((e) => e.type === 'audio').length).toBeGreaterThanOrEqual(starts.length);
+    expect(starts.some((s) => (s.word_timestamps?.length ?? 0) > 0)).toBe(true);
+    expect(events.filter((e) => e.type === 'segmentDone')).toHaveLength(starts.length);
+  });
+
+  it('first audio arrives before the translation stream completes', async () => {
+    const log: Array<{ what: 'piece' | 'translation complete' | 'audio' | 'segmentStart'; at: number }> = [];
+    const t0 = performance.now();
+    const mark = (what: (typeof log)[number]['what']) => log.push({ what, at: performance.now() - t0 });
+    await lastValueFrom(
+      translateThenSpeak(client, {
+        translation: { text: SOURCE, source_language: 'en-us', target_language: 'fr-fr' },
+        translationMode: 'streamed',
+        speech: { voice_id: 1 },
+        observeTranslation: { next: () => mark('piece'), complete: () => mark('translation complete') },
+      }).pipe(
+        tap((e) => {
+          if (e.type === 'audio' || e.type === 'segmentStart') mark(e.type);
+        }),
+        toArray(),
+      ),
+    );
+    const firstAudio = log.findIndex((e) => e.what === 'audio');
+    const done = log.findIndex((e) => e.what === 'translation complete');
+    expect(firstAudio).toBeGreaterThan(0);
+    expect(done).toBeGreaterThan(0);
+    // the first sentence is spoken while later pieces are still being translated
+    expect(firstAudio).toBeLessThan(done);
+    expect(log.slice(firstAudio).some((e) => e.what === 'piece')).toBe(true);
+  });
+
+  it('a bad translation request throws a ValidationError at once, before anything is sent', async () => {
+    const before = emu.requests.length;
+    expect(() =>
+      translateThenSpeak(client, {
+        translation: { text: '', source_language: 'en-us', target_language: 'de-de' },
+        speech: { voice_id: 1 },
+      }),
+    ).toThrow(ValidationError);
+    // control: a valid request does reach the emulator
+    await lastValueFrom(
+      translateThenSpeak(client, {
+        translation: { text: 'Good morning.', source_language: 'en-us', target_language: 'de-de' },
+        translationMode: 'streamed',
+        speech: { voice_id: 1 },
+      }),
+    );
+    // one translation and one live session: the valid call's only (nothing from the bad one)
+    expect(emu.requests.slice(before).map((r) => r.method).sort()).toEqual(['POST', 'UPGRADE']);
+  });
+
+  it('a failed translation ends the chain: the StreamError is the cause, the unspoken text on the session error', async () => {
+    const error = await lastValueFrom(
+      translateThenSpeak(client, {
+        translation: {
+          text: `Good morning everyone. How are you today ${TRANSLATION_FAIL_TRIGGER} never.`,
+          source_language: 'en-us',
+          target_language: 'de-de',
+        },
+        translationMode: 'streamed',
+        speech: { voice_id: 1 },
+      }),
+    ).catch((e: unknown) => e);
+    // the translation's StreamError, unchanged, is the cause of the session's error
+    expect(error).toMatchObject({ name: 'LiveSessionError', code: 'text_source' });
+    const sessionError = error as LiveSessionError;
+    expect(sessionError.cause).toBeInstanceOf(StreamError);
+    const streamError = sessionError.cause as StreamError;
+    expect(streamError.received.length).toBeGreaterThan(0);
+    // the text after the last delivered segment: at least the unfinished last sentence,
+    // which segmentSentences pushed into the session just before the error
+    const squash = (text: string) => text.replace(/\s+/g, '');
+    expect(squash(sessionError.unspoken).length).toBeGreaterThan(0);
+    expect(squash(streamError.received).endsWith(squash(sessionError.unspoken))).toBe(true);
+  });
+
+  describe('polled (the default)', () => {
+    const TEXTS = [
+      'Good morning everyone.',
+      'The weather is fine today.',
+      'The sun is shining.',
+      'We will meet at the station at noon.',
+      'Please bring something to eat.',
+      'The train leaves at one.',
+      'See you there.',
+    ];
+
+    /** Translation tasks take 150 ms per text (the service's time grows with the work). */
+    function durationBySize(): () => void {
+      const tasks = emu.context.tasks;
+      const set = tasks.set.bind(tasks);
+      tasks.set = (id, task) => {
+        const data = task.data as { texts?: string[] };
+        if (task.kind === 'translation' && Array.isArray(data.texts)) task.durationMs = 150 * data.texts.length;
+        return set(id, task);
+      };
+      return () => {
+        tasks.set = set;
+      };
+    }
+
+    it('translates with POST /translation tasks in batches of 1, 2, 4 and speaks every text in order; no stream, no warning', async () => {
+      const warnings: string[] = [];
+      const c = clientFor(emu, { warn: (message) => warnings.push(message) });
+      const before = emu.requests.length;
+      try {
+        const events = await lastValueFrom(
+          translateThenSpeak(c, { translation: { texts: TEXTS, source_language: 'en-us', target_language: 'de-de' }, speech: { voice_id: 1 } }).pipe(toArray()),
+        );
+        const requests = emu.requests.slice(before);
+        expect(requests.filter((r) => r.method === 'POST' && r.path === '/translation')).toHaveLength(3);
+        expect(requests.some((r) => r.path === '/translation/stream')).toBe(false);
+        expect(warnings).toEqual([]);
+        const spoken = events
+          .filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart')
+          .map((e) => e.text.trim());
+        const expected = TEXTS.map((text) => pseudoLocalize(text, 'de-de').trim());
+        expect(spoken.join(' ').replace(/\s+/g, ' ')).toBe(expected.join(' ').replace(/\s+/g, ' '));
+        expect(events.at(-1)?.type).toBe('done');
+      } finally {
+        await c.close();
+      }
+    });
+
+    it('first audio before the last batch is translated (multi-text input)', async () => {
+      const restore = durationBySize();
+      const log: string[] = [];
+      try {
+        await lastValueFrom(
+          translateThenSpeak(client, {
+            translation: { texts: TEXTS, source_language: 'en-us', target_language: 'fr-fr' },
+            speech: { voice_id: 1 },
+            observeTranslation: { next: () => log.push('text'), complete: () => log.push('translation complete') },
+          }).pipe(
+            tap((e) => {
+              if (e.type === 'audio') log.push('audio');
+            }),
+          ),
+        );
+      } finally {
+        restore();
+      }
+      const firstAudio = log.indexOf('audio');
+      expect(firstAudio).toBeGreaterThan(0);
+      expect(firstAudio).toBeLessThan(log.indexOf('translation complete'));
+      // Texts still arrived after the first audio: the later batches were translating.
+      expect(log.slice(firstAudio).includes('text')).toBe(true);
+    });
+
+    it('a text as `text` is one task; a bad request throws before anything is sent', async () => {
+      const before = emu.requests.length;
+      expect(() =>
+        translateThenSpeak(client, { translation: { texts: ['Hi.', ''], source_language: 'en-us', target_language: 'de-de' }, speech: { voice_id: 1 } }),
+      ).toThrow(ValidationError);
+      // The whole request is checked first: not even the valid first batch was sent.
+      expect(emu.requests.length).toBe(before);
+
+      const mid = emu.requests.length;
+      await lastValueFrom(translateThenSpeak(client, { translation: { text: 'Hello there.', source_language: 'en-us', target_language: 'de-de' }, speech: { voice_id: 1 } }));
+      expect(emu.requests.slice(mid).filter((r) => r.method === 'POST' && r.path === '/translation')).toHaveLength(1);
+    });
+
+    it('a failed translation task ends the chain: its TaskFailedError is the cause', async () => {
+      emu.context.options.faults.taskOutcome = { translation: 'ERROR' };
+      try {
+        const error = await lastValueFrom(
+          translateThenSpeak(client, { translation: { texts: TEXTS, source_language: 'en-us', target_language: 'de-de' }, speech: { voice_id: 1 } }),
+        ).catch((e: unknown) => e);
+        expect(error).toMatchObject({ name: 'LiveSessionError', code: 'text_source' });
+        expect((error as LiveSessionError).cause).toBeInstanceOf(TaskFailedError);
+      } finally {
+        emu.context.options.faults.taskOutcome = undefined;
+      }
+    });
+  });
+});

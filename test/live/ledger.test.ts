@@ -1,0 +1,92 @@
+/** The reconnect ledger (src/live/ledger.ts), pure: what was sent, started and finished, and what is unspoken. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TestScheduler } from 'rxjs/testing';
+import { EMPTY, Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, timer, toArray } from 'rxjs';
+import { WebSocket as NodeWebSocket, WebSocketServer, type RawData } from 'ws';
+import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { IncomingMessage } from 'node:http';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions } from '../../src/emulator/options.js';
+import { speak, type WebSocketConstructorLike } from '../../src/live/session.js';
+import { SpeechLedger } from '../../src/live/ledger.js';
+import type { LiveSpeechEvent, SpokenSegment } from '../../src/live/events.js';
+import { concatSegments } from '../../src/operators/concatSegments.js';
+import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
+import { wordTimeline } from '../../src/operators/wordTimeline.js';
+import {
+  CreditsExhaustedError,
+  LiveSessionError,
+  SessionRejectedError,
+  ValidationError,
+  type LiveSessionErrorCode,
+} from '../../src/core/errors.js';
+import { waitFor } from '../fixtures/sinkFixtures.js';
+import { tokens } from './helpers.js';
+
+
+describe('SpeechLedger', () => {
+  it('maps segments onto the pushed text, ignoring whitespace differences', () => {
+    const ledger = new SpeechLedger();
+    for (const t of tokens('Hello there.  How are you?\n\nFine, thanks. Bye')) ledger.push(t);
+    expect(ledger.unspoken()).toBe('Hello there.  How are you?\n\nFine, thanks. Bye');
+    ledger.segmentStarted(0, 'Hello there.');
+    expect(ledger.unspoken()).toBe('Hello there.  How are you?\n\nFine, thanks. Bye');
+    ledger.segmentDelivered(0);
+    expect(ledger.unspoken()).toBe('How are you?\n\nFine, thanks. Bye');
+    ledger.segmentStarted(1, ' How are you?');
+    ledger.segmentDelivered(1);
+    expect(ledger.unspoken()).toBe('Fine, thanks. Bye');
+    ledger.segmentSkipped(2, 'Fine,   thanks.');
+    expect(ledger.unspoken()).toBe('Bye');
+    ledger.segmentStarted(3, 'Bye');
+    ledger.segmentDelivered(3);
+    expect(ledger.unspoken()).toBe('');
+    expect(ledger.stats()).toMatchObject({ delivered: 3, skipped: 1, mismatches: 0 });
+  });
+
+  it('abortInProgress rewinds to the last completed segment', () => {
+    const ledger = new SpeechLedger();
+    ledger.push('One. Two. Three.');
+    ledger.segmentStarted(0, 'One.');
+    ledger.segmentDelivered(0);
+    ledger.segmentStarted(1, 'Two.');
+    expect(ledger.segmentInProgress).toEqual({ segment_id: 1, text: 'Two.' });
+    expect(ledger.abortInProgress()?.segment_id).toBe(1);
+    expect(ledger.unspoken()).toBe('Two. Three.');
+    // the new session segments the resent text again, from the start
+    ledger.segmentStarted(0, 'Two.');
+    ledger.segmentDelivered(0);
+    expect(ledger.unspoken()).toBe('Three.');
+  });
+
+  it('ignores a done for a segment that is not in progress, and counts mismatches', () => {
+    const ledger = new SpeechLedger();
+    ledger.push('abc def');
+    ledger.segmentDelivered(7);
+    expect(ledger.unspoken()).toBe('abc def');
+    // no sentence end: the only place the service could have ended it is the chunk's end
+    expect(ledger.segmentStarted(0, 'xyz')).toEqual({ sent: 'abc def', matches: false });
+    ledger.segmentDelivered(0);
+    expect(ledger.stats().mismatches).toBe(1);
+    expect(ledger.unspoken()).toBe('');
+  });
+
+  it('handles surrogate pairs and drops text already spoken (bounded memory)', () => {
+    const ledger = new SpeechLedger();
+    for (let i = 0; i < 1000; i++) ledger.push(`Sentence 😀 ${i}. `);
+    for (let i = 0; i < 999; i++) {
+      ledger.segmentStarted(i, `Sentence 😀 ${i}.`);
+      ledger.segmentDelivered(i);
+    }
+    expect(ledger.unspoken()).toBe('Sentence 😀 999. ');
+    expect(ledger.stats().mismatches).toBe(0);
+    expect((ledger as unknown as { chunks: string[] }).chunks.length).toBeLessThanOrEqual(2);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Local validation, keys, transport
+// ---------------------------------------------------------------------------
+

@@ -1,0 +1,314 @@
+/** speak(): its timers (response timeout, close grace, reconnect backoff) in virtual time with a fake WebSocket. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TestScheduler } from 'rxjs/testing';
+import { EMPTY, Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, timer, toArray } from 'rxjs';
+import { WebSocket as NodeWebSocket, WebSocketServer, type RawData } from 'ws';
+import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { IncomingMessage } from 'node:http';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions } from '../../src/emulator/options.js';
+import { speak, type WebSocketConstructorLike } from '../../src/live/session.js';
+import { SpeechLedger } from '../../src/live/ledger.js';
+import type { LiveSpeechEvent, SpokenSegment } from '../../src/live/events.js';
+import { concatSegments } from '../../src/operators/concatSegments.js';
+import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
+import { wordTimeline } from '../../src/operators/wordTimeline.js';
+import {
+  CreditsExhaustedError,
+  LiveSessionError,
+  SessionRejectedError,
+  ValidationError,
+  type LiveSessionErrorCode,
+} from '../../src/core/errors.js';
+import { waitFor } from '../fixtures/sinkFixtures.js';
+import { liveError } from './helpers.js';
+
+describe('speak: timers in virtual time (fake WebSocket)', () => {
+  /** A WHATWG-style fake socket whose peer is scripted in virtual time. */
+  function fakeSocketClass(scheduler: TestScheduler, script: (socket: FakeSocket, index: number) => void, opened: number[]) {
+    let count = 0;
+    return class extends FakeSocket {
+      constructor(url: string) {
+        super(url);
+        opened.push(scheduler.now());
+        const index = count++;
+        scheduler.schedule(() => script(this, index), 1);
+      }
+    };
+  }
+
+  it('reconnects with exponential backoff capped at maxDelayMs, then gives up', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(scheduler, (socket) => socket.peerClose(1006, ''), opened);
+      const result$ = cold('a', { a: 'Hello.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, reconnect: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 25, random: () => 1 } },
+        ),
+      );
+      expectObservable(result$).toBe('59ms #', undefined, liveError('connection'));
+      scheduler.flush();
+      // closes at +1 after each open; delays 10, 20, 25 (capped)
+      expect(opened).toEqual([0, 11, 32, 58]);
+    });
+  });
+
+  it('reconnect delays are jittered: drawn from the upper half of the exponential delay', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(scheduler, (socket) => socket.peerClose(1006, ''), opened);
+      const draws = [0, 0.5, 0];
+      const result$ = cold('a', { a: 'Hello.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, reconnect: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 60, random: () => draws.shift()! } },
+        ),
+      );
+      expectObservable(result$).toBe('74ms #', undefined, liveError('connection'));
+      scheduler.flush();
+      // full delays 20, 40, 60; jittered 10 (draw 0), 30 (draw 0.5), 30 (draw 0)
+      expect(opened).toEqual([0, 11, 42, 73]);
+      expect(draws).toEqual([]);
+    });
+  });
+
+  it('unsubscribing clears the timers: no reconnect after a pending backoff, no ready timeout', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      // first socket: dropped at +1; the reconnect would open at 1 + 100
+      const Ctor = fakeSocketClass(scheduler, (socket) => socket.peerClose(1006, ''), opened);
+      const result$ = cold('a', { a: 'Hello.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, readyTimeoutMs: 20, reconnect: { maxAttempts: 3, baseDelayMs: 100, random: () => 1 } },
+        ),
+      );
+      expectObservable(result$, '^ 50ms !').toBe('-');
+      // at 60, after the unsubscribe at 51, nothing may still be scheduled (the backoff
+      // timer would fire at 101)
+      let pendingAt60 = -1;
+      scheduler.schedule(() => (pendingAt60 = scheduler.actions.length), 60);
+      scheduler.flush();
+      expect(pendingAt60).toBe(0);
+      expect(opened).toEqual([0]);
+    });
+  });
+
+  it('a ready timeout is retried like a drop, and reported as TimeoutError at the end', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(scheduler, (socket) => socket.peerOpen(), opened);
+      const result$ = cold('a', { a: 'Hello.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, readyTimeoutMs: 100, reconnect: { maxAttempts: 1, baseDelayMs: 5, random: () => 1 } },
+        ),
+      );
+      expectObservable(result$).toBe('205ms #', undefined, liveError('timeout'));
+      scheduler.flush();
+      expect(opened).toEqual([0, 105]);
+    });
+  });
+
+  it('events, in virtual time, with a scripted peer; ids keep increasing across a reconnect', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket, index) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: `s${index}`, run_id: index + 1 });
+          if (index === 0) {
+            socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
+            socket.peerSend(new Uint8Array([1]));
+            socket.peerSend({ type: 'segment.done', segment_id: 0 });
+            socket.peerSend({ type: 'segment.start', segment_id: 1, text: 'Two.' });
+            socket.peerSend(new Uint8Array([2]));
+            socket.peerClose(1006, '');
+          } else {
+            socket.peerSend({ type: 'segment.start', segment_id: 0, text: ' Two.' });
+            socket.peerSend(new Uint8Array([3]));
+            socket.peerSend({ type: 'segment.done', segment_id: 0 });
+            socket.peerSend({ type: 'session.done' });
+            socket.peerClose(1000, '');
+          }
+        },
+        opened,
+      );
+      const sockets: FakeSocket[] = [];
+      FakeSocket.created = sockets;
+      const result$ = cold('(ab|)', { a: 'One. ', b: 'Two.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k y', WebSocket: Ctor, headersSupported: false },
+          // already segmented text: each string is one text.chunk
+          { voice_id: 1, scheduler, clientBoundaries: false, reconnect: { maxAttempts: 2, baseDelayMs: 10, random: () => 1 } },
+        ),
+      );
+      expectObservable(result$).toBe('-(rsadtb)---(xSAEo|)', {
+        r: { type: 'ready', session_id: 's0', run_id: 1, config: expect.objectContaining({ output_format: 'wav', voice_id: 1 }) },
+        s: { type: 'segmentStart', segment_id: 0, text: 'One.' },
+        a: { type: 'audio', segment_id: 0, bytes: new Uint8Array([1]) },
+        d: { type: 'segmentDone', segment_id: 0 },
+        t: { type: 'segmentStart', segment_id: 1, text: 'Two.' },
+        b: { type: 'audio', segment_id: 1, bytes: new Uint8Array([2]) },
+        // the new session's segment 0 is seen as 2: ids keep increasing
+        x: { type: 'reconnected', attempt: 1, session_id: 's1', run_id: 2, resent: 'Two.' },
+        S: { type: 'segmentStart', segment_id: 2, text: ' Two.' },
+        A: { type: 'audio', segment_id: 2, bytes: new Uint8Array([3]) },
+        E: { type: 'segmentDone', segment_id: 2 },
+        o: { type: 'done' },
+      });
+      scheduler.flush();
+      expect(opened).toEqual([0, 11]);
+      expect(sockets.map((x) => x.url)).toEqual(['ws://fake/live-tts/ws?api_key=k+y', 'ws://fake/live-tts/ws?api_key=k+y']);
+      expect(sockets[0]!.binaryType).toBe('arraybuffer');
+      const frames = sockets.map((x) => x.sent.map((f) => (JSON.parse(f) as { type: string; text?: string })));
+      expect(frames[0]!.map((f) => f.type)).toEqual(['session.start', 'text.chunk', 'text.chunk', 'text.done']);
+      expect(frames[1]!.map((f) => [f.type, f.text])).toEqual([
+        ['session.start', undefined],
+        ['text.chunk', 'Two.'],
+        ['text.done', undefined],
+      ]);
+    });
+  });
+
+  it('unsubscribing (barge-in) closes with 1000, unsubscribes the text, and emits nothing more', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const opened: number[] = [];
+      const sockets: FakeSocket[] = [];
+      FakeSocket.created = sockets;
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
+          socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
+          socket.peerSend(new Uint8Array([1]));
+          // audio still arriving after the unsubscribe must not leak out
+          scheduler.schedule(() => socket.peerSend(new Uint8Array([2]), true), 8);
+        },
+        opened,
+      );
+      const text = cold('a-b-c-d-e|', { a: 'One. ', b: 'Two. ', c: 'x', d: 'y', e: 'z' });
+      const result$ = text.pipe(
+        // one text.chunk per string, so the frames sent count the strings taken
+        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, clientBoundaries: false }),
+      );
+      expectObservable(result$, '^----!').toBe('-(rsa)', {
+        r: { type: 'ready', session_id: 's', run_id: 1, config: expect.objectContaining({ voice_id: 1 }) },
+        s: { type: 'segmentStart', segment_id: 0, text: 'One.' },
+        a: { type: 'audio', segment_id: 0, bytes: new Uint8Array([1]) },
+      });
+      expectSubscriptions(text.subscriptions).toBe('^----!');
+      scheduler.flush();
+      expect(sockets[0]!.closedWith).toBe(1000);
+      expect(sockets[0]!.sent.map((f) => JSON.parse(f).type)).toEqual(['session.start', 'text.chunk', 'text.chunk', 'text.chunk']);
+    });
+  });
+
+  it('client-side boundaries: an undecided stop waits for the next token, at most boundaryHoldMs', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const sockets: FakeSocket[] = [];
+      FakeSocket.created = sockets;
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
+        },
+        [],
+      );
+      // "Dr." then, 100 ms later, " Smith." (decides it); then "Bye." and 400 ms of silence
+      const text = cold('-a 99ms b 99ms c', { a: 'See Dr.', b: ' Smith.', c: ' Bye.' });
+      const chunksAt: Record<number, string[]> = {};
+      for (const at of [2, 102, 202, 450, 452]) {
+        scheduler.schedule(() => {
+          chunksAt[at] = sockets[0]!.sent.map((f) => JSON.parse(f) as { type: string; text?: string }).filter((f) => f.type === 'text.chunk').map((f) => f.text!);
+        }, at);
+      }
+      const result$ = text.pipe(speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler }));
+      expectObservable(result$, '^ 500ms !').toBe('-r', { r: expect.objectContaining({ type: 'ready' }) });
+      scheduler.flush();
+      expect(chunksAt[2]).toEqual(['See Dr']); // the stop after "Dr" is held (it shows up at 102: the control)
+      expect(chunksAt[102]).toEqual(['See Dr', '. Smith']); // the next token decided "Dr." (no end): sent
+      expect(chunksAt[202]).toEqual(['See Dr', '. Smith', '.', ' Bye']); // "Smith." ended: its own chunk
+      expect(chunksAt[450]).toEqual(['See Dr', '. Smith', '.', ' Bye']); // "Bye." is held...
+      expect(chunksAt[452]).toEqual(['See Dr', '. Smith', '.', ' Bye', '.']); // ...until boundaryHoldMs (250)
+    });
+  });
+
+  it('a connection lost after every text was delivered completes (nothing missing)', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
+          socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
+          socket.peerSend({ type: 'segment.done', segment_id: 0 });
+          socket.peerClose(1006, '');
+        },
+        [],
+      );
+      const result$ = cold('(a|)', { a: 'One.' }).pipe(
+        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler }),
+        map((e) => e.type),
+      );
+      expectObservable(result$).toBe('-(rsd|)', { r: 'ready', s: 'segmentStart', d: 'segmentDone' });
+    });
+  });
+});
+
+/** A minimal WHATWG-style WebSocket, driven by the test. */
+class FakeSocket {
+  static created: FakeSocket[] = [];
+  readonly url: string;
+  readyState = 0;
+  binaryType = 'blob';
+  readonly sent: string[] = [];
+  closedWith: number | undefined;
+  private readonly listeners = new Map<string, ((event: unknown) => void)[]>();
+  constructor(url: string) {
+    this.url = url;
+    FakeSocket.created.push(this);
+  }
+  addEventListener(type: string, listener: (event: unknown) => void): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+  send(data: string): void {
+    this.sent.push(data);
+  }
+  close(code = 1000): void {
+    if (this.readyState === 3) return;
+    this.closedWith = code;
+    this.readyState = 3;
+  }
+  private fire(type: string, event: unknown): void {
+    for (const listener of this.listeners.get(type) ?? []) listener(event);
+  }
+  peerOpen(): void {
+    this.readyState = 1;
+    this.fire('open', {});
+  }
+  peerSend(frame: object | Uint8Array, evenIfClosed = false): void {
+    if (this.readyState !== 1 && !evenIfClosed) return;
+    this.fire('message', { data: frame instanceof Uint8Array ? frame.buffer.slice(0) : JSON.stringify(frame) });
+  }
+  peerClose(code: number, reason: string): void {
+    if (this.readyState === 3 && this.closedWith !== undefined) return;
+    this.readyState = 3;
+    this.fire('close', { code, reason });
+  }
+}
+

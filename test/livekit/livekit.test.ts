@@ -1,0 +1,468 @@
+/**
+ * rxvoice/livekit driven as LiveKit Agents drives a TTS: a real `voice.AgentSession` with
+ * LiveKit's own fake LLM (its reply streamed in 3-character tokens) and an audio output
+ * that records what it is given, so the text goes through LiveKit's `ttsNode` (which calls
+ * `stream()`, feeds it with `updateInputStream` and reads it until `END_OF_STREAM`), its
+ * interruption (`session.interrupt()` closes the stream), and its `StreamAdapter` (a
+ * sentence tokenizer over `synthesize()`). The service is the emulator (tone voice) on
+ * port 0.
+ */
+import { AudioOutput, USERDATA_TIMED_TRANSCRIPT, initializeLogger, tokenize, tts as lk, voice, type TimedString, type metrics } from '@livekit/agents';
+import type { AudioFrame } from '@livekit/rtc-node';
+import { lastValueFrom, toArray } from 'rxjs';
+import { WebSocket as NodeWebSocket } from 'ws';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { EmulatorOptions } from '../../src/emulator/options.js';
+import { ValidationError } from '../../src/live/index.js';
+import type { WebSocketConstructorLike } from '../../src/live/index.js';
+import fc from 'fast-check';
+import { AbortError, ApiError, ConnectionError, TimeoutError } from '../../src/index.js';
+import { LiveSessionError } from '../../src/live/index.js';
+import { TTS, type TTSOptions } from '../../src/livekit/index.js';
+import { MAX_REQUEST_CHARS, requestTexts } from '../../src/livekit/chunked.js';
+import { isAbort, toLiveKitError } from '../../src/livekit/errors.js';
+import { timedWords } from '../../src/livekit/frames.js';
+
+beforeAll(() => initializeLogger({ pretty: false, level: 'silent' }));
+
+const REPLY = 'Hello there, I am Dr. Smith from the U.S. office. The team scored 3.5 points today! How can I help you? Tell me more.';
+
+const SENTENCES = ['Hello there, I am Dr. Smith from the U.S. office.', 'The team scored 3.5 points today!', 'How can I help you?', 'Tell me more.'];
+
+/** Texts of the segments the emulator delivered in its live sessions, session by session. */
+function delivered(emu: Emulator): string[] {
+  return [...emu.context.runs.values()]
+    .map((run) => run.data as { source?: string; segments?: Array<{ text: string; status: string }> })
+    .filter((data) => data.source === 'live')
+    .flatMap((data) => (data.segments ?? []).filter((s) => s.status === 'delivered').map((s) => s.text.trim()));
+}
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const thing of open.splice(0).reverse()) await thing.close();
+});
+
+async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const emu = await startEmulator({ synth: 'tone', toneWordSeconds: 0.02, ...options });
+  open.push(emu);
+  return emu;
+}
+
+/** A `ws` WebSocket that records every socket made and the frames sent on it. */
+function recordingWebSocket(): { sockets: Array<{ socket: NodeWebSocket; sent: string[] }>; WebSocket: WebSocketConstructorLike } {
+  const sockets: Array<{ socket: NodeWebSocket; sent: string[] }> = [];
+  class Recording extends NodeWebSocket {
+    readonly #sent: string[] = [];
+    constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
+      super(url, protocols, options);
+      sockets.push({ socket: this, sent: this.#sent });
+    }
+    override send(data: string): void {
+      this.#sent.push(data);
+      super.send(data);
+    }
+  }
+  return { sockets, WebSocket: Recording as unknown as WebSocketConstructorLike };
+}
+
+function plugin(emu: Emulator, options: Partial<TTSOptions> = {}, WebSocket?: WebSocketConstructorLike): TTS {
+  const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl, ...(WebSocket ? { WebSocket } : {}) });
+  open.push(client);
+  const tts = new TTS({ client, voice_id: 1, reconnect: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 }, ...options });
+  open.push(tts);
+  return tts;
+}
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** An audio output as a room's would be: it records the frames it is given and reports playout. */
+class RecordingOutput extends AudioOutput {
+  readonly frames: AudioFrame[] = [];
+  onFrame: ((frame: AudioFrame) => void) | undefined;
+  #position = 0;
+  #playing = false;
+  constructor() {
+    super(24000);
+  }
+  override async captureFrame(frame: AudioFrame): Promise<void> {
+    await super.captureFrame(frame);
+    this.frames.push(frame);
+    this.#position += frame.samplesPerChannel / frame.sampleRate;
+    if (!this.#playing) {
+      this.#playing = true;
+      this.onPlaybackStarted(Date.now());
+    }
+    this.onFrame?.(frame);
+  }
+  override flush(): void {
+    super.flush();
+    if (!this.#playing) return;
+    this.#playing = false;
+    this.onPlaybackFinished({ playbackPosition: this.#position, interrupted: false });
+  }
+  clearBuffer(): void {
+    if (!this.#playing) return;
+    this.#playing = false;
+    this.onPlaybackFinished({ playbackPosition: this.#position, interrupted: true });
+  }
+}
+
+interface AgentRun {
+  session: voice.AgentSession;
+  output: RecordingOutput;
+  metrics: metrics.TTSMetrics[];
+  errors: Error[];
+}
+
+/** An agent session with LiveKit's fake LLM answering `reply` to "hello", and the TTS under test. */
+async function agentSession(tts: lk.TTS, reply = REPLY): Promise<AgentRun> {
+  const session = new voice.AgentSession({ llm: new voice.testing.FakeLLM([{ input: 'hello', content: reply }]), tts });
+  const output = new RecordingOutput();
+  session.output.audio = output;
+  const run: AgentRun = { session, output, metrics: [], errors: [] };
+  tts.on('metrics_collected', (m) => run.metrics.push(m));
+  tts.on('error', (e) => run.errors.push(e.error));
+  await session.start({ agent: new voice.Agent({ instructions: 'test' }) });
+  open.push({ close: () => session.close() });
+  return run;
+}
+
+/** The aligned transcript of packets read from a stream directly, in order. */
+function packetTranscript(packets: ReadonlyArray<lk.SynthesizedAudio>): string {
+  return packets.flatMap((p) => p.timedTranscripts ?? []).map((t) => t.text).join('');
+}
+
+/** The aligned transcript LiveKit received with the frames, in order. */
+function transcript(frames: readonly AudioFrame[]): TimedString[] {
+  return frames.flatMap((frame) => (frame.userdata[USERDATA_TIMED_TRANSCRIPT] as TimedString[] | undefined) ?? []);
+}
+
+const words = (text: string): string[] => text.split(/\s+/u).filter((w) => w !== '');
+const seconds = (frames: readonly AudioFrame[]): number => frames.reduce((sum, f) => sum + f.samplesPerChannel / f.sampleRate, 0);
+
+describe('rxvoice/livekit TTS in a LiveKit agent session', () => {
+  it('speaks the LLM token stream through stream(), in order, with word alignment and LiveKit metrics', async () => {
+    const emu = await emulator();
+    const tts = plugin(emu);
+    expect(tts.capabilities).toEqual({ streaming: true, alignedTranscript: true });
+    const run = await agentSession(tts);
+    await run.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+
+    const { frames } = run.output;
+    expect(frames.length).toBeGreaterThan(5);
+    for (const frame of frames) expect([frame.sampleRate, frame.channels]).toEqual([24000, 1]);
+    // the aligned transcript is the reply, word for word, in order
+    const timed = transcript(frames);
+    expect(words(timed.map((t) => t.text).join(''))).toEqual(words(REPLY));
+    // one TimedString per word (the tone voice times every word), times increasing
+    expect(timed.length).toBe(words(REPLY).length);
+    const starts = timed.map((t) => t.startTime ?? NaN);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    // each sentence's first word starts where its audio starts in the stream
+    let position = 0;
+    for (const frame of frames) {
+      const first = (frame.userdata[USERDATA_TIMED_TRANSCRIPT] as TimedString[] | undefined)?.[0];
+      if (first) expect(first.startTime).toBeCloseTo(position, 6);
+      position += frame.samplesPerChannel / frame.sampleRate;
+    }
+    expect(timed.at(-1)?.endTime).toBeLessThanOrEqual(position + 1e-6);
+    // the service's segments are the sentences, whatever the 3-character split ("Dr." and
+    // "U.S." did not end one): rxvoice's client-side boundaries
+    expect(delivered(emu)).toEqual(SENTENCES);
+
+    // LiveKit's metrics, from rxvoice's session report
+    await waitFor(() => run.metrics.length > 0, 'metrics');
+    const [m] = run.metrics;
+    expect(m).toMatchObject({ type: 'tts_metrics', label: 'rxvoice.TTS', streamed: true, cancelled: false, metadata: { modelProvider: 'camb' } });
+    expect(m!.charactersCount).toBe(REPLY.length);
+    expect(m!.ttfbMs).toBeGreaterThanOrEqual(0);
+    expect(m!.durationMs).toBeGreaterThanOrEqual(m!.ttfbMs);
+    expect(m!.audioDurationMs).toBe(Math.round(seconds(frames) * 1000));
+    expect(run.errors).toEqual([]);
+  });
+});
+
+describe('rxvoice/livekit TTS: a dropped connection', () => {
+  it('reconnects and speaks every word once (control: the same reply without drops)', async () => {
+    const control = await emulator();
+    const controlRun = await agentSession(plugin(control));
+    await controlRun.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+
+    // every connection is dropped (TCP closed, no close frame) after 2 audio frames: the
+    // second sentence of each is cut before its segment.done, so it is spoken again
+    const emu = await emulator({ faults: { dropAfterFrames: 2 } });
+    const recording = recordingWebSocket();
+    const run = await agentSession(plugin(emu, {}, recording.WebSocket));
+    await run.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+
+    expect(recording.sockets.length).toBeGreaterThan(2);
+    const spoken = transcript(run.output.frames).map((t) => t.text).join('');
+    const spokenByControl = transcript(controlRun.output.frames).map((t) => t.text).join('');
+    expect(words(spoken)).toEqual(words(spokenByControl));
+    expect(words(spoken)).toEqual(words(REPLY));
+    // the same audio as the control's, sample for sample: no partial sentence was played
+    expect(seconds(run.output.frames)).toBeCloseTo(seconds(controlRun.output.frames), 6);
+    expect(delivered(emu)).toEqual(SENTENCES);
+    expect(run.errors).toEqual([]);
+  });
+
+  it('without reconnect, the drop is LiveKit error carrying the unspoken text (not retried by LiveKit)', async () => {
+    const emu = await emulator({ faults: { dropAfterFrames: 2 } });
+    const recording = recordingWebSocket();
+    const tts = plugin(emu, { reconnect: false }, recording.WebSocket);
+    const stream = tts.stream();
+    const errors: Error[] = [];
+    tts.on('error', (e) => errors.push(e.error));
+    for (const sentence of SENTENCES) stream.pushText(`${sentence} `);
+    stream.endInput();
+    const packets: lk.SynthesizedAudio[] = [];
+    for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+    expect(errors).toHaveLength(1);
+    const [error] = errors as [Error & { retryable?: boolean; body?: { code?: string; unspoken?: string } }];
+    expect(error.name).toBe('APIConnectionError');
+    expect(error.retryable).toBe(false);
+    expect(error.body?.code).toBe('connection');
+    expect(error.body?.unspoken).toContain(SENTENCES[1]);
+    // one connection: LiveKit did not start over (which would speak the first sentence twice)
+    expect(recording.sockets).toHaveLength(1);
+    expect(packetTranscript(packets).trim()).toBe(SENTENCES[0]);
+  });
+});
+
+describe('rxvoice/livekit TTS: interruption', () => {
+  it('session.interrupt() closes the live session at once: no frame after it (control: the uninterrupted reply has many more)', async () => {
+    const control = await emulator({ toneWordSeconds: 0.1 });
+    const controlRun = await agentSession(plugin(control));
+    await controlRun.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+
+    const emu = await emulator({ toneWordSeconds: 0.1 });
+    const run = await agentSession(plugin(emu));
+    let interrupted = -1;
+    let connectionsAtInterrupt = -1;
+    run.output.onFrame = () => {
+      if (interrupted >= 0) return;
+      interrupted = run.output.frames.length;
+      connectionsAtInterrupt = emu.liveConnections;
+      void run.session.interrupt({ force: true });
+    };
+    await run.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+    await waitFor(() => emu.liveConnections === 0, 'the live session to close');
+    // settle: anything still on its way would arrive now
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(connectionsAtInterrupt).toBe(1);
+    expect(run.output.frames.length).toBe(interrupted);
+    expect(controlRun.output.frames.length).toBeGreaterThan(interrupted + 5);
+  });
+
+  it('close() of the stream mid-speech: the iteration ends, no frame after, the socket is closed (control: frames kept coming)', async () => {
+    const emu = await emulator({ toneWordSeconds: 0.1 });
+    const recording = recordingWebSocket();
+    const tts = plugin(emu, {}, recording.WebSocket);
+    const speakAll = async (closeAfter: number | undefined): Promise<{ before: number; after: number }> => {
+      const stream = tts.stream();
+      for (const sentence of SENTENCES) stream.pushText(`${sentence} `);
+      stream.endInput();
+      let before = 0;
+      let after = 0;
+      for await (const audio of stream) {
+        if (audio === lk.SynthesizeStream.END_OF_STREAM) continue;
+        if (closeAfter !== undefined && before >= closeAfter) after++;
+        else before++;
+        if (before === closeAfter) stream.close();
+      }
+      return { before, after };
+    };
+    const uninterrupted = await speakAll(undefined);
+    const interrupted = await speakAll(2);
+    expect(uninterrupted.before).toBeGreaterThan(10);
+    expect(interrupted).toEqual({ before: 2, after: 0 });
+    await waitFor(() => recording.sockets.every((s) => s.socket.readyState === NodeWebSocket.CLOSED), 'the sockets to close');
+    expect(emu.liveConnections).toBe(0);
+  });
+});
+
+describe('rxvoice/livekit TTS: synthesize() and the StreamAdapter', () => {
+  it('synthesize() returns the PCM of /tts-stream as 100 ms frames, the last one final', async () => {
+    const emu = await emulator();
+    const tts = plugin(emu);
+    const packets = [];
+    for await (const audio of tts.synthesize('Hello there, how are you today?')) packets.push(audio);
+    expect(packets.length).toBeGreaterThan(1);
+    expect(packets.map((p) => p.final)).toEqual([...packets.slice(1).map(() => false), true]);
+    for (const { frame } of packets.slice(0, -1)) expect([frame.sampleRate, frame.channels, frame.samplesPerChannel]).toEqual([24000, 1, 2400]);
+    // the same samples as the service's own PCM answer
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
+    open.push(client);
+    const chunks = await lastValueFrom(
+      client
+        .ttsStream({ text: 'Hello there, how are you today?', voice_id: 1, language: 'en-us', output_configuration: { format: 'pcm_s16le', sample_rate: 24000 } })
+        .pipe(toArray()),
+    );
+    const expected = Buffer.concat(chunks.map((c) => c.bytes));
+    const got = Buffer.concat(packets.map((p) => Buffer.from(p.frame.data.buffer, p.frame.data.byteOffset, p.frame.data.byteLength)));
+    expect(got.equals(expected)).toBe(true);
+  });
+
+  it("LiveKit's StreamAdapter (sentence tokenizer over synthesize()) speaks the reply in an agent session", async () => {
+    const emu = await emulator();
+    const adapter = new lk.StreamAdapter(plugin(emu), new tokenize.basic.SentenceTokenizer());
+    open.push(adapter);
+    const run = await agentSession(adapter);
+    await run.session.generateReply({ userInput: 'hello' }).waitForPlayout();
+    const spoken = transcript(run.output.frames).map((t) => t.text).join(' ');
+    expect(words(spoken)).toEqual(words(REPLY));
+    expect(run.output.frames.length).toBeGreaterThan(5);
+    // each request went over /tts-stream, none over the live session
+    expect(emu.requests.filter((r) => r.path === '/tts-stream').length).toBeGreaterThan(0);
+    expect(delivered(emu)).toEqual([]);
+  });
+});
+
+describe('rxvoice/livekit TTS: segments, warm sessions, options', () => {
+  it('flush() ends the segment: its last words are spoken at once, each segment has its id and a final frame', async () => {
+    const emu = await emulator({ faults: {} });
+    const tts = plugin(emu);
+    const stream = tts.stream();
+    const started = Date.now();
+    stream.pushText('Hello there general');
+    stream.flush();
+    stream.pushText(' Kenobi you are');
+    stream.endInput();
+    const packets: lk.SynthesizedAudio[] = [];
+    for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+    // no wait for the service's idle timeout (1 s) on a text without a stop
+    expect(Date.now() - started).toBeLessThan(900);
+    const ids = [...new Set(packets.map((p) => p.segmentId))];
+    expect(ids).toHaveLength(2);
+    for (const id of ids) {
+      const ofSegment = packets.filter((p) => p.segmentId === id);
+      expect(ofSegment.map((p) => p.final)).toEqual([...ofSegment.slice(1).map(() => false), true]);
+    }
+    expect(words(packetTranscript(packets))).toEqual(['Hello', 'there', 'general', 'Kenobi', 'you', 'are']);
+  });
+
+  it('warm: the stream speaks on a session opened before the text (same options), a new one is opened for the next', async () => {
+    const emu = await emulator();
+    const recording = recordingWebSocket();
+    const tts = plugin(emu, { warm: true }, recording.WebSocket);
+    await waitFor(() => emu.liveConnections === 1, 'the warm session');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stream = tts.stream();
+    stream.pushText('Hello there.');
+    stream.endInput();
+    for await (const audio of stream) void audio;
+    // the warm socket carried the text; the pool opened its replacement
+    expect(recording.sockets).toHaveLength(2);
+    expect(recording.sockets[0]!.sent.some((frame) => frame.includes('"text.chunk"'))).toBe(true);
+    expect(recording.sockets[1]!.sent.some((frame) => frame.includes('"text.chunk"'))).toBe(false);
+    await tts.close();
+    await waitFor(() => emu.liveConnections === 0, 'close() to close the warm session');
+  });
+
+  it('bad options throw a ValidationError at once; a refused key is a non-retryable 401 error', async () => {
+    const emu = await emulator();
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
+    open.push(client);
+    expect(() => new TTS({ client, voice_id: -1 })).toThrow(ValidationError);
+    expect(() => new TTS({ client, voice_id: 1, sampleRate: 100 })).toThrow(ValidationError);
+    expect(() => new TTS({ client, voice_id: 1, frameMs: 0 })).toThrow(ValidationError);
+    expect(() => new TTS({ client, voice_id: 1, speaking_rate: 9 })).toThrow(ValidationError);
+
+    const key = 'SECRET-canary-livekit-key';
+    const tts = new TTS({ apiKey: key, baseUrl: emu.baseUrl, voice_id: 1 });
+    open.push(tts);
+    const errors: Array<Error & { statusCode?: number; retryable?: boolean }> = [];
+    tts.on('error', (e) => errors.push(e.error));
+    const stream = tts.stream();
+    stream.pushText('Hello there.');
+    stream.endInput();
+    for await (const audio of stream) void audio;
+    for await (const audio of tts.synthesize('Hello there.')) void audio;
+    expect(errors.map((e) => [e.name, e.statusCode, e.retryable])).toEqual([
+      ['APIStatusError', 401, false],
+      ['APIStatusError', 401, false],
+    ]);
+    for (const error of errors) expect(`${error.message} ${String(error)}`).not.toContain(key);
+  });
+});
+
+describe('rxvoice/livekit pieces', () => {
+  it('requestTexts: a text over the limit as requests of whole sentences, nothing lost (random texts, random limits)', () => {
+    const sentence = fc
+      .tuple(fc.array(fc.stringMatching(/^[a-z]{1,12}$/), { minLength: 1, maxLength: 12 }), fc.constantFrom('.', '!', '?'), fc.constantFrom(' ', '  ', '\n'))
+      .map(([ws, stop, space]) => `${ws.join(' ')}${stop}${space}`);
+    fc.assert(
+      fc.property(fc.array(sentence, { minLength: 1, maxLength: 30 }), fc.integer({ min: 20, max: 400 }), (sentences, max) => {
+        const text = sentences.join('');
+        const pieces = requestTexts(text, 'en-us', max);
+        expect(pieces.join('').replace(/\s+/g, ' ').trim()).toBe(text.replace(/\s+/g, ' ').trim());
+        for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(max);
+        if (text.length <= max) expect(pieces).toEqual([text]);
+      }),
+    );
+    // a sentence longer than the limit is cut at its last space before it
+    expect(requestTexts(`${'a'.repeat(10)} ${'b'.repeat(100)}`, undefined, 40)).toEqual(['aaaaaaaaaa ', 'b'.repeat(40), 'b'.repeat(40), 'b'.repeat(20)]);
+    expect(MAX_REQUEST_CHARS).toBe(3000);
+  });
+
+  it('synthesize() of a text over 3000 characters: several requests, the audio of the whole text in order', async () => {
+    const emu = await emulator({ toneWordSeconds: 0.01 });
+    const tts = plugin(emu);
+    const text = Array.from({ length: 120 }, (_, i) => `This is sentence number ${i} of the long text.`).join(' ');
+    expect(text.length).toBeGreaterThan(3000);
+    const packets = [];
+    for await (const audio of tts.synthesize(text)) packets.push(audio);
+    expect(emu.requests.filter((r) => r.path === '/tts-stream').length).toBe(requestTexts(text, undefined).length);
+    expect(requestTexts(text, undefined).length).toBeGreaterThan(1);
+    // the tone voice: 0.01 s a word, every word spoken
+    expect(seconds(packets.map((p) => p.frame))).toBeCloseTo(words(text).length * 0.01, 3);
+    expect(packets.filter((p) => p.final)).toHaveLength(1);
+  });
+
+  it('timedWords: words on the stream timeline carrying the text between them; unknown words give the sentence whole', () => {
+    const segment = { segment_id: 0, text: 'Hello, big world.', format: 'wav' as const, audio: new Uint8Array(0) };
+    const timed = timedWords({ ...segment, word_timestamps: [{ word: 'Hello', start: 0, end: 0.2 }, { word: 'big', start: 0.2, end: 0.3 }, { word: 'world', start: 0.3, end: 0.6 }] }, 2, 0.7, ' ');
+    expect(timed.map((t) => [t.text, t.startTime, t.endTime])).toEqual([
+      [' Hello, ', 2, 2.2],
+      ['big ', 2.2, 2.3],
+      ['world.', 2.3, 2.6],
+    ]);
+    const reworded = timedWords({ ...segment, word_timestamps: [{ word: 'Hullo', start: 0, end: 0.2 }] }, 1, 0.7, '');
+    expect(reworded.map((t) => [t.text, t.startTime, t.endTime])).toEqual([['Hello, big world.', 1, 1.7]]);
+  });
+
+  it("toLiveKitError: rxvoice's errors as LiveKit's, never retryable, code and unspoken text in the body, the original as cause", () => {
+    const live = (code: 'authentication' | 'session_rejected' | 'credits_exhausted' | 'connection' | 'timeout' | 'protocol') =>
+      new LiveSessionError(code, `live ${code}`, { unspoken: 'Not yet said.' });
+    const cases: Array<[unknown, string, number | undefined]> = [
+      [live('authentication'), 'APIStatusError', 401],
+      [live('session_rejected'), 'APIStatusError', 400],
+      [live('credits_exhausted'), 'APIStatusError', 402],
+      [live('connection'), 'APIConnectionError', undefined],
+      [live('timeout'), 'APITimeoutError', undefined],
+      [live('protocol'), 'APIError', undefined],
+      [new ApiError(503, 'unavailable'), 'APIStatusError', 503],
+      [new ValidationError([{ loc: ['body', 'text'], msg: 'too short', type: 'string_too_short' }], { source: 'local' }), 'APIStatusError', 422],
+      [new TimeoutError('slow'), 'APITimeoutError', undefined],
+      [new ConnectionError('down'), 'APIConnectionError', undefined],
+      [new Error('boom'), 'APIError', undefined],
+    ];
+    for (const [error, name, status] of cases) {
+      const mapped = toLiveKitError(error) as Error & { retryable: boolean; statusCode?: number; body: Record<string, unknown> };
+      expect([mapped.name, mapped.statusCode, mapped.retryable], String(error)).toEqual([name, status, false]);
+      expect(mapped.cause).toBe(error);
+      expect(mapped.message).toBe((error as Error).message);
+      if (error instanceof LiveSessionError) expect(mapped.body).toEqual({ code: error.code, unspoken: 'Not yet said.' });
+    }
+    expect(isAbort(new AbortError('stop'))).toBe(true);
+    expect(isAbort(new Error('no'))).toBe(false);
+  });
+});

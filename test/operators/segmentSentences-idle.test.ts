@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { TestScheduler } from 'rxjs/testing';
+import { segmentSentences } from '../../src/operators/segmentSentences.js';
+import { ValidationError } from '../../src/core/errors.js';
+
+const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+
+describe('segmentSentences idle flush', () => {
+  it('flushes trailing text without a boundary after the idle timeout, at a word boundary', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a 9ms b|', { a: 'Hello wonderful wor', b: 'ld.' });
+      expectObservable(source.pipe(segmentSentences({ idleTimeout: 5, scheduler }))).toBe('5ms x 5ms (y|)', {
+        x: 'Hello wonderful',
+        y: ' world.',
+      });
+    });
+  });
+
+  it('never cuts mid-word: a lone partial word stays buffered', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a 20ms b|', { a: 'Supercalifragi', b: 'listic' });
+      expectObservable(source.pipe(segmentSentences({ idleTimeout: 5, scheduler }))).toBe('22ms (x|)', {
+        x: 'Supercalifragilistic',
+      });
+    });
+  });
+
+  it('flushes a word ended by a space', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      // default asyncScheduler, virtualised by TestScheduler.run
+      const source = cold('a 9ms |', { a: 'one two ' });
+      expectObservable(source.pipe(segmentSentences({ idleTimeout: 5 }))).toBe('5ms x 4ms (y|)', { x: 'one two', y: ' ' });
+    });
+  });
+
+  it('resets the timer on each token', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a 3ms b 3ms c 3ms d 9ms |', { a: 'one ', b: 'two ', c: 'three ', d: 'four' });
+      // last token at 12ms; the flush comes 5ms later, at 17ms
+      expectObservable(source.pipe(segmentSentences({ idleTimeout: 5, scheduler }))).toBe('17ms x 4ms (y|)', {
+        x: 'one two three',
+        y: ' four',
+      });
+    });
+  });
+
+  it('uses the shorter first timeout until the first piece, then the normal one', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a 9ms b 19ms |', { a: 'Quick start ', b: 'then slower ' });
+      expectObservable(source.pipe(segmentSentences({ idleTimeout: 8, firstIdleTimeout: 2, scheduler }))).toBe(
+        '2ms x 7ms 8ms y 11ms (z|)',
+        { x: 'Quick start', y: ' then slower', z: ' ' },
+      );
+    });
+  });
+
+  it('does not flush after a sentence boundary already emitted everything', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a 9ms |', { a: 'Why? Because' });
+      expectObservable(source.pipe(segmentSentences({ idleTimeout: 5, scheduler }))).toBe('x 9ms (y|)', {
+        x: 'Why?',
+        y: ' Because',
+      });
+    });
+  });
+
+  it('flushes a pending "." sentence on idle, and the rest still joins back', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a 9ms b|', { a: 'It ends here.', b: ' More' });
+      expectObservable(source.pipe(segmentSentences({ idleTimeout: 5, scheduler }))).toBe('5ms x 5ms (y|)', {
+        x: 'It ends here.',
+        y: ' More',
+      });
+    });
+  });
+
+  it('clears the idle timer on unsubscribe', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('a 20ms |', { a: 'no flush please' });
+      expectObservable(source.pipe(segmentSentences({ idleTimeout: 5, scheduler })), '^ 2ms !').toBe('-');
+      expectSubscriptions(source.subscriptions).toBe('^ 2ms !');
+    });
+  });
+
+  it('clears the idle timer on completion and error', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const done = cold('a|', { a: 'one two' });
+      expectObservable(done.pipe(segmentSentences({ idleTimeout: 5, scheduler }))).toBe('-(x|)', { x: 'one two' });
+      const failed = cold('a#', { a: 'one two' });
+      expectObservable(failed.pipe(segmentSentences({ idleTimeout: 5, scheduler }))).toBe('-(x#)', { x: 'one two' });
+    });
+  });
+
+  it('rejects a negative or non-finite timeout at once', () => {
+    expect(() => segmentSentences({ idleTimeout: -1 })).toThrow(ValidationError);
+    expect(() => segmentSentences({ firstIdleTimeout: Number.NaN })).toThrow(/firstIdleTimeout/);
+  });
+
+  it('with only firstIdleTimeout, flushes the first piece quickly and never again', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a 9ms b 9ms |', { a: 'first words ', b: 'later words ' });
+      expectObservable(source.pipe(segmentSentences({ firstIdleTimeout: 3, scheduler }))).toBe('3ms x 16ms (y|)', {
+        x: 'first words',
+        y: ' later words ',
+      });
+    });
+  });
+});

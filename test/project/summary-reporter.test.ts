@@ -1,0 +1,78 @@
+/**
+ * The closing line (`test/setup/summary-reporter.ts`) tells the truth: vitest runs the
+ * fixture files of test/fixtures/summary in a child process with only that reporter, and
+ * the line counts every failure that makes the run exit 1, including those outside a
+ * test (a file that fails to load, a failing afterAll of a file or a suite, an unhandled
+ * rejection, coverage under its thresholds), and names the run's seed.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CONFIG = fileURLToPath(new URL('../fixtures/summary/vitest.config.ts', import.meta.url));
+const VITEST = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
+
+function runFixtures(filter: string[], seed?: string, extra: string[] = []): Promise<{ code: number | null; lines: string[]; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: '' };
+  delete env['RXVOICE_SEED'];
+  if (seed !== undefined) env['RXVOICE_SEED'] = seed;
+  delete env['NODE_V8_COVERAGE'];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [VITEST, 'run', '--config', CONFIG, ...extra, ...filter], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') return reject(error);
+      resolve({ code: error ? (error.code as number) : 0, lines: stdout.split('\n').filter((line) => line.trim() !== ''), stderr });
+    });
+  });
+}
+
+describe.concurrent('summary reporter: the closing line', { timeout: 60_000 }, () => {
+  it.each([
+    ['passing', 0, 'vitest: 2 passed, 0 failed, 1 skipped'],
+    ['failing', 1, 'vitest: 0 passed, 1 failed, 0 skipped'],
+    ['after-all', 1, 'vitest: 1 passed, 1 failed, 0 skipped'],
+    ['suite-hook', 1, 'vitest: 1 passed, 1 failed, 0 skipped'],
+    ['load-error', 1, 'vitest: 0 passed, 1 failed, 0 skipped'],
+    ['unhandled', 1, 'vitest: 1 passed, 1 failed, 0 skipped'],
+  ])('%s.fixture.ts: exit %i, "%s"', async (name, exitCode, line) => {
+    const run = await runFixtures([`${name}.fixture`]);
+    expect(run.code).toBe(exitCode);
+    expect(run.lines.at(-1)).toBe(line);
+  });
+
+  it('all fixtures at once: every failure counted, the seed named', async () => {
+    const run = await runFixtures([], '4242');
+    expect(run.code).toBe(1);
+    expect(run.lines.at(-1)).toBe('vitest: 6 passed, 5 failed, 1 skipped');
+    // The seed on its own line just before, so the closing line stays exactly `N passed, N failed, N skipped`.
+    expect(run.lines.at(-2)).toBe('vitest: seed 4242 (replay with RXVOICE_SEED=4242)');
+  });
+
+  // Each run its own report directory: concurrent runs would share the fixtures' one.
+  const reportDirs: string[] = [];
+  afterAll(() => {
+    for (const dir of reportDirs) rmSync(dir, { recursive: true, force: true });
+  });
+  const coverage = (branches: number): string[] => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxvoice-summary-coverage-'));
+    reportDirs.push(dir);
+    return ['--coverage.enabled', `--coverage.reportsDirectory=${dir}`, '--coverage.include=covered.ts', '--coverage.reporter=text-summary', `--coverage.thresholds.branches=${branches}`];
+  };
+
+  it('coverage under its thresholds: exit 1, and the line says so after the coverage report', async () => {
+    const run = await runFixtures(['coverage.fixture'], undefined, coverage(100));
+    expect(run.code).toBe(1);
+    expect(run.lines.some((line) => /^Branches\s+: 50% \( 1\/2 \)$/.test(line))).toBe(true);
+    expect(run.lines.at(-1)).toBe('vitest: 1 passed, 1 failed, 0 skipped');
+    expect(run.lines).toContain('vitest: coverage below its thresholds');
+  });
+
+  it('coverage at its thresholds (the control): exit 0, a plain line', async () => {
+    const run = await runFixtures(['coverage.fixture'], undefined, coverage(50));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.lines.at(-1)).toBe('vitest: 1 passed, 0 failed, 0 skipped');
+  });
+});

@@ -1,0 +1,328 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { ValidationError } from '../../src/core/errors.js';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
+import OpenAI from 'openai';
+import { fromFile, fromReadable, fromTokens } from '../../src/sources/index.js';
+
+const enc = new TextEncoder();
+const collect = (o: import('rxjs').Observable<string>) => lastValueFrom(o.pipe(toArray()));
+const tick = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+describe('fromTokens', () => {
+  it('async iterable of strings, skipping empty ones', async () => {
+    async function* gen() {
+      yield 'Hel';
+      yield '';
+      yield 'lo';
+    }
+    expect(await collect(fromTokens(gen()))).toEqual(['Hel', 'lo']);
+  });
+
+  it('async iterable of bytes with a character split across chunks', async () => {
+    const bytes = enc.encode('añ😀b');
+    async function* gen() {
+      yield bytes.subarray(0, 2);
+      yield bytes.subarray(2, 5);
+      yield bytes.subarray(5);
+    }
+    const out = await collect(fromTokens(gen()));
+    expect(out.join('')).toBe('añ😀b');
+    expect(out.join('')).not.toContain('\uFFFD');
+  });
+
+  it('chat completion chunks: delta.content, null and empty skipped', async () => {
+    async function* gen() {
+      yield { choices: [{ delta: { role: 'assistant', content: '' } }] };
+      yield { choices: [{ delta: { content: 'Hi' } }] };
+      yield { choices: [{ delta: { content: null } }] };
+      yield { choices: [] };
+      yield { choices: [{ delta: { content: ' there' } }] };
+      yield { choices: [{ delta: {}, finish_reason: 'stop' }] };
+    }
+    expect(await collect(fromTokens(gen()))).toEqual(['Hi', ' there']);
+  });
+
+  it('errors with TypeError on an unknown item, and passes iterator errors', async () => {
+    async function* bad() {
+      yield 'a';
+      yield 42 as unknown as string;
+    }
+    await expect(collect(fromTokens(bad()))).rejects.toThrow(TypeError);
+    async function* throws() {
+      yield 'a';
+      throw new Error('upstream');
+    }
+    await expect(collect(fromTokens(throws()))).rejects.toThrow('upstream');
+  });
+
+  it('unsubscribe calls iterator.return()', async () => {
+    let returned = false;
+    async function* gen() {
+      try {
+        for (let i = 0; ; i++) {
+          yield `t${i} `;
+          await tick(1);
+        }
+      } finally {
+        returned = true;
+      }
+    }
+    expect(await lastValueFrom(fromTokens(gen()).pipe(take(3), toArray()))).toEqual(['t0 ', 't1 ', 't2 ']);
+    await tick(20);
+    expect(returned).toBe(true);
+  });
+
+  it('web ReadableStream of strings and of bytes; cancel on unsubscribe', async () => {
+    const strings = new ReadableStream<string>({
+      start(c) {
+        c.enqueue('a');
+        c.enqueue('b');
+        c.close();
+      },
+    });
+    expect(await collect(fromTokens(strings))).toEqual(['a', 'b']);
+    const bytes = enc.encode('日本');
+    const byteStream = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes.subarray(0, 4));
+        c.enqueue(bytes.subarray(4));
+        c.close();
+      },
+    });
+    expect((await collect(fromTokens(byteStream))).join('')).toBe('日本');
+
+    let cancelled: unknown = 'no';
+    let n = 0;
+    const endless = new ReadableStream<string>({
+      pull(c) {
+        c.enqueue(`x${n++}`);
+        return tick(1);
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    expect(await firstValueFrom(fromTokens(endless))).toBe('x0');
+    await tick(10);
+    expect(cancelled).not.toBe('no');
+  });
+
+  it('stops the producer on unsubscribe, for every input kind', async () => {
+    type Kind = [name: string, make: () => { input: Parameters<typeof fromTokens>[0]; stopped: () => boolean }];
+    const endlessIterable = (item: (i: number) => unknown) => () => {
+      let stopped = false;
+      const input = {
+        [Symbol.asyncIterator]() {
+          let i = 0;
+          return {
+            next: async () => {
+              await tick(1);
+              return { done: false, value: item(i++) };
+            },
+            return: async () => {
+              stopped = true;
+              return { done: true, value: undefined };
+            },
+          };
+        },
+      } as Parameters<typeof fromTokens>[0];
+      return { input, stopped: () => stopped };
+    };
+    const endlessWeb = (item: (i: number) => string | Uint8Array) => () => {
+      let stopped = false;
+      let i = 0;
+      const input = new ReadableStream<string | Uint8Array>({
+        pull: async (c) => {
+          await tick(1);
+          c.enqueue(item(i++));
+        },
+        cancel: () => {
+          stopped = true;
+        },
+      });
+      return { input, stopped: () => stopped };
+    };
+    const endlessNode = (objectMode: boolean, item: (i: number) => unknown) => () => {
+      let i = 0;
+      const input = new Readable({
+        objectMode,
+        read() {
+          setTimeout(() => this.push(item(i++)), 1);
+        },
+      });
+      return { input, stopped: () => input.destroyed };
+    };
+    const kinds: Kind[] = [
+      ['async iterable of strings', endlessIterable((i) => `s${i}`)],
+      ['async iterable of bytes', endlessIterable((i) => enc.encode(`b${i}`))],
+      ['async iterable of chat completion chunks', endlessIterable((i) => ({ choices: [{ delta: { content: `c${i}` } }] }))],
+      ['web ReadableStream of strings', endlessWeb((i) => `w${i}`)],
+      ['web ReadableStream of bytes', endlessWeb((i) => enc.encode(`v${i}`))],
+      ['Node Readable of bytes', endlessNode(false, (i) => Buffer.from(`n${i}`))],
+      ['Node Readable in object mode', endlessNode(true, (i) => ({ choices: [{ delta: { content: `o${i}` } }] }))],
+    ];
+    for (const [name, make] of kinds) {
+      const { input, stopped } = make();
+      const out = await lastValueFrom(fromTokens(input).pipe(take(2), toArray()));
+      expect(out.join('').length, name).toBeGreaterThan(0);
+      for (let i = 0; i < 50 && !stopped(); i++) await tick(2);
+      expect(stopped(), name).toBe(true);
+    }
+  });
+
+  it('Node Readable; destroyed on early unsubscribe', async () => {
+    expect((await collect(fromTokens(Readable.from([Buffer.from('ab'), Buffer.from('c')])))).join('')).toBe('abc');
+    const objects = Readable.from([{ choices: [{ delta: { content: 'A' } }] }, 'b', { choices: [{ delta: { content: null } }] }]);
+    expect(await collect(fromTokens(objects))).toEqual(['A', 'b']);
+    const endlessObjects = new PassThrough({ objectMode: true });
+    const firstObject = firstValueFrom(fromTokens(endlessObjects));
+    endlessObjects.write({ choices: [{ delta: { content: 'tok' } }] });
+    expect(await firstObject).toBe('tok');
+    expect(endlessObjects.destroyed).toBe(true);
+    const stream = new PassThrough();
+    const first = firstValueFrom(fromTokens(stream));
+    stream.write('hello');
+    expect(await first).toBe('hello');
+    expect(stream.destroyed).toBe(true);
+  });
+});
+
+describe('fromTokens with the openai package against a local OpenAI-compatible endpoint', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    server = undefined;
+  });
+
+  const chunk = (content: string | null, finish: string | null = null, role?: string) =>
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'fake',
+      choices: [{ index: 0, delta: content === null ? {} : { ...(role ? { role } : {}), content }, finish_reason: finish }],
+    })}\n\n`;
+
+  async function start(handler: (res: ServerResponse, closed: Promise<void>) => void): Promise<string> {
+    server = createServer((req, res) => {
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        res.writeHead(404).end();
+        return;
+      }
+      req.resume();
+      const closed = new Promise<void>((r) => res.on('close', () => r()));
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      handler(res, closed);
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
+    return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1`;
+  }
+
+  it('streams delta.content tokens in order and completes at [DONE]', async () => {
+    const baseURL = await start((res) => {
+      res.write(chunk('', null, 'assistant'));
+      for (const t of ['Hello', ',', ' wor', 'ld', '.']) res.write(chunk(t));
+      res.write(chunk(null, 'stop'));
+      res.end('data: [DONE]\n\n');
+    });
+    const openai = new OpenAI({ apiKey: 'test-key', baseURL, maxRetries: 0 });
+    const stream = await openai.chat.completions.create({ model: 'fake', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    expect(await collect(fromTokens(stream))).toEqual(['Hello', ',', ' wor', 'ld', '.']);
+  });
+
+  it('early unsubscribe closes the HTTP stream (the server sees the connection close)', async () => {
+    let serverSawClose = false;
+    let sent = 0;
+    const baseURL = await start((res, closed) => {
+      const timer = setInterval(() => {
+        res.write(chunk(`t${sent++} `));
+      }, 5);
+      void closed.then(() => {
+        clearInterval(timer);
+        serverSawClose = true;
+      });
+    });
+    const openai = new OpenAI({ apiKey: 'test-key', baseURL, maxRetries: 0 });
+    const stream = await openai.chat.completions.create({ model: 'fake', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    expect(await lastValueFrom(fromTokens(stream).pipe(take(3), toArray()))).toEqual(['t0 ', 't1 ', 't2 ']);
+    for (let i = 0; i < 50 && !serverSawClose; i++) await tick(10);
+    expect(serverSawClose).toBe(true);
+    const after = sent;
+    await tick(50);
+    expect(sent).toBe(after);
+  });
+});
+
+describe('fromFile and fromReadable', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('reads a file in small chunks without splitting multibyte characters', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rxvoice-src-'));
+    const text = 'Grüße aus Köln. 日本語のテキスト。😀 Emoji! '.repeat(20);
+    const path = join(dir, 'in.txt');
+    await writeFile(path, text);
+    for (const chunkSize of [1, 2, 3, 5, 64]) {
+      const chunks = await collect(fromFile(path, { chunkSize }));
+      expect(chunks.join('')).toBe(text);
+      for (const c of chunks) expect(c).not.toContain('\uFFFD');
+      if (chunkSize === 64) expect(chunks.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('other encodings, missing files, bad chunk sizes', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rxvoice-src-'));
+    const path = join(dir, 'utf16.txt');
+    await writeFile(path, Buffer.from('héllo', 'utf16le'));
+    expect((await collect(fromFile(path, { encoding: 'utf-16le', chunkSize: 3 }))).join('')).toBe('héllo');
+    await expect(collect(fromFile(join(dir, 'missing.txt')))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(() => fromFile(path, { chunkSize: 0 })).toThrow(ValidationError);
+  });
+
+  it('fromReadable without destroying (stdin-like): pauses on unsubscribe', async () => {
+    const stream = new PassThrough();
+    const sub = fromReadable(stream, { destroyOnUnsubscribe: false }).subscribe();
+    stream.write('a');
+    await tick(1);
+    sub.unsubscribe();
+    expect(stream.destroyed).toBe(false);
+    expect(stream.isPaused()).toBe(true);
+    expect(stream.listenerCount('data')).toBe(0);
+  });
+
+  it('fromStdin reads standard input of a child process, multibyte characters whole', async () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const program =
+      `import { lastValueFrom, toArray } from 'rxjs';` +
+      `import { fromStdin } from './src/sources/index.ts';` +
+      `const chunks = await lastValueFrom(fromStdin().pipe(toArray()));` +
+      `process.stdout.write(JSON.stringify(chunks));`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const bytes = enc.encode('Grüße 😀 日本');
+    child.stdin.write(bytes.subarray(0, 4)); // ends inside 'ü'
+    await tick(100);
+    child.stdin.end(bytes.subarray(4));
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code).toBe(0);
+    const chunks = JSON.parse(out) as string[];
+    expect(chunks.join('')).toBe('Grüße 😀 日本');
+    for (const c of chunks) expect(c).not.toContain('\uFFFD');
+  });
+});
