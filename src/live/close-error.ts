@@ -52,6 +52,7 @@ export interface CloseErrorSpec {
  * @param reason The close reason, already scrubbed of the key ('' when none).
  * @param sessionError The message of a `session.error` received before the close (scrubbed).
  * @param transportError The socket's last error message (scrubbed), said when no reason was given.
+ * @internal
  *
  * @example
  * ```ts
@@ -85,6 +86,7 @@ export function closeError(code: number, reason: string, sessionError: string | 
  * For a handshake answered 404 (the socket's error names the status): the live path is not
  * where it was looked for (the service does not publish it), so say which option sets it.
  * `url` is the session address; its query (a key, for browser-style sockets) is left out.
+ * @internal
  *
  * @example
  * ```ts

@@ -781,7 +781,7 @@ async function startRelayGuide(emulator: { apiKey: string; baseUrl: string }): P
 }
 
 describe('the relay guide, as printed', () => {
-  const CHROMIUM = requireTool('chromium', "the README's relay guide in headless Chromium (test/package.test.ts)");
+  const CHROMIUM = requireTool('chromium', "the README's relay guide in headless Chromium (test/project/package.test.ts)");
 
   it('serves its page and the ready browser build, whose speak() speaks through the relay with the page origin (Node)', { timeout: 120_000 }, async () => {
     expect(pack.files).toContain('dist/browser/rxvoice.js');
