@@ -28,7 +28,8 @@ export function createClient(options: ClientOptions = {}): RxVoiceClient {
   return new RxVoiceClient(options);
 }
 
-export { RxVoiceClient, TasksResource, type WarmSpeaker, type TaskFamilyName, type TaskResultByFamily } from './client/client.js';
+export { RxVoiceClient, TasksResource, type WarmSpeaker, type TaskFamilyName, type TaskResultByFamily, type ClientSpeakOptions, type ClientTtsStreamOptions } from './client/client.js';
+export type { SpeechCacheHook } from './client/cache-hook.js';
 export { type ClientOptions, type PollingOptions, type RetryOptions, type ResolvedConfig, type FetchLike, type WarnHook, type WebSocketConstructor } from './client/config.js';
 export type { CallOptions } from './client/request.js';
 export {

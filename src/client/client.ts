@@ -49,11 +49,32 @@ import {
 } from './translation-stream.js';
 import type { TranslationStreamRequest } from '../core/schemas.js';
 import { VoicesResource } from './voices.js';
+import { isSpeechCacheHook, type SpeechCacheHook } from './cache-hook.js';
+import { optionError } from '../core/validation.js';
 import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { sessionPlan, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/options.js';
 import { speak as speakLive } from '../live/session.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
+
+/** Options of `client.speak`: the live session's, plus `cache` (a `speechCache(...)` of `rxvoice/cache`). */
+export type ClientSpeakOptions = SpeakOptions & {
+  /** Replay sentences said before from this cache (`speechCache` of `rxvoice/cache`); misses are spoken live and stored. */
+  cache?: SpeechCacheHook | undefined;
+};
+
+/** Options of `client.ttsStream`: `signal`, `onHeaders`, and `cache` (a `speechCache(...)` of `rxvoice/cache`). */
+export type ClientTtsStreamOptions = TtsStreamOptions & {
+  /** Replay a request made before from this cache (no call, `creditsRequired: 0`); a miss is stored once complete. */
+  cache?: SpeechCacheHook | undefined;
+};
+
+/** The `cache` option, checked: a ValidationError at once when it is not a cache. */
+function checkCache(where: string, cache: unknown): SpeechCacheHook | undefined {
+  if (cache === undefined) return undefined;
+  if (!isSpeechCacheHook(cache)) throw optionError(where, ['cache'], 'must be a speech cache (speechCache from rxvoice/cache)');
+  return cache;
+}
 
 /**
  * Live sessions kept warm for one set of speak options (from `client.warmSpeaker`).
@@ -215,10 +236,15 @@ export class RxVoiceClient {
   /**
    * Stream speech (POST /tts-stream). Each chunk carries `format`, `sampleRate`,
    * `creditsRequired` and `bytes`; `pcm_*` chunks hold whole samples only. `options`:
-   * `signal`, and `onHeaders` (the answer's headers, once, before the first chunk).
+   * `signal`, `onHeaders` (the answer's headers, once, before the first chunk), and
+   * `cache` (a `speechCache` of `rxvoice/cache`: a request made before is replayed with no
+   * call; `onHeaders` is then not called).
    */
-  ttsStream(request: TtsStreamRequest, options: TtsStreamOptions = {}): Observable<TtsStreamChunk> {
-    return ttsStream(this.#transport, request, options);
+  ttsStream(request: TtsStreamRequest, options: ClientTtsStreamOptions = {}): Observable<TtsStreamChunk> {
+    const { cache, ...callOptions } = options;
+    const checked = checkCache('ttsStream', cache);
+    if (checked) return checked.ttsStream(request, () => ttsStream(this.#transport, request, callOptions));
+    return ttsStream(this.#transport, request, callOptions);
   }
 
   /**
@@ -249,9 +275,18 @@ export class RxVoiceClient {
    * client's address, key (header, or `api_key` query for a browser-style WebSocket),
    * WebSocket constructor and scheduler. `output_format` defaults to `'wav'` (the
    * service's default is mp3). Bad options throw a `ValidationError` at once. See `speak`
-   * in `src/live/session.ts` for events, errors, barge-in and `reconnect`.
+   * in `src/live/session.ts` for events, errors, barge-in and `reconnect`. With `cache` (a
+   * `speechCache` of `rxvoice/cache`), sentences said before are replayed from it and the
+   * session opens only for the others (see `docs/cache.md`).
    */
-  speak(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
+  speak(options: ClientSpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
+    const { cache, ...speakOptions } = options;
+    const checked = checkCache('speak', cache);
+    if (checked) return checked.speak(speakOptions, (o) => this.#speakLive(o));
+    return this.#speakLive(speakOptions);
+  }
+
+  #speakLive(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const connection = this.#liveConnection();
     const liveOptions = { ...options, scheduler: options.scheduler ?? this.#transport.config.scheduler };
     if (this.#warmPools.size === 0) return speakLive(connection, liveOptions);

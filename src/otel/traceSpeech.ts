@@ -1,0 +1,136 @@
+/**
+ * `traceSpeech()`: one OpenTelemetry span per live speech session, fed from the session's
+ * events (the operator passes every event through unchanged).
+ */
+import { asyncScheduler, defer, from, Observable, switchMap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import type { Attributes, Span, TracerProvider } from '@opentelemetry/api';
+import type { OtelAttributes, TracerProviderLike } from './types.js';
+import * as z from 'zod/mini';
+import { checkOptions } from '../core/validation.js';
+import type { LiveSpeechEvent } from '../live/events.js';
+import { loadApi, loadedApi, TRACER_NAME, TRACER_VERSION, type OpenTelemetryApi } from './load.js';
+import { SpeechSpanRecorder } from './speechSpan.js';
+
+/** Options of {@link traceSpeech}. */
+export interface TraceSpeechOptions {
+  /** Where spans go. Default: the global tracer provider (`trace.getTracerProvider()`). */
+  tracerProvider?: TracerProviderLike;
+  /** Extra attributes of the session span (`{ 'rxvoice.voice_id': 1 }`, ...). */
+  attributes?: OtelAttributes;
+  /** The service's host, recorded as `server.address` (and `server.port`): a URL or a host name. */
+  serverAddress?: string;
+  /**
+   * Credits one live segment costs, if you know your plan's price: the span then records
+   * `rxvoice.credits` (delivered segments times it). The live protocol itself reports no
+   * price (the contract leaves prices open). Default: not recorded.
+   */
+  creditsPerSegment?: number;
+  /** Clock of the timings (time to first audio), default `asyncScheduler`; virtual time in tests. */
+  scheduler?: SchedulerLike;
+}
+
+const OptionsSchema = z.object({
+  tracerProvider: z.optional(z.custom<TracerProviderLike>((v) => v !== null && typeof v === 'object' && typeof (v as TracerProviderLike).getTracer === 'function', { error: 'must be a TracerProvider' })),
+  attributes: z.optional(z.record(z.string(), z.unknown())),
+  serverAddress: z.optional(z.string()),
+  creditsPerSegment: z.optional(z.number().check(z.nonnegative())),
+  scheduler: z.optional(z.custom<SchedulerLike>((v) => v !== null && typeof v === 'object' && typeof (v as SchedulerLike).now === 'function')),
+});
+
+/**
+ * Records one span per live speech session, named `rxvoice.speak`, and passes every event
+ * through unchanged.
+ *
+ * <span class="informal">Put it right after `client.speak(...)` (or `speak` of
+ * `rxvoice/live`): your APM then shows each session with its segments.</span>
+ *
+ * The span starts at subscription and ends when the session completes (status OK), errors
+ * (status ERROR, the exception recorded, `error.type` its code) or is unsubscribed
+ * (`rxvoice.outcome: 'unsubscribed'`). Each segment adds an event `rxvoice.segment`
+ * (`rxvoice.segment.id`, `.characters`, `.audio_bytes`, `.first_audio_ms`), each skip an
+ * event `rxvoice.segment.skipped` (`.characters`, `.final`, `.resubmissions`), each reconnect
+ * an event `rxvoice.reconnect`. At the end the span holds the totals:
+ * `rxvoice.session.id`, `rxvoice.run.id`, `rxvoice.characters`, `rxvoice.segments`,
+ * `rxvoice.segments.skipped`, `rxvoice.segments.resubmitted`,
+ * `rxvoice.reconnects`, `rxvoice.audio_bytes`, `rxvoice.time_to_first_audio_ms` and
+ * `rxvoice.credits` (with `creditsPerSegment`).
+ *
+ * No cost when OpenTelemetry is absent: `@opentelemetry/api` is loaded on the first
+ * subscription (that one subscription waits for the import); when it cannot be loaded, or
+ * no tracer provider records (the API's no-op default), events pass through with no
+ * per-event work.
+ *
+ * ```
+ * events: --r--s--a--a--d--D--|
+ * output: --r--s--a--a--d--D--|   (one span from subscribe to |)
+ * ```
+ *
+ * ## Example
+ * ```ts
+ * import { createClient } from 'rxvoice';
+ * import { traceSpeech } from 'rxvoice/otel';
+ * import { of } from 'rxjs';
+ *
+ * const client = createClient();
+ * of('Hello there.').pipe(client.speak({ voice_id: 1 }), traceSpeech()).subscribe();
+ * ```
+ *
+ * @param options `tracerProvider`, `attributes`, `serverAddress`, `creditsPerSegment`, `scheduler`.
+ * @return An operator that records the span and passes the events through.
+ * @throws ValidationError for bad options, at once.
+ */
+export function traceSpeech(options: TraceSpeechOptions = {}): MonoTypeOperatorFunction<LiveSpeechEvent> {
+  checkOptions(OptionsSchema, options, 'traceSpeech');
+  const scheduler = options.scheduler ?? asyncScheduler;
+  return (source) => {
+    const traced = (api: OpenTelemetryApi | null): Observable<LiveSpeechEvent> => {
+      if (api === null) return source;
+      const provider = (options.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider();
+      return new Observable<LiveSpeechEvent>((subscriber) => {
+        const span: Span = provider.getTracer(TRACER_NAME, TRACER_VERSION).startSpan('rxvoice.speak', {
+          kind: api.SpanKind.CLIENT,
+          attributes: { ...serverAttributes(options.serverAddress), ...(options.attributes ?? {}) } as Attributes,
+        });
+        if (!span.isRecording()) {
+          span.end();
+          return source.subscribe(subscriber);
+        }
+        const recorder = new SpeechSpanRecorder(api, span, scheduler, options.creditsPerSegment);
+        const subscription = source.subscribe({
+          next: (event) => {
+            recorder.event(event);
+            subscriber.next(event);
+          },
+          error: (error: unknown) => {
+            recorder.end('error', error);
+            subscriber.error(error);
+          },
+          complete: () => {
+            recorder.end('complete');
+            subscriber.complete();
+          },
+        });
+        return () => {
+          subscription.unsubscribe();
+          recorder.end('unsubscribed');
+        };
+      });
+    };
+    return defer(() => {
+      const api = loadedApi();
+      return api === undefined ? from(loadApi()).pipe(switchMap(traced)) : traced(api);
+    });
+  };
+}
+
+/** `server.address` and `server.port` from a URL, or `server.address` from a host name. */
+function serverAttributes(address: string | undefined): OtelAttributes {
+  if (address === undefined) return {};
+  try {
+    const url = new URL(address);
+    const port = url.port === '' ? undefined : Number(url.port);
+    return port === undefined ? { 'server.address': url.hostname } : { 'server.address': url.hostname, 'server.port': port };
+  } catch {
+    return { 'server.address': address };
+  }
+}

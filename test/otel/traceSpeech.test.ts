@@ -1,0 +1,188 @@
+/**
+ * rxvoice/otel against the emulator, with the SDK's InMemorySpanExporter: the session span
+ * of traceSpeech (segments, skips and resubmissions, reconnects, errors, unsubscribe),
+ * events passed through unchanged, nothing recorded without a provider (with a control),
+ * and tracedFetch's spans of a task (create, polls, result).
+ */
+import { lastValueFrom, from, tap, take, toArray } from 'rxjs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { createClient } from '../../src/index.js';
+import { traceSpeech, tracedFetch } from '../../src/otel/index.js';
+import { resubmitSkipped } from '../../src/operators/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { LiveSpeechEvent } from '../../src/live/index.js';
+import { ValidationError } from '../../src/core/errors.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const speakSpans = (): ReadableSpan[] => exporter.getFinishedSpans().filter((s) => s.name === 'rxvoice.speak');
+
+describe('traceSpeech', () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({
+      synth: 'tone',
+      apiKeys: ['key-ok-000000', 'key-skip-00000', 'key-drop-00000', 'key-poor-00000'],
+      faultsByKey: {
+        'key-skip-00000': { failSynthesisMatching: { text: 'Flaky', times: 4 } },
+        'key-drop-00000': { dropAfterFrames: 1 },
+        'key-poor-00000': { creditsAfterSegments: 1 },
+      },
+    });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+  afterEach(() => exporter.reset());
+
+  const clientFor = (apiKey: string) => createClient({ apiKey, baseUrl: emulator.baseUrl });
+
+  it('one span per session: events unchanged, segments as span events, totals, status OK, server.address', async () => {
+    const client = clientFor('key-ok-000000');
+    const seen: LiveSpeechEvent[] = [];
+    const out = await lastValueFrom(
+      from(['Hello there. ', 'How are you today?']).pipe(
+        client.speak({ voice_id: 1 }),
+        tap((event) => seen.push(event)),
+        traceSpeech({ tracerProvider: provider, serverAddress: emulator.baseUrl, creditsPerSegment: 3, attributes: { 'app.flow': 'greeting' } }),
+        toArray(),
+      ),
+    );
+    await client.close();
+    expect(out).toEqual(seen);
+    const [span, ...others] = speakSpans();
+    expect(others).toEqual([]);
+    const ready = out.find((e) => e.type === 'ready') as { session_id: string; run_id: number };
+    const audioBytes = out.reduce((sum, e) => sum + (e.type === 'audio' ? e.bytes.byteLength : 0), 0);
+    expect(span!.status.code).toBe(1); // OK
+    expect(span!.attributes).toMatchObject({
+      'server.address': '127.0.0.1',
+      'server.port': emulator.port,
+      'app.flow': 'greeting',
+      'rxvoice.session.id': ready.session_id,
+      'rxvoice.run.id': ready.run_id,
+      'rxvoice.outcome': 'complete',
+      'rxvoice.segments': 2,
+      'rxvoice.segments.skipped': 0,
+      'rxvoice.characters': 'Hellothere.Howareyoutoday?'.length,
+      'rxvoice.audio_bytes': audioBytes,
+      'rxvoice.credits': 6,
+    });
+    expect(span!.attributes['rxvoice.time_to_first_audio_ms']).toBeGreaterThanOrEqual(0);
+    const segments = span!.events.filter((e) => e.name === 'rxvoice.segment');
+    expect(segments.map((e) => e.attributes?.['rxvoice.segment.characters'])).toEqual([11, 15]);
+    expect(segments.every((e) => typeof e.attributes?.['rxvoice.segment.first_audio_ms'] === 'number')).toBe(true);
+  });
+
+  it('skipped and resubmitted segments are events and totals', async () => {
+    const client = clientFor('key-skip-00000');
+    const text$ = from(['Flaky sentence here. ', 'Fine sentence here.']);
+    await lastValueFrom(text$.pipe(resubmitSkipped(client.speak({ voice_id: 1 }), { maxAttempts: 2 }), traceSpeech({ tracerProvider: provider }), toArray()));
+    await client.close();
+    const [span] = speakSpans();
+    const skips = span!.events.filter((e) => e.name === 'rxvoice.segment.skipped');
+    expect(skips.length).toBeGreaterThanOrEqual(1);
+    expect(skips[0]!.attributes).toMatchObject({ 'rxvoice.segment.final': false, 'rxvoice.segment.characters': 'Flakysentencehere.'.length });
+    expect(span!.attributes['rxvoice.segments.resubmitted']).toBeGreaterThanOrEqual(1);
+    expect(span!.attributes['rxvoice.segments.skipped']).toBe(skips.length);
+  });
+
+  it('reconnects are events and a total', async () => {
+    const client = clientFor('key-drop-00000');
+    await lastValueFrom(
+      from(['One sentence first. ', 'Then another one.']).pipe(
+        client.speak({ voice_id: 1, reconnect: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 5 } }),
+        traceSpeech({ tracerProvider: provider }),
+        toArray(),
+      ),
+    ).catch(() => undefined);
+    await client.close();
+    const [span] = speakSpans();
+    expect(span!.attributes['rxvoice.reconnects']).toBeGreaterThanOrEqual(1);
+    expect(span!.events.filter((e) => e.name === 'rxvoice.reconnect').length).toBe(span!.attributes['rxvoice.reconnects']);
+  });
+
+  it('an error: status ERROR, error.type from the error code, the exception recorded', async () => {
+    const client = clientFor('key-poor-00000');
+    const failed = lastValueFrom(from(['Paid sentence. ', 'Unpaid sentence.']).pipe(client.speak({ voice_id: 1 }), traceSpeech({ tracerProvider: provider })));
+    await expect(failed).rejects.toMatchObject({ code: 'credits_exhausted' });
+    await client.close();
+    const [span] = speakSpans();
+    expect(span!.status.code).toBe(2); // ERROR
+    expect(span!.attributes).toMatchObject({ 'error.type': 'credits_exhausted', 'rxvoice.outcome': 'error', 'rxvoice.segments': 1 });
+    expect(span!.events.some((e) => e.name === 'exception')).toBe(true);
+  });
+
+  it('unsubscribing ends the span with outcome unsubscribed', async () => {
+    const client = clientFor('key-ok-000000');
+    await lastValueFrom(from(['First one here. ', 'Second one here.']).pipe(client.speak({ voice_id: 1 }), traceSpeech({ tracerProvider: provider }), take(2)));
+    await client.close();
+    const [span] = speakSpans();
+    expect(span!.attributes['rxvoice.outcome']).toBe('unsubscribed');
+    expect(span!.ended).toBe(true);
+  });
+
+  it('no provider registered: nothing recorded, events pass; control: the global provider registered records', async () => {
+    const client = clientFor('key-ok-000000');
+    const run = () => lastValueFrom(from(['Quiet sentence.']).pipe(client.speak({ voice_id: 1 }), traceSpeech(), toArray()));
+    const quiet = await run();
+    expect(quiet.map((e) => e.type)).toContain('audio');
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    trace.setGlobalTracerProvider(provider);
+    try {
+      await run();
+      expect(speakSpans()).toHaveLength(1);
+    } finally {
+      trace.disable();
+      await client.close();
+    }
+  });
+
+  it('bad options throw a ValidationError at once', () => {
+    expect(() => traceSpeech({ tracerProvider: {} as never })).toThrow(ValidationError);
+    expect(() => traceSpeech({ creditsPerSegment: -1 })).toThrow(ValidationError);
+    expect(() => tracedFetch({ fetch: 1 as never })).toThrow(ValidationError);
+  });
+});
+
+describe('tracedFetch', () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ synth: 'tone' });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+  afterEach(() => exporter.reset());
+
+  it('a task: one span for the creation, each poll and the result, with HTTP attributes and no key', async () => {
+    const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, fetch: tracedFetch({ tracerProvider: provider }), polling: { initialDelayMs: 5, maxDelayMs: 5, jitter: 0 } });
+    await lastValueFrom(client.textToSound({ prompt: 'rain on a tin roof' }));
+    await lastValueFrom(client.ttsStream({ text: 'Credits are counted.', voice_id: 1, language: 'en-us' }).pipe(toArray()));
+    await client.close();
+    const spans = exporter.getFinishedSpans();
+    const names = spans.map((s) => s.name);
+    expect(names[0]).toBe('POST /text-to-sound');
+    expect(names).toContain('GET /text-to-sound/{id}');
+    expect(names).toContain('GET /text-to-sound-result/{id}');
+    const phases = spans.map((s) => s.attributes['rxvoice.task.phase']);
+    expect(phases.slice(0, 1)).toEqual(['create']);
+    expect(phases).toContain('poll');
+    expect(phases).toContain('result');
+    expect(spans[0]!.attributes).toMatchObject({ 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'server.port': emulator.port, 'http.response.status_code': 200, 'url.template': '/text-to-sound' });
+    const stream = spans.find((s) => s.name === 'POST /tts-stream');
+    expect(stream?.attributes['rxvoice.credits']).toBeGreaterThan(0);
+    expect(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events]))).not.toContain(emulator.apiKey);
+  });
+
+  it('an HTTP error: error.type is the status code', async () => {
+    const client = createClient({ apiKey: 'wrong-key-000000', baseUrl: emulator.baseUrl, fetch: tracedFetch({ tracerProvider: provider }), maxRetries: 0 });
+    await expect(lastValueFrom(client.voices.list())).rejects.toThrow();
+    await client.close();
+    const [span] = exporter.getFinishedSpans();
+    expect(span!.attributes).toMatchObject({ 'http.response.status_code': 401, 'error.type': '401', 'rxvoice.task.phase': 'call' });
+    expect(span!.status.code).toBe(2);
+  });
+});
