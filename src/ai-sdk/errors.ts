@@ -6,11 +6,11 @@
  * @internal
  */
 import { createRequire } from 'node:module';
+import { shouldRetry } from '../client/retry-policy.js';
 import {
   AbortError,
   ApiError,
   AuthenticationError,
-  ConnectionError,
   RateLimitError,
   RxVoiceError,
   TaskError,
@@ -86,10 +86,9 @@ export function toAiSdkError(sdk: AiSdkProvider, error: unknown, site: CallSite)
   }
   const base = { message: error.message, url: site.url, requestBodyValues: site.requestBodyValues, cause: error };
   // The AI SDK repeats the whole call: only when the failed request surely cost nothing
-  // (a rate limit, a request that never left; the rule rxvoice's client applies to
-  // creation calls), and no task exists that a repeat would pay for again.
-  const costFree = error instanceof RateLimitError || (error instanceof ConnectionError && error.notSent);
-  const isRetryable = error.retryable && costFree && !site.paid;
+  // (a rate limit, a request that never left: the retry policy of rxvoice's creation
+  // calls), and no task exists that a repeat would pay for again.
+  const isRetryable = shouldRetry(error, { kind: 'creation' }) && !site.paid;
   if (error instanceof ValidationError) {
     const detail = { detail: error.issues };
     return new sdk.APICallError({ ...base, statusCode: 422, responseBody: JSON.stringify(detail), data: detail, isRetryable: false });

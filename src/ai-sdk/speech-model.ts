@@ -9,6 +9,7 @@ import { unwrapWav } from '../audio/pcm.js';
 import { wavHeader } from '../audio/wav.js';
 import { routes } from '../core/routes.js';
 import { TTS_STREAM_FORMATS, type TtsStreamFormat, type TtsStreamRequest } from '../core/schemas.js';
+import { concatBytes } from '../core/bytes.js';
 import { cambOptions, headerWarnings, localeOf, type ProviderContext } from './call.js';
 import { loadAiSdkProvider, toAiSdkError, type AiSdkProvider } from './errors.js';
 import type { CambSpeechCallOptions, CambSpeechModel, CambSpeechResult, CambWarning } from './types.js';
@@ -49,16 +50,6 @@ function voiceOf(sdk: AiSdkProvider, voice: string | undefined, fallback: number
   }
   if (!/^\d+$/.test(voice.trim())) throw new sdk.InvalidArgumentError({ argument: 'voice', message: `voice "${voice}" is not a voice id (a non-negative integer)` });
   return Number(voice.trim());
-}
-
-function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 /** The streamed answer as one file: a WAV's placeholder sizes (a stream of unknown length) made true. */

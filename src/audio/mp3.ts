@@ -3,6 +3,7 @@
  * LAME). When the package is missing, `mp3Available()` is false and the emulator
  * rejects mp3 output with a clear message.
  */
+import { concatBytes } from '../core/bytes.js';
 
 interface LameEncoder {
   encodeBuffer(left: Int16Array): Int8Array | Uint8Array;
@@ -67,12 +68,5 @@ export function encodeMp3(pcm: Int16Array, sampleRate: number): Uint8Array {
   }
   const tail = encoder.flush();
   if (tail.length > 0) parts.push(new Uint8Array(tail.buffer, tail.byteOffset, tail.byteLength));
-  const total = parts.reduce((n, p) => n + p.byteLength, 0);
-  const result = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    result.set(p, offset);
-    offset += p.byteLength;
-  }
-  return result;
+  return concatBytes(parts);
 }

@@ -6,7 +6,7 @@
  *
  * A creation call is recorded three times: `intent` before it, `sent` while its request
  * waits for its last byte (the transport holds it until the record is on disk, see
- * `holdLastByteUntil`), and `task` (or `answered`, when the service refused it with a
+ * `RequestSpec.lastByteGate`), and `task` (or `answered`, when the service refused it with a
  * 4xx) once answered. So a run killed before `sent` was never received and is created
  * again with no risk; only `sent` without an answer is unconfirmed.
  */
@@ -14,9 +14,10 @@ import { access, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { filter, first, lastValueFrom, map, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
 import type { RxVoiceClient } from '../client/client.js';
-import { holdLastByteUntil, NOT_SENT_CODES, withSignal } from '../client/request.js';
+import { withSignal, type GatedCallOptions } from '../client/request.js';
+import { shouldRetry } from '../client/retry-policy.js';
 import type { TaskEvent } from '../client/tasks.js';
-import { AbortError, ApiError, AuthenticationError, ConnectionError, RateLimitError, RedirectError, RxVoiceError, TaskError, ValidationError } from '../core/errors.js';
+import { AbortError, ApiError, AuthenticationError, RateLimitError, RedirectError, RxVoiceError, TaskError, ValidationError } from '../core/errors.js';
 import { AtomicFile } from '../sinks/atomicFile.js';
 import { toSinkError } from '../sinks/errors.js';
 import { JournalError, UnconfirmedTaskError } from './errors.js';
@@ -133,26 +134,15 @@ export async function runJob(job: BatchJob, context: JobContext): Promise<JobOut
 }
 
 /**
- * Whether a failure may be tried again. A task's polling: connection failures, timeouts
- * (the polling deadline too: the same task is resumed), 429 and 5xx; a task that ended
- * TIMEOUT (a new task). A creation call: only when it surely created nothing (429, or
- * a connection refused before sending). Never: validation, PAYMENT_REQUIRED, ERROR.
+ * Whether a failure may be tried again: the client's retry policy (`shouldRetry`, one for
+ * the client and the batch). A task's polling is idempotent: connection failures,
+ * timeouts (the polling deadline too: the same task is resumed), 429 and 5xx; and a task
+ * that ended TIMEOUT (a new task). A creation call: only when it surely created nothing
+ * (429, or a request never sent). Never: validation, PAYMENT_REQUIRED, ERROR.
  */
 export function isRetryable(error: RxVoiceError, phase: 'create' | 'task'): boolean {
-  if (phase === 'create') {
-    if (error instanceof RateLimitError) return true;
-    return error instanceof ConnectionError && codesOf(error).some((code) => NOT_SENT_CODES.has(code));
-  }
-  return error.code === 'task_timeout' || error.retryable;
-}
-
-function codesOf(error: unknown): string[] {
-  const codes: string[] = [];
-  for (let cur = error, depth = 0; cur instanceof Error && depth < 6; cur = cur.cause, depth++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-  }
-  return codes;
+  if (phase === 'create') return shouldRetry(error, { kind: 'creation' });
+  return error.code === 'task_timeout' || shouldRetry(error, { kind: 'idempotent' });
 }
 
 function asRxVoiceError(error: unknown, output: string): RxVoiceError {
@@ -169,18 +159,16 @@ function asRxVoiceError(error: unknown, output: string): RxVoiceError {
  */
 async function createTask(client: RxVoiceClient, job: BatchJob, ledger: JobLedger, signal: AbortSignal): Promise<string> {
   await ledger.intent(job.id);
-  // A signal of this call alone: the transport finds the gate by it.
-  const callSignal = AbortSignal.any([signal]);
   let sent: Promise<void> | undefined;
   let gateFailure: unknown;
-  holdLastByteUntil(callSignal, () =>
+  // The creation call's last byte waits for the `sent` record (on disk once it resolves).
+  const lastByteGate = (): Promise<void> =>
     (sent ??= ledger.sent(job.id).catch((error: unknown) => {
       gateFailure = error;
       throw error;
-    })),
-  );
+    }));
   try {
-    return await createdTaskId(client, job, callSignal);
+    return await createdTaskId(client, job, { signal, lastByteGate });
   } catch (error) {
     if (gateFailure !== undefined) throw gateFailure;
     if (sent !== undefined && refusedByService(error)) await ledger.answered(job.id, (error as RxVoiceError).code);
@@ -195,15 +183,14 @@ function refusedByService(error: unknown): boolean {
   return error instanceof RateLimitError || error instanceof AuthenticationError || error instanceof RedirectError;
 }
 
-function createdTaskId(client: RxVoiceClient, job: BatchJob, signal: AbortSignal): Promise<string> {
-  const options = { signal };
+function createdTaskId(client: RxVoiceClient, job: BatchJob, options: GatedCallOptions): Promise<string> {
   let events$: Observable<TaskEvent<unknown>>;
   switch (job.kind) {
     case 'translation':
       events$ = client.translate(job.request, options);
       break;
     case 'speech':
-      events$ = client.speech.task(job.request, options);
+      events$ = client.ttsTask.task(job.request, options);
       break;
     case 'sound':
       events$ = client.textToSound(job.request, options);

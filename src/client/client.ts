@@ -2,15 +2,16 @@
  * `RxVoiceClient`: every endpoint of the service as cold Observables, grouped by
  * resource family, plus the task pattern as event streams.
  *
- * Where the other parts plug in (targeted edits to this class):
- * - `speak(options)` (live speech, `src/live/session.ts`): add a method that calls the
- *   session's `speak` with `this.wsUrl`, `this.#transport.authHeaders()` (or
- *   `this.#transport.apiKey()` for the `api_key` query), `this.#transport.config.WebSocket`
- *   and `this.#transport.config.scheduler`.
- * - `translateStream(request)` (deprecated SSE, `src/client/translation-stream.ts`):
- *   add a method that calls `this.#transport.exchange({ ..., stream: true }, read)`
- *   (read gets the 2xx `Response` and the abort signal) and warns once with
- *   `this.#transport.warnOnce('translateStream', ...)`.
+ * What lives where:
+ * - the resource families (`sound`, `ttsTask`, `voices`, `translation`, ...): one file
+ *   each in `src/client/`, built on `family.ts` (create, status, result) and `tasks.ts`
+ *   (the task as events, polling);
+ * - the HTTP transport, which holds the key: `request.ts` (and the files it names);
+ * - the shortcuts here (`translate`, `transcribe`, `subtitle`, ...): a family's `task`;
+ * - streaming: `ttsStream` (`tts-stream.ts`), `translateStream` (deprecated SSE,
+ *   `translation-stream.ts`);
+ * - live speech: `speak` and `warmSpeaker` hand `wsUrl`, the key and the client's
+ *   WebSocket and scheduler to `src/live/` (`session.ts`, `warm.ts`).
  * The key lives only in the transport's private field; never copy it to a public field.
  */
 import { inspect } from 'node:util';
@@ -143,8 +144,16 @@ export class RxVoiceClient {
 
   /** Sound and music generation. */
   readonly sound: SoundResource;
-  /** Speech over HTTP: the deprecated `/tts` task flow. (Streaming: `ttsStream`.) */
-  readonly speech: SpeechResource;
+  /**
+   * The `/tts` task flow over HTTP (POST /tts, its status, result and bulk results),
+   * deprecated by the service: prefer `ttsStream` (HTTP streaming) or `speak` (live).
+   *
+   * @example
+   * ```ts
+   * const done = await lastValueFrom(client.ttsTask.task({ text: 'Hello.', voice_id: 1, language: 'en-us' }));
+   * ```
+   */
+  readonly ttsTask: SpeechResource;
   readonly voices: VoicesResource;
   readonly separation: SeparationResource;
   readonly stories: StoriesResource;
@@ -163,7 +172,7 @@ export class RxVoiceClient {
     this.wsUrl = config.wsUrl;
     const t = this.#transport;
     this.sound = new SoundResource(t);
-    this.speech = new SpeechResource(t);
+    this.ttsTask = new SpeechResource(t);
     this.voices = new VoicesResource(t);
     this.separation = new SeparationResource(t);
     this.stories = new StoriesResource(t);
@@ -173,7 +182,7 @@ export class RxVoiceClient {
     this.subtitles = new SubtitlesResource(t);
     this.tasks = new TasksResource(t, {
       sound: this.sound.family,
-      speech: this.speech.family,
+      speech: this.ttsTask.family,
       separation: this.separation.family,
       story: this.stories.family,
       projectSetup: this.dubbing.projectSetupFamily,
@@ -182,6 +191,16 @@ export class RxVoiceClient {
       subtitles: this.subtitles.family,
       dubbing: this.dubbing.family,
     });
+  }
+
+  /**
+   * The `/tts` task flow: the same object as {@link RxVoiceClient.ttsTask}.
+   *
+   * @deprecated Use `client.ttsTask` (renamed: beside `client.speak`, live speech,
+   * `client.speech` read as its twin).
+   */
+  get speech(): SpeechResource {
+    return this.ttsTask;
   }
 
   /** The resolved configuration (holds no secret). */

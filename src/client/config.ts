@@ -296,11 +296,10 @@ export function unreachableMessage(endpoint: string, baseUrl: string, reason: st
 }
 
 /** Message of a 401 or 403 answer: the key was refused, say where it comes from. */
-export function refusedKeyMessage(endpoint: string, status: number, serviceMessage: string, baseUrl: string): string {
-  const host = new URL(baseUrl).host;
+export function refusedKeyMessage(endpoint: string, status: number, serviceMessage: string): string {
   const suffix = serviceMessage ? `: ${serviceMessage}` : '';
-  const what = status === 401 ? 'refused the API key' : 'does not allow this API key here';
-  return `${endpoint} answered ${status}${suffix}. ${host} ${what}: check CAMB_API_KEY (or the \`apiKey\` option).`;
+  const what = status === 401 ? 'The API key was refused' : 'This API key is not allowed here';
+  return `${endpoint} answered ${status}${suffix}. ${what}: check CAMB_API_KEY (or the \`apiKey\` option).`;
 }
 
 /**

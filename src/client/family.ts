@@ -5,7 +5,8 @@
 import { from, switchMap, throwError, type Observable } from 'rxjs';
 import { ValidationError } from '../core/errors.js';
 import type { z } from 'zod';
-import type { CallOptions, HttpTransport } from './request.js';
+import type { GatedCallOptions, HttpTransport } from './request.js';
+import type { CallOptions } from './spec.js';
 import { RunIdSchema, TaskCreatedSchema, TaskIdSchema, type TaskCreated, type TaskStatus } from '../core/schemas.js';
 import { TaskStatusAnswerSchema } from './tasks.js';
 import { lazily, warnNumericLanguage } from './shared.js';
@@ -17,13 +18,14 @@ export function createJson<S extends z.ZodType>(
   path: string,
   schema: S,
   request: unknown,
-  options: CallOptions = {},
+  options: GatedCallOptions = {},
 ): Observable<TaskCreated> {
   const endpoint = `POST ${path}`;
   return lazily(() => {
     const body = transport.validate(schema, request, endpoint) as Record<string, unknown>;
     warnNumericLanguage(transport, body);
-    return transport.json({ method: 'POST', path, json: body, kind: 'creation', endpoint, signal: options.signal }, TaskCreatedSchema);
+    const { signal, lastByteGate } = options;
+    return transport.json({ method: 'POST', path, json: body, kind: 'creation', endpoint, signal, lastByteGate }, TaskCreatedSchema);
   });
 }
 
@@ -99,7 +101,7 @@ export function postMultipart<S extends z.ZodType, A extends z.ZodType>(
   files: FilePart[],
   answer: A,
   kind: 'creation' | 'idempotent',
-  options: CallOptions = {},
+  options: GatedCallOptions = {},
   check?: (fields: Record<string, unknown>, present: Record<string, boolean>) => void,
 ): Observable<z.infer<A>> {
   const endpoint = `POST ${path}`;
@@ -114,7 +116,7 @@ export function postMultipart<S extends z.ZodType, A extends z.ZodType>(
     check?.(body, present);
     warnNumericLanguage(transport, body);
     return from(buildForm(body, checked, endpoint)).pipe(
-      switchMap((form) => transport.json({ method: 'POST', path, form, kind, endpoint, signal: options.signal }, answer)),
+      switchMap((form) => transport.json({ method: 'POST', path, form, kind, endpoint, signal: options.signal, lastByteGate: options.lastByteGate }, answer)),
     );
   });
 }

@@ -3,85 +3,52 @@
  * keep-alive Agent, `x-api-key` on every request, errors mapped to the error tree,
  * retries with exponential backoff and jitter (honouring `Retry-After`).
  *
- * Retry rules:
- * - idempotent calls (GET, and the bulk-result POSTs): retried on connection failures,
- *   timeouts and 408 / 429 / 5xx;
- * - creation calls (they cost credits): retried only when the request surely did not
- *   reach the service: the connection was refused / the host not found / the connect
- *   timed out, or the service answered 429.
+ * Where each part of an exchange lives:
+ * - what is sent: `spec.ts` (`RequestSpec`, `CallOptions`);
+ * - sending, and following redirects within the origin only: `redirect.ts`;
+ * - the batch's last-byte gate (`RequestSpec.lastByteGate`): `last-byte.ts`;
+ * - a non-2xx answer or a failure to the error tree: `http-errors.ts` (`statusError`);
+ * - whether and when to try again: `retry-policy.ts` (`shouldRetry`, one policy for the
+ *   client and the batch);
+ * - body readers: `body.ts`;
+ * - here: the attempt (its timeout), the retry loop, and the readers of JSON and bytes.
  *
  * Reading the body of an idempotent call is part of its attempt: a body cut off or
  * stalled (past `timeoutMs`) before anything was handed out is retried like a connection
  * failure, so a paid result is not lost to one broken download. Creation calls are never
  * repeated once sent.
  *
- * Redirects are handled here, not by fetch: a redirect is followed (at most
- * {@link MAX_REDIRECTS} hops) only when it stays on the same origin (scheme, host and
- * port) as the request; any other (another host, or https to http) ends the call with a
- * `RedirectError`, so the key never travels to another origin or in clear text. A
- * redirect answer to a multipart upload is never followed (a `RedirectError`): the
- * upload streams from disk and is not kept for a second send.
- *
  * Unsubscribing aborts the request in flight. Errors never carry request headers, and
  * every message is scrubbed of the key.
  */
-import {
-  Observable,
-  defer,
-  retry,
-  switchMap,
-  throwError,
-  timer,
-  type ObservableInput,
-} from 'rxjs';
-import type { Readable } from 'node:stream';
+import { Observable, asyncScheduler, defer, retry, switchMap, throwError, timer, type ObservableInput } from 'rxjs';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import {
   AbortError,
   ApiError,
-  AuthenticationError,
   ConnectionError,
   LimitExceededError,
   ProtocolError,
   RateLimitError,
-  RedirectError,
   RxVoiceError,
   TimeoutError,
   ValidationError,
   redact,
 } from '../core/errors.js';
-import { refusedKeyMessage, unreachableMessage, type FetchLike, type ResolvedConfig } from './config.js';
-import { ErrorBodySchema, ValidationErrorBodySchema, type ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
-import { backoffDelay } from '../core/backoff.js';
+import { bodyBytes, readLimited, readUpTo } from './body.js';
+import { unreachableMessage, type FetchLike, type ResolvedConfig } from './config.js';
+import { messageOf, parseBody, sanitizeCause, statusError } from './http-errors.js';
+import { sendFollowingRedirects, type SendContext } from './redirect.js';
+import { errorCodes, retryDelay, shouldRetry, wasNotSent } from './retry-policy.js';
+import type { RequestSpec } from './spec.js';
 
-export type HttpMethod = 'GET' | 'POST';
-
-/** One exchange with the service. */
-export interface RequestSpec {
-  method: HttpMethod;
-  /** Path from `routes` (never hard-coded). */
-  path: string;
-  query?: Record<string, string | number | boolean | undefined>;
-  /** JSON body (serialized), or a factory of a multipart body (called once per attempt). */
-  json?: unknown;
-  form?: () => FormData;
-  /** `'idempotent'` (GET, bulk results) or `'creation'` (costs credits). */
-  kind: 'idempotent' | 'creation';
-  /** Human name of the endpoint for messages, e.g. `POST /text-to-sound`. */
-  endpoint: string;
-  /** Streaming answer: the timeout covers the wait for headers only. */
-  stream?: boolean;
-  accept?: string;
-  signal?: AbortSignal | undefined;
-}
-
-/** Per-call options every method takes. */
-export interface CallOptions {
-  /** Aborts the call (the Observable errors with `AbortError`). */
-  signal?: AbortSignal | undefined;
-}
+export type { CallOptions, GatedCallOptions, HttpMethod, RequestSpec } from './spec.js';
+export type { LastByteGate } from './last-byte.js';
+export { bodyBytes } from './body.js';
+export { MAX_REDIRECTS } from './redirect.js';
+export { NOT_SENT_CODES, parseRetryAfter, retryDelay } from './retry-policy.js';
 
 const USER_AGENT = 'rxvoice/0.1.0';
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -92,109 +59,18 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  */
 export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 
-/** Redirect hops followed (same origin only) before the call fails with a `RedirectError`. */
-export const MAX_REDIRECTS = 5;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
 /** Errors of a body that failed after values were handed out: never retried (they would repeat). */
 const afterValues = new WeakSet<object>();
 
-/** Gates of creation calls, by the signal the call was made with: see {@link holdLastByteUntil}. */
-const lastByteGates = new WeakMap<AbortSignal, () => Promise<void>>();
-
-/**
- * Hold back the last byte of the creation call made with `signal` (its `CallOptions`
- * signal) until `gate` resolves: the request cannot be whole at the service before
- * `gate` has run, and if the process dies before, the service never got it. The batch
- * journal fsyncs its `sent` record here, so "no `sent` record" proves "never received"
- * and resuming creates the job with no risk of paying twice. Works on the client's
- * undici dispatcher (an interceptor around the request body, the `content-length`
- * kept); with a custom `fetch` and no dispatcher, `gate` runs before the call instead
- * (it then marks a call as sent a little early: safe, never late). `gate` may run more
- * than once (a same-origin 307/308 resends the body); make it idempotent. When `gate`
- * rejects, the request is abandoned before its last byte.
- *
- * @internal for the batch runner; not part of the public API.
- */
-export function holdLastByteUntil(signal: AbortSignal, gate: () => Promise<void>): void {
-  lastByteGates.set(signal, gate);
+/** A 2xx answer handed to the reader, with the attempt's controller and the clearing of its timeout. */
+interface Answered {
+  response: Response;
+  controller: AbortController;
+  clear: () => void;
 }
 
-/** An undici interceptor that sends a request body whole but its last byte, then waits for `gate`. */
-function lastByteInterceptor(gate: () => Promise<void>): Dispatcher.DispatcherComposeInterceptor {
-  // undici takes an async iterable body (lib/core/request.js), though its types list only Readable.
-  return (dispatch) => (options, handler) => dispatch({ ...options, body: gatedBody(options.body, gate) as unknown as Readable }, handler);
-}
-
-async function* gatedBody(body: unknown, gate: () => Promise<void>): AsyncGenerator<Uint8Array> {
-  let held: Uint8Array | undefined;
-  const chunks: AsyncIterable<unknown> | Iterable<unknown> =
-    body === null || body === undefined
-      ? []
-      : typeof body === 'string' || body instanceof Uint8Array
-        ? [body]
-        : (body as AsyncIterable<unknown>);
-  for await (const chunk of chunks) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
-    if (bytes.byteLength === 0) continue;
-    if (held) yield held;
-    held = bytes;
-  }
-  if (held && held.byteLength > 1) yield held.subarray(0, held.byteLength - 1);
-  await gate();
-  if (held) yield held.subarray(held.byteLength - 1);
-}
-
-/** Error codes of connection failures that prove the request never left. */
-export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-function errorCodeChain(error: unknown): string[] {
-  const codes: string[] = [];
-  let cur: unknown = error;
-  for (let depth = 0; depth < 6 && cur && typeof cur === 'object'; depth += 1) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-    const errors = (cur as { errors?: unknown }).errors;
-    if (Array.isArray(errors)) for (const e of errors) codes.push(...errorCodeChain(e));
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return codes;
-}
-
-/** A plain copy of a low-level error: name, message and code only (no sockets, no headers). */
-function sanitizeCause(error: unknown, secret: string): Error {
-  const codes = errorCodeChain(error);
-  let message = error instanceof Error ? error.message : String(error);
-  const inner = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
-  if (inner && inner !== message) message = `${message}: ${inner}`;
-  const copy = new Error(redact(message, [secret]));
-  copy.name = error instanceof Error ? error.name : 'Error';
-  if (codes[0]) (copy as Error & { code?: string }).code = codes[0];
-  copy.stack = undefined;
-  return copy;
-}
-
-/** Delay before retry number `attempt` (0-based): the service's `Retry-After` (capped) when given, else {@link backoffDelay}. */
-export function retryDelay(
-  attempt: number,
-  options: { baseDelayMs: number; maxDelayMs: number; maxRetryAfterMs: number },
-  random: () => number,
-  retryAfterSeconds?: number,
-): number {
-  if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0) {
-    return Math.min(retryAfterSeconds * 1000, options.maxRetryAfterMs);
-  }
-  return backoffDelay(attempt, options, random);
-}
-
-/** Parse `Retry-After`: seconds, or an HTTP date. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
-}
+/** How an attempt settled: the 2xx response, or the error its answer or failure maps to. */
+type Settled = { response: Response } | { error: RxVoiceError };
 
 /**
  * The transport. Holds the key in a private field; nothing it exposes contains it.
@@ -260,9 +136,15 @@ export class HttpTransport {
     return this.#runKinds.get(runId);
   }
 
-  /** Close the keep-alive agent owned by the client (no-op for injected dispatchers). */
+  /**
+   * Close the keep-alive agent owned by the client (no-op for injected dispatchers). Under
+   * Bun, undici's `Agent` is a shim without `close` (nor `destroy`): its connections are
+   * the runtime's own, and there is nothing of ours to close.
+   */
   async close(): Promise<void> {
-    await this.#ownedAgent?.close();
+    const agent: Partial<Pick<Agent, 'close' | 'destroy'>> | undefined = this.#ownedAgent;
+    if (typeof agent?.close === 'function') await agent.close();
+    else if (typeof agent?.destroy === 'function') await agent.destroy();
   }
 
   /** Validate `input` with `schema` locally; throws `ValidationError` (`source: 'local'`). */
@@ -391,305 +273,105 @@ export class HttpTransport {
   async #refuseJson(spec: RequestSpec, response: Response): Promise<void> {
     const type = response.headers.get('content-type');
     if (type === null || !/^\s*application\/([\w.+-]*\+)?json\b/i.test(type)) return;
-    const text = await readLimited(response, MAX_ERROR_BODY_BYTES);
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // keep the text
-    }
+    const body = parseBody(await readLimited(response, MAX_ERROR_BODY_BYTES));
     const message = this.redact(messageOf(body) ?? '');
     throw new ProtocolError(`${spec.endpoint} answered JSON where audio was expected${message ? `: ${message}` : ''}`);
   }
 
+  /** The delay before trying `spec` again after `error`, or undefined when the retry policy says no. */
   #retryDelayFor(spec: RequestSpec, error: unknown, attempt: number): number | undefined {
-    // `retryable` is the rule, narrowed for creation calls to what surely did not cost
-    // credits; a body that failed after handing values out is never repeated.
-    if (!(error instanceof RxVoiceError) || !error.retryable || afterValues.has(error)) return undefined;
-    if (spec.kind === 'creation' && !(error instanceof RateLimitError) && !(error instanceof ConnectionError && error.notSent)) return undefined;
+    const valuesHandedOut = error !== null && typeof error === 'object' && afterValues.has(error);
+    if (!shouldRetry(error, { kind: spec.kind, valuesHandedOut })) return undefined;
     const retryAfter = error instanceof RateLimitError || error instanceof ApiError ? error.retryAfter : undefined;
     return retryDelay(attempt, this.config.retry, this.config.random, retryAfter);
   }
 
-  #url(spec: RequestSpec): string {
-    let url = `${this.config.baseUrl}${spec.path}`;
-    if (spec.query) {
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(spec.query)) if (v !== undefined) params.set(k, String(v));
-      const qs = params.toString();
-      if (qs) url += `?${qs}`;
-    }
+  #url(spec: RequestSpec): URL {
+    const url = new URL(`${this.config.baseUrl}${spec.path}`);
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     return url;
   }
 
-  /** One attempt: emits the 2xx response (with its controller) or errors with a mapped error. */
-  #attempt(spec: RequestSpec): Observable<{ response: Response; controller: AbortController; clear: () => void }> {
-    return new Observable((subscriber) => {
+  /**
+   * One attempt: emits the 2xx response (with its controller) or errors with a mapped
+   * error. Its timeout (`timeoutMs`) bounds real network I/O, so it runs in real time
+   * (`asyncScheduler`), not on the client's `scheduler`, which drives the client's own
+   * waits (retry delays, polling) and may be virtual while requests stay real.
+   */
+  #attempt(spec: RequestSpec): Observable<Answered> {
+    return new Observable<Answered>((subscriber) => {
       const controller = new AbortController();
       let timedOut = false;
-      let handle: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+      const timeout = timer(this.config.timeoutMs, asyncScheduler).subscribe(() => {
         timedOut = true;
         controller.abort();
-      }, this.config.timeoutMs);
-      const clear = (): void => {
-        if (handle !== undefined) clearTimeout(handle);
-        handle = undefined;
-      };
-      let handedOver = false;
-      const fail = (error: RxVoiceError): void => {
-        clear();
-        subscriber.error(error);
-      };
-
-      this.#send(spec, controller.signal).then(
-        async (response) => {
-          if (subscriber.closed) return;
-          if (response.ok) {
-            handedOver = true;
-            subscriber.next({ response, controller, clear });
-            subscriber.complete();
-            return;
-          }
-          let error: RxVoiceError;
-          try {
-            error = await this.#statusError(spec, response);
-          } catch (readError) {
-            if (subscriber.closed) return;
-            error = timedOut
-              ? new TimeoutError(`${spec.endpoint} timed out after ${this.config.timeoutMs} ms`)
-              : new ConnectionError(`${spec.endpoint}: the connection failed while reading the error answer`, {
-                  cause: sanitizeCause(readError, this.#apiKey),
-                });
-          }
-          if (!subscriber.closed) fail(error);
-        },
-        (error: unknown) => {
-          if (subscriber.closed) return;
-          if (error instanceof RxVoiceError) {
-            fail(error);
-            return;
-          }
-          if (timedOut) {
-            fail(new TimeoutError(`${spec.endpoint} timed out after ${this.config.timeoutMs} ms`));
-            return;
-          }
-          const codes = errorCodeChain(error);
-          const notSent = codes.some((c) => NOT_SENT_CODES.has(c));
-          const cause = sanitizeCause(error, this.#apiKey);
-          fail(new ConnectionError(unreachableMessage(spec.endpoint, this.config.baseUrl, codes[0] ?? cause.message), { cause, notSent }));
-        },
-      );
-      return () => {
-        if (!handedOver) {
-          clear();
-          controller.abort();
-        }
-      };
-    });
-  }
-
-  /**
-   * Send `spec`, following redirects only within the origin of the request (the body is
-   * rebuilt for a 307/308; a 303, or a 301/302 after a POST, continues as a GET without
-   * body, as fetch does). A redirect elsewhere rejects with a `RedirectError`.
-   */
-  async #send(spec: RequestSpec, signal: AbortSignal): Promise<Response> {
-    let url = new URL(this.#url(spec));
-    let method: HttpMethod = spec.method;
-    let withBody = true;
-    for (let hop = 0; ; hop += 1) {
-      const headers: Record<string, string> = {
-        'x-api-key': this.#apiKey,
-        'user-agent': USER_AGENT,
-        accept: spec.accept ?? 'application/json',
-      };
-      let body: string | FormData | undefined;
-      if (withBody && spec.form) body = spec.form();
-      else if (withBody && spec.json !== undefined) {
-        body = JSON.stringify(spec.json);
-        headers['content-type'] = 'application/json';
-      }
-      // A multipart body is sent with redirect 'error': with any other mode, fetch keeps a
-      // copy of a streamed body for a possible redirect (it clones the request, teeing the
-      // body), so an upload streamed from disk would be held whole in memory. A redirect
-      // answer to an upload is then a RedirectError, not followed.
-      const upload = body !== undefined && typeof body !== 'string';
-      const init: Record<string, unknown> = { method, headers, body, signal, redirect: upload ? 'error' : 'manual' };
-      if (this.#dispatcher) init['dispatcher'] = this.#dispatcher;
-      const gate = spec.kind === 'creation' && body !== undefined && spec.signal ? lastByteGates.get(spec.signal) : undefined;
-      if (gate && this.#dispatcher && typeof this.#dispatcher.compose === 'function') init['dispatcher'] = this.#dispatcher.compose(lastByteInterceptor(gate));
-      else if (gate) await gate();
-      const response = await this.#fetch(url.href, init).catch((error: unknown) => {
-        if (upload && (error as { cause?: { message?: unknown } } | null)?.cause?.message === 'unexpected redirect') {
-          throw new RedirectError(0, undefined, `${spec.endpoint} answered a redirect to an upload: not followed (an upload is streamed once, never re-sent elsewhere)`);
-        }
-        throw error;
       });
-      const opaque = response.type === 'opaqueredirect';
-      if (!opaque && !REDIRECT_STATUSES.has(response.status)) return response;
-      await response.body?.cancel().catch(() => undefined);
-      const status = opaque ? 0 : response.status;
-      const location = response.headers.get('location');
-      let target: URL | undefined;
-      try {
-        target = location === null ? undefined : new URL(location, url);
-      } catch {
-        target = undefined;
-      }
-      const shown = target ? this.redact(`${target.origin}${target.pathname}`) : undefined;
-      const rule = `a redirect is followed only within ${url.origin}, so the API key never goes to another origin or over plain http`;
-      if (!target || target.origin !== url.origin) {
-        const where = shown ? `redirecting to ${shown}` : 'a redirect without a usable Location';
-        throw new RedirectError(status, shown, `${spec.endpoint} answered ${status || 'a redirect'} ${where}: not followed (${rule})`);
-      }
-      if (hop >= MAX_REDIRECTS) {
-        throw new RedirectError(status, shown, `${spec.endpoint}: more than ${MAX_REDIRECTS} redirects, last to ${shown}`);
-      }
-      if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
-        method = 'GET';
-        withBody = false;
-      }
-      url = target;
+      const clear = (): void => timeout.unsubscribe();
+      let handedOver = false;
+      void this.#settle(spec, controller.signal, () => timedOut).then((settled) => {
+        if (subscriber.closed) return;
+        if ('error' in settled) {
+          clear();
+          subscriber.error(settled.error);
+          return;
+        }
+        handedOver = true;
+        subscriber.next({ response: settled.response, controller, clear });
+        subscriber.complete();
+      });
+      return () => {
+        if (handedOver) return;
+        clear();
+        controller.abort();
+      };
+    });
+  }
+
+  /** Send `spec` and settle: the 2xx response, or the error of its answer or failure (never rejects). */
+  async #settle(spec: RequestSpec, signal: AbortSignal, timedOut: () => boolean): Promise<Settled> {
+    let response: Response;
+    try {
+      response = await sendFollowingRedirects(spec, this.#url(spec), signal, this.#sendContext());
+    } catch (error) {
+      return { error: this.#sendError(spec, error, timedOut()) };
+    }
+    if (response.ok) return { response };
+    try {
+      const body = parseBody(await readLimited(response, MAX_ERROR_BODY_BYTES));
+      const { status, statusText, headers } = response;
+      return { error: statusError(spec.endpoint, { status, statusText, headers, body }, (text) => this.redact(text)) };
+    } catch (readError) {
+      if (timedOut()) return { error: this.#timeoutError(spec) };
+      const cause = sanitizeCause(readError, (text) => this.redact(text));
+      return { error: new ConnectionError(`${spec.endpoint}: the connection failed while reading the error answer`, { cause }) };
     }
   }
 
-  async #statusError(spec: RequestSpec, response: Response): Promise<RxVoiceError> {
-    const text = await readLimited(response, MAX_ERROR_BODY_BYTES);
-    let body: unknown = text;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      // keep text
-    }
-    const status = response.status;
-    const rawRequestId = response.headers.get('x-request-id');
-    const requestId = rawRequestId === null ? undefined : this.redact(rawRequestId);
-    if (status === 422) {
-      const parsed = ValidationErrorBodySchema.safeParse(body);
-      const issues: ValidationIssue[] = parsed.success
-        ? parsed.data.detail.map((i) => ({
-            // every string the service sends back is scrubbed, field names included
-            loc: i.loc.map((part) => (typeof part === 'string' ? this.redact(part) : part)),
-            msg: this.redact(i.msg),
-            type: this.redact(i.type),
-          }))
-        : [{ loc: ['body'], msg: 'the service rejected the request', type: 'value_error' }];
-      return new ValidationError(issues, { source: 'server', endpoint: spec.endpoint });
-    }
-    const serviceMessage = this.redact(messageOf(body) ?? response.statusText ?? '');
-    const suffix = serviceMessage ? `: ${serviceMessage}` : '';
-    if (status === 401 || status === 403) {
-      return new AuthenticationError(refusedKeyMessage(spec.endpoint, status, serviceMessage, this.config.baseUrl), { status });
-    }
-    if (status === 429) {
-      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-      return new RateLimitError(`${spec.endpoint} answered 429 (rate limited)${suffix}`, retryAfter === undefined ? {} : { retryAfter });
-    }
-    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-    return new ApiError(status, `${spec.endpoint} answered ${status}${suffix}`, {
-      body: scrubBody(body, this.#apiKey),
-      ...(requestId ? { requestId } : {}),
-      ...(retryAfter === undefined ? {} : { retryAfter }),
-    });
+  /** What a request is sent with: built per call, so that no object holds the key longer. */
+  #sendContext(): SendContext {
+    return { fetch: this.#fetch, dispatcher: this.#dispatcher, headers: this.authHeaders(), scrub: (text) => this.redact(text) };
+  }
+
+  /** A request that failed before an answer: a redirect refused, the timeout, or a connection failure (`notSent` when it surely never left). */
+  #sendError(spec: RequestSpec, error: unknown, timedOut: boolean): RxVoiceError {
+    if (error instanceof RxVoiceError) return error;
+    if (timedOut) return this.#timeoutError(spec);
+    const cause = sanitizeCause(error, (text) => this.redact(text));
+    const reason = errorCodes(error)[0] ?? cause.message;
+    return new ConnectionError(unreachableMessage(spec.endpoint, this.config.baseUrl, reason), { cause, notSent: wasNotSent(error) });
+  }
+
+  #timeoutError(spec: RequestSpec): TimeoutError {
+    return new TimeoutError(`${spec.endpoint} timed out after ${this.config.timeoutMs} ms`);
   }
 
   #mapReadError(error: unknown, spec: RequestSpec, controller: AbortController): unknown {
     if (error instanceof RxVoiceError) return error;
-    if (controller.signal.aborted) {
-      return new TimeoutError(`${spec.endpoint} timed out after ${this.config.timeoutMs} ms`);
-    }
+    if (controller.signal.aborted) return this.#timeoutError(spec);
     return new ConnectionError(`${spec.endpoint}: the connection failed while reading the answer`, {
-      cause: sanitizeCause(error, this.#apiKey),
+      cause: sanitizeCause(error, (text) => this.redact(text)),
     });
   }
-}
-
-function messageOf(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.slice(0, 500) || undefined;
-  const parsed = ErrorBodySchema.safeParse(body);
-  if (parsed.success) return parsed.data.error;
-  if (body && typeof body === 'object') {
-    const o = body as Record<string, unknown>;
-    for (const key of ['message', 'detail', 'error']) {
-      if (typeof o[key] === 'string') return o[key];
-    }
-  }
-  return undefined;
-}
-
-function scrubBody(body: unknown, secret: string): unknown {
-  if (body === undefined) return undefined;
-  try {
-    return JSON.parse(redact(JSON.stringify(body), [secret])) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The chunks of a response body; unsubscribing cancels the body. */
-export function bodyBytes(response: Response): Observable<Uint8Array> {
-  return new Observable<Uint8Array>((subscriber) => {
-    const body = response.body;
-    if (!body) {
-      subscriber.complete();
-      return undefined;
-    }
-    const reader = body.getReader();
-    let stopped = false;
-    const pump = async (): Promise<void> => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (stopped) return;
-        if (done) break;
-        subscriber.next(value);
-      }
-      subscriber.complete();
-    };
-    pump().catch((error: unknown) => {
-      if (!stopped) subscriber.error(error);
-    });
-    return () => {
-      stopped = true;
-      reader.cancel().catch(() => undefined);
-    };
-  });
-}
-
-/**
- * Read the body up to `limit` bytes into one array of its exact size; `over` is true
- * (and reading stopped, the body cancelled) when the body held more.
- */
-async function readUpTo(response: Response, limit: number): Promise<{ bytes: Uint8Array; over: boolean }> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let over = false;
-  if (response.body) {
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      total += value.byteLength;
-      if (total > limit) {
-        over = true;
-        await reader.cancel().catch(() => undefined);
-        break;
-      }
-    }
-  }
-  const bytes = new Uint8Array(Math.min(total, limit));
-  let offset = 0;
-  for (const chunk of chunks) {
-    const piece = chunk.subarray(0, bytes.byteLength - offset);
-    bytes.set(piece, offset);
-    offset += piece.byteLength;
-  }
-  return { bytes, over };
-}
-
-async function readLimited(response: Response, limit: number): Promise<string> {
-  const { bytes } = await readUpTo(response, limit);
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /**

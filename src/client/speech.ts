@@ -12,6 +12,15 @@ import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 
 const HINT = 'use client.ttsStream() (POST /tts-stream) or the live session instead.';
 
+/**
+ * The `/tts` task flow (`client.ttsTask`, formerly `client.speech`): every method is
+ * deprecated by the service and warns once.
+ *
+ * @example
+ * ```ts
+ * const audio = await lastValueFrom(client.ttsTask.result(runId));
+ * ```
+ */
 export class SpeechResource {
   readonly #transport: HttpTransport;
   /** @internal */
@@ -23,7 +32,7 @@ export class SpeechResource {
   }
 
   #deprecated(method: string): void {
-    this.#transport.warnOnce(`speech.${method}`, `rxvoice: client.speech.${method}() (POST /tts flow) is deprecated by the service; ${HINT}`);
+    this.#transport.warnOnce(`speech.${method}`, `rxvoice: client.ttsTask.${method}() (POST /tts flow) is deprecated by the service; ${HINT}`);
   }
 
   #result(runId: number, options: CallOptions): Observable<Uint8Array> {

@@ -54,10 +54,8 @@ export interface CloseErrorSpec {
  * @param transportError The socket's last error message (scrubbed), said when no reason was given.
  * @internal
  *
- * @example
- * ```ts
- * closeError(1006, '', undefined); // { code: 'connection', message: 'The live session closed abnormally (code 1006)', ... }
- * ```
+ * For example `closeError(1006, '', undefined)` is a retryable `'connection'` error,
+ * "The live session closed abnormally (code 1006)".
  */
 export function closeError(code: number, reason: string, sessionError: string | undefined, transportError?: string): CloseErrorSpec {
   const close = { closeCode: code, reason: reason || undefined };

@@ -1,6 +1,7 @@
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import { LimitExceededError } from '../core/errors.js';
 import * as z from 'zod/mini';
+import { concatBytes } from '../core/bytes.js';
 import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../live/events.js';
 import { LIVE_OUTPUT_FORMATS, type LiveOutputFormat, type WordTimestamp } from '../live/protocol.js';
@@ -33,16 +34,6 @@ function formatOf(config: Record<string, unknown>): LiveOutputFormat | undefined
   return typeof value === 'string' && (LIVE_OUTPUT_FORMATS as readonly string[]).includes(value)
     ? (value as LiveOutputFormat)
     : undefined;
-}
-
-function join(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 /**
@@ -128,7 +119,7 @@ export function concatSegments(options: ConcatSegmentsOptions = {}): OperatorFun
                 segment_id: done.segment_id,
                 text: done.text,
                 word_timestamps: done.word_timestamps,
-                audio: join(done.chunks, done.bytes),
+                audio: concatBytes(done.chunks),
                 format,
               };
             }

@@ -5,7 +5,7 @@ import { func, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { SpeechLedger } from '../live/ledger.js';
-import { createSentenceSegmenter } from '../text/sentences.js';
+import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 
 const OptionsSchema = z.object({
   speakOperator: func<OperatorFunction<string, LiveSpeechEvent>>(),
@@ -84,163 +84,201 @@ export function resubmitSkipped(
   options: ResubmitSkippedOptions = {},
 ): OperatorFunction<string, LiveSpeechEvent> {
   const checked = checkOptions(OptionsSchema, { ...options, speakOperator }, 'resubmitSkipped');
-  const maxAttempts = checked.maxAttempts ?? 2;
-  const locale = checked.locale;
-  const newSegmenter = () => createSentenceSegmenter(locale ? { locale } : {});
   return (text$) =>
     defer(() => {
-      /** Resubmissions so far, per (whitespace-normalized) text, across sessions. */
-      const counts = new Map<string, number>();
-      /** Largest segment id passed on so far (continuation sessions are shifted above it). */
-      let maxId = -1;
-
-      /** One session: `source$` is its text; skips it cannot take go to a continuation. */
-      const session = (source$: Observable<string>, idShift: number): Observable<LiveSpeechEvent> =>
-        new Observable<LiveSpeechEvent>((subscriber) => {
-          const ledger = new SpeechLedger({ locale });
-          let segmenter = newSegmenter();
-          /** Skipped texts waiting to be pushed (into this session, or a continuation). */
-          let held: string[] = [];
-          let input: Subscriber<string> | undefined;
-          let sourceDone = false;
-          let lastChar = ' ';
-          let continuation: Subscription | undefined;
-
-          const pushed = (text: string): void => {
-            if (text.length === 0) return;
-            ledger.push(text);
-            segmenter.feed(text);
-            lastChar = text[text.length - 1] ?? lastChar;
-          };
-          /** Push held texts into this session, if it still takes text and it is safe now. */
-          const flushHeld = (): void => {
-            if (!input || sourceDone || held.length === 0) return;
-            const allAccounted = ledger.unspoken() === '';
-            if (!allAccounted && !segmenter.atBoundary()) return;
-            // Everything pushed was spoken or skipped: the service's buffer is empty, so is ours.
-            if (allAccounted) segmenter = newSegmenter();
-            const texts = held;
-            held = [];
-            for (const text of texts) {
-              const out = `${/\s/.test(lastChar) ? '' : ' '}${text.trim()} `;
-              pushed(out);
-              input.next(out);
-            }
-          };
-
-          // The session's text input: the source's text and any resubmission that became
-          // possible while the source is open. Completes (text.done) with the source.
-          const input$ = new Observable<string>((inputSubscriber) => {
-            input = inputSubscriber;
-            const subscription = source$.subscribe({
-              next: (text) => {
-                pushed(text);
-                inputSubscriber.next(text);
-                flushHeld();
-              },
-              error: (error: unknown) => inputSubscriber.error(error),
-              complete: () => {
-                flushHeld();
-                sourceDone = true;
-                inputSubscriber.complete();
-              },
-            });
-            return () => {
-              subscription.unsubscribe();
-              input = undefined;
-            };
-          });
-
-          const shift = (id: number): number => {
-            const shifted = id + idShift;
-            maxId = Math.max(maxId, shifted);
-            return shifted;
-          };
-
-          // Not `map`: a resubmission must go out after the skip event reached the consumer,
-          // so that events stay in segment order even when the session answers synchronously.
-          const subscription = input$.pipe(speakOperator).subscribe({
-            next: (event) => {
-              switch (event.type) {
-                case 'segmentStart':
-                  ledger.segmentStarted(event.segment_id, event.text);
-                  subscriber.next({ ...event, segment_id: shift(event.segment_id) });
-                  return;
-                case 'audio':
-                  subscriber.next(idShift === 0 ? event : { ...event, segment_id: event.segment_id + idShift });
-                  return;
-                case 'segmentDone':
-                  ledger.segmentDelivered(event.segment_id);
-                  subscriber.next({ ...event, segment_id: shift(event.segment_id) });
-                  flushHeld();
-                  return;
-                case 'reconnected':
-                  ledger.resend();
-                  subscriber.next(event);
-                  return;
-                case 'segmentSkipped': {
-                  ledger.segmentSkipped(event.segment_id, event.text);
-                  const key = normalize(event.text);
-                  const count = counts.get(key) ?? 0;
-                  const final = key === '' || count >= maxAttempts;
-                  if (!final) {
-                    counts.set(key, count + 1);
-                    held.push(event.text);
-                  }
-                  subscriber.next({ ...event, segment_id: shift(event.segment_id), final, resubmissions: count });
-                  flushHeld();
-                  return;
-                }
-                case 'done':
-                  // session.done comes after every segment was accounted for: if texts are
-                  // held, a continuation session speaks them and its `done` is the last.
-                  if (held.length === 0) subscriber.next(event);
-                  return;
-                default:
-                  subscriber.next(event);
-              }
-            },
-            error: (error: unknown) => {
-              // Skipped text held for resubmission (reported with `final: false`) was never
-              // pushed: it is unspoken too, after the session's own unspoken text. The
-              // session's error is not changed: an error of the same code carries it, and
-              // the whole unspoken text.
-              if (held.length > 0 && error instanceof LiveSessionError) {
-                const unspoken = [error.unspoken.trim(), ...held.map((text) => text.trim())].filter((text) => text !== '').join(' ');
-                held = [];
-                subscriber.error(
-                  liveSessionError(error.code, error.message, {
-                    unspoken,
-                    closeCode: error.closeCode,
-                    reason: error.reason,
-                    retryable: error.retryable,
-                    cause: error,
-                  }),
-                );
-                return;
-              }
-              subscriber.error(error);
-            },
-            complete: () => {
-              if (held.length === 0) {
-                subscriber.complete();
-                return;
-              }
-              const texts = held.map((text) => `${text.trim()} `);
-              held = [];
-              continuation = session(from(texts), maxId + 1).subscribe({
-                next: (event) => subscriber.next(event),
-                error: (error: unknown) => subscriber.error(error),
-                complete: () => subscriber.complete(),
-              });
-            },
-          });
-          return () => {
-            subscription.unsubscribe();
-            continuation?.unsubscribe();
-          };
-        });
-
-      return session(text$, 0);
+      const run: Run = { speakOperator, maxAttempts: checked.maxAttempts ?? 2, locale: checked.locale, counts: new Map(), maxId: -1 };
+      return session(run, text$, 0);
     });
+}
+
+/** What the sessions of one subscription share. */
+interface Run {
+  readonly speakOperator: OperatorFunction<string, LiveSpeechEvent>;
+  readonly maxAttempts: number;
+  readonly locale: string | undefined;
+  /** Resubmissions so far, per (whitespace-normalized) text, across sessions. */
+  readonly counts: Map<string, number>;
+  /** Largest segment id passed on so far (continuation sessions are shifted above it). */
+  maxId: number;
+}
+
+/** One session: `source$` is its text; skips it cannot take go to a continuation session. */
+function session(run: Run, source$: Observable<string>, idShift: number): Observable<LiveSpeechEvent> {
+  return new Observable<LiveSpeechEvent>((subscriber) => new ResubmitSession(run, subscriber, idShift).start(source$));
+}
+
+function newSegmenter(locale: string | undefined): SentenceSegmenter {
+  return createSentenceSegmenter(locale ? { locale } : {});
+}
+
+/** The state of one session of {@link resubmitSkipped}, and its steps. */
+class ResubmitSession {
+  private readonly ledger: SpeechLedger;
+  private segmenter: SentenceSegmenter;
+  /** Skipped texts waiting to be pushed (into this session, or a continuation). */
+  private held: string[] = [];
+  /** The session's text input while it takes text. */
+  private input: Subscriber<string> | undefined;
+  private sourceDone = false;
+  private lastChar = ' ';
+  private continuation: Subscription | undefined;
+
+  constructor(
+    private readonly run: Run,
+    private readonly subscriber: Subscriber<LiveSpeechEvent>,
+    private readonly idShift: number,
+  ) {
+    this.ledger = new SpeechLedger({ locale: run.locale });
+    this.segmenter = newSegmenter(run.locale);
+  }
+
+  /** Speak this session's text input; the teardown ends it and any continuation. */
+  start(source$: Observable<string>): () => void {
+    // Not `map`: a resubmission must go out after the skip event reached the consumer,
+    // so that events stay in segment order even when the session answers synchronously.
+    const subscription = this.textInput(source$).pipe(this.run.speakOperator).subscribe({
+      next: (event) => this.onEvent(event),
+      error: (error: unknown) => this.onError(error),
+      complete: () => this.onComplete(),
+    });
+    return () => {
+      subscription.unsubscribe();
+      this.continuation?.unsubscribe();
+    };
+  }
+
+  // --- text in ---------------------------------------------------------------
+
+  /**
+   * The session's text input: the source's text and any resubmission that became possible
+   * while the source is open. Completes (text.done) with the source.
+   */
+  private textInput(source$: Observable<string>): Observable<string> {
+    return new Observable<string>((inputSubscriber) => {
+      this.input = inputSubscriber;
+      const subscription = source$.subscribe({
+        next: (text) => {
+          this.pushed(text);
+          inputSubscriber.next(text);
+          this.flushHeld();
+        },
+        error: (error: unknown) => inputSubscriber.error(error),
+        complete: () => {
+          this.flushHeld();
+          this.sourceDone = true;
+          inputSubscriber.complete();
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        this.input = undefined;
+      };
+    });
+  }
+
+  /** Text that went into the session: recorded, and followed for sentence boundaries. */
+  private pushed(text: string): void {
+    if (text.length === 0) return;
+    this.ledger.push(text);
+    this.segmenter.feed(text);
+    this.lastChar = text[text.length - 1] ?? this.lastChar;
+  }
+
+  /** Push held texts into this session, if it still takes text and it is safe now. */
+  private flushHeld(): void {
+    const input = this.input;
+    if (!input || this.sourceDone || this.held.length === 0) return;
+    const allAccounted = this.ledger.unspoken() === '';
+    if (!allAccounted && !this.segmenter.atBoundary()) return;
+    // Everything pushed was spoken or skipped: the service's buffer is empty, so is ours.
+    if (allAccounted) this.segmenter = newSegmenter(this.run.locale);
+    const texts = this.held;
+    this.held = [];
+    for (const text of texts) {
+      const out = `${/\s/.test(this.lastChar) ? '' : ' '}${text.trim()} `;
+      this.pushed(out);
+      input.next(out);
+    }
+  }
+
+  // --- events out --------------------------------------------------------------
+
+  private shift(id: number): number {
+    const shifted = id + this.idShift;
+    this.run.maxId = Math.max(this.run.maxId, shifted);
+    return shifted;
+  }
+
+  private onEvent(event: LiveSpeechEvent): void {
+    const { subscriber, ledger } = this;
+    switch (event.type) {
+      case 'segmentStart':
+        ledger.segmentStarted(event.segment_id, event.text);
+        subscriber.next({ ...event, segment_id: this.shift(event.segment_id) });
+        return;
+      case 'audio':
+        subscriber.next(this.idShift === 0 ? event : { ...event, segment_id: event.segment_id + this.idShift });
+        return;
+      case 'segmentDone':
+        ledger.segmentDelivered(event.segment_id);
+        subscriber.next({ ...event, segment_id: this.shift(event.segment_id) });
+        this.flushHeld();
+        return;
+      case 'reconnected':
+        ledger.resend();
+        subscriber.next(event);
+        return;
+      case 'segmentSkipped':
+        return this.onSkipped(event);
+      case 'done':
+        // session.done comes after every segment was accounted for: if texts are
+        // held, a continuation session speaks them and its `done` is the last.
+        if (this.held.length === 0) subscriber.next(event);
+        return;
+      default:
+        subscriber.next(event);
+    }
+  }
+
+  /** A skip: held for resubmission unless its text was resubmitted `maxAttempts` times (then final). */
+  private onSkipped(event: Extract<LiveSpeechEvent, { type: 'segmentSkipped' }>): void {
+    this.ledger.segmentSkipped(event.segment_id, event.text);
+    const key = normalize(event.text);
+    const count = this.run.counts.get(key) ?? 0;
+    const final = key === '' || count >= this.run.maxAttempts;
+    if (!final) {
+      this.run.counts.set(key, count + 1);
+      this.held.push(event.text);
+    }
+    this.subscriber.next({ ...event, segment_id: this.shift(event.segment_id), final, resubmissions: count });
+    this.flushHeld();
+  }
+
+  // --- endings -------------------------------------------------------------------
+
+  /**
+   * Skipped text held for resubmission (reported with `final: false`) was never pushed:
+   * it is unspoken too, after the session's own unspoken text. The session's error is not
+   * changed: an error of the same code carries it, and the whole unspoken text.
+   */
+  private onError(error: unknown): void {
+    if (this.held.length === 0 || !(error instanceof LiveSessionError)) return this.subscriber.error(error);
+    const unspoken = [error.unspoken.trim(), ...this.held.map((text) => text.trim())].filter((text) => text !== '').join(' ');
+    this.held = [];
+    const { code, message, closeCode, reason, retryable } = error;
+    this.subscriber.error(liveSessionError(code, message, { unspoken, closeCode, reason, retryable, cause: error }));
+  }
+
+  /** The session ended: complete, or speak the texts still held in a continuation session. */
+  private onComplete(): void {
+    if (this.held.length === 0) return this.subscriber.complete();
+    const texts = this.held.map((text) => `${text.trim()} `);
+    this.held = [];
+    const subscriber = this.subscriber;
+    this.continuation = session(this.run, from(texts), this.run.maxId + 1).subscribe({
+      next: (event) => subscriber.next(event),
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    });
+  }
 }

@@ -1,11 +1,12 @@
 import type { OperatorFunction } from 'rxjs';
 import type { SpokenSegment } from '../live/events.js';
-import { AtomicFile, checkWritablePath } from './atomicFile.js';
+import { checkWritablePath, type AtomicFile } from './atomicFile.js';
 import { checkOptions } from '../core/validation.js';
 import { FileOptionsSchema } from './options.js';
 import { SinkError, toSinkError } from './errors.js';
 import { isSpokenSegment, segmentIsWav } from './inputs.js';
 import { stripId3v1, stripId3v2 } from './id3.js';
+import { openPendingFile } from './pendingFile.js';
 import { sinkOperator } from './runSink.js';
 
 /** Options of `toFile`. */
@@ -86,25 +87,12 @@ export function toFile(path: string, options: FileOptions = {}): OperatorFunctio
   return sinkOperator<FileSinkInput, FileProgress>(() => {
     // Before the source is subscribed: throws SinkError when the file cannot be written.
     checkWritablePath(path);
-    const opening = AtomicFile.open(path, options.mode === undefined ? {} : { mode: options.mode });
-    opening.catch(() => undefined);
-    let file: AtomicFile | undefined;
+    const pending = openPendingFile('toFile', path, options.mode);
     let segments = 0;
     let bytes = 0;
     let format: string | undefined;
     let sawSegment = false;
     let flac: FlacJoin | undefined;
-
-    const ready = async (): Promise<AtomicFile> => {
-      if (!file) {
-        try {
-          file = await opening;
-        } catch (error) {
-          throw toSinkError(error, `toFile could not create a temporary file next to ${path}`);
-        }
-      }
-      return file;
-    };
 
     const piecesOf = (input: FileSinkInput, fileOffset: number): Uint8Array => {
       if (input instanceof Uint8Array) return input;
@@ -144,7 +132,7 @@ export function toFile(path: string, options: FileOptions = {}): OperatorFunctio
         offset += piece.byteLength;
         return piece;
       });
-      const target = await ready();
+      const target = await pending.ready();
       try {
         bytes += await target.append(pieces);
       } catch (error) {
@@ -158,7 +146,7 @@ export function toFile(path: string, options: FileOptions = {}): OperatorFunctio
       write: (input) => writeAll([input]),
       writeMany: writeAll,
       async finish() {
-        const target = await ready();
+        const target = await pending.ready();
         try {
           if (flac) await flac.patch(target);
           await target.commit({ fsync: options.fsync ?? true });
@@ -167,10 +155,7 @@ export function toFile(path: string, options: FileOptions = {}): OperatorFunctio
         }
         return { type: 'done', path: target.path, segments, bytes, format };
       },
-      async abort() {
-        const target = file ?? (await opening.catch(() => undefined));
-        await target?.abort();
-      },
+      abort: () => pending.abort(),
     };
   });
 }

@@ -1,11 +1,12 @@
 import type { OperatorFunction } from 'rxjs';
 import { wavHeader, WAV_HEADER_BYTES, type PcmFormat } from '../audio/wav.js';
 import { patchWavSizes, pcmSeconds } from '../audio/pcm.js';
-import { AtomicFile, checkWritablePath } from './atomicFile.js';
+import { checkWritablePath, type AtomicFile } from './atomicFile.js';
 import { checkOptions } from '../core/validation.js';
 import { WavFileOptionsSchema } from './options.js';
 import { toSinkError } from './errors.js';
 import { PcmAssembler, type PcmSinkInput } from './inputs.js';
+import { openPendingFile } from './pendingFile.js';
 import { sinkOperator } from './runSink.js';
 
 /** Options of `toWavFile`. */
@@ -108,24 +109,10 @@ export function toWavFile(path: string, options: WavFileOptions = {}): OperatorF
     // the file cannot be written): throws SinkError.
     checkWritablePath(path);
     const assembler = new PcmAssembler('toWavFile', options.format);
-    const opening = AtomicFile.open(path, options.mode === undefined ? {} : { mode: options.mode });
-    // Avoid an unhandled rejection when nothing awaits it (unsubscribed at once).
-    opening.catch(() => undefined);
-    let file: AtomicFile | undefined;
+    const pending = openPendingFile('toWavFile', path, options.mode);
     let headerWritten = false;
     let dataBytes = 0;
     let segments = 0;
-
-    const ready = async (): Promise<AtomicFile> => {
-      if (!file) {
-        try {
-          file = await opening;
-        } catch (error) {
-          throw toSinkError(error, `toWavFile could not create a temporary file next to ${path}`);
-        }
-      }
-      return file;
-    };
 
     const writeHeader = async (target: AtomicFile, format: PcmFormat): Promise<void> => {
       if (headerWritten) return;
@@ -137,7 +124,7 @@ export function toWavFile(path: string, options: WavFileOptions = {}): OperatorF
     const writeAll = async (inputs: readonly PcmSinkInput[]): Promise<WavFileWriteProgress> => {
       const pieces = inputs.flatMap((input) => assembler.push(input));
       const format = assembler.format as PcmFormat;
-      const target = await ready();
+      const target = await pending.ready();
       try {
         await writeHeader(target, format);
         dataBytes += await target.append(pieces);
@@ -154,7 +141,7 @@ export function toWavFile(path: string, options: WavFileOptions = {}): OperatorF
       async finish() {
         assembler.end();
         const format = assembler.format ?? DEFAULT_EMPTY_FORMAT;
-        const target = await ready();
+        const target = await pending.ready();
         try {
           await writeHeader(target, format);
           if (dataBytes % 2 === 1) await target.append([new Uint8Array(1)]); // RIFF pad byte
@@ -178,10 +165,7 @@ export function toWavFile(path: string, options: WavFileOptions = {}): OperatorF
           droppedBytes: assembler.droppedBytes,
         };
       },
-      async abort() {
-        const target = file ?? (await opening.catch(() => undefined));
-        await target?.abort();
-      },
+      abort: () => pending.abort(),
     };
   });
 }

@@ -171,6 +171,125 @@ function nextLineEnd(text: string, from: number): number {
 }
 
 /**
+ * Guards the length of the lines fed to the parser, tracking the unfinished line.
+ *
+ * Small chunks are only counted: while `held` plus the texts since the last exact count
+ * stay within {@link EXACT_EVERY} (and the limit), no line can be too long, and the texts
+ * are kept (by reference) until the unfinished line is measured exactly, once per
+ * {@link EXACT_EVERY} characters. Measuring after every small chunk costs about 6% of
+ * the throughput at 64-byte chunks.
+ */
+class LineLengthGuard {
+  /**
+   * Characters of the unfinished line the parser holds; while texts are `uncounted`, an
+   * upper bound: that line as last measured plus their lengths.
+   */
+  private held = 0;
+  private readonly uncounted: string[] = [];
+  private readonly exactEvery: number;
+
+  constructor(private readonly maxLineLength: number) {
+    this.exactEvery = Math.min(EXACT_EVERY, maxLineLength);
+  }
+
+  /** Checks the line lengths of `text` (an `SseError` for a line too long), then tracks the unfinished line it leaves. */
+  check(text: string): void {
+    if (this.held + text.length <= this.exactEvery) {
+      this.held += text.length;
+      this.uncounted.push(text);
+      return;
+    }
+    if (this.uncounted.length > 0) this.measureUncounted();
+    if (this.held + text.length > this.maxLineLength) return this.checkEachLine(text);
+    const i = lastLineEnd(text);
+    this.held = i === -1 ? this.held + text.length : text.length - 1 - i;
+  }
+
+  reset(): void {
+    this.held = 0;
+    this.uncounted.length = 0;
+  }
+
+  /** The unfinished line is what follows the last line end in the texts kept: measure it exactly. */
+  private measureUncounted(): void {
+    const uncounted = this.uncounted;
+    let after = 0;
+    for (let k = uncounted.length - 1; k >= 0; k--) {
+      const previous = uncounted[k] as string;
+      const i = lastLineEnd(previous);
+      if (i !== -1) {
+        this.held = after + previous.length - 1 - i;
+        break;
+      }
+      after += previous.length;
+    }
+    uncounted.length = 0;
+  }
+
+  /** Some line may be too long: look at each (rare: the default limit is 1 MiB). */
+  private checkEachLine(text: string): void {
+    let start = 0;
+    for (let end = nextLineEnd(text, 0); end !== -1; end = nextLineEnd(text, start)) {
+      if (this.held + end - start > this.maxLineLength) this.tooLong();
+      this.held = 0;
+      start = end + 1;
+    }
+    this.held += text.length - start;
+    if (this.held > this.maxLineLength) this.tooLong();
+  }
+
+  private tooLong(): never {
+    throw new SseError('max-line-length', this.maxLineLength, `SSE line exceeds ${this.maxLineLength} characters`);
+  }
+}
+
+/** The event of each dispatch, completed (`event`, `retry`), and the last event id seen. */
+interface EventState {
+  retry: number | undefined;
+  lastId: string;
+}
+
+/**
+ * eventsource-parser set up for rxvoice: events completed in place (`event` defaults to
+ * `'message'`, a preceding `retry` attached), an event over `maxEventSize` an `SseError`,
+ * unknown fields and invalid retry values ignored (as the standard says).
+ */
+function eventParser(options: SseParserOptions, maxEventSize: number, state: EventState): EventSourceParser {
+  const { onEvent, onRetry, onComment } = options;
+  const tooLarge = (): never => {
+    throw new SseError('max-event-size', maxEventSize, `SSE event exceeds ${maxEventSize} characters`);
+  };
+  const parser = createParser({
+    maxBufferSize: maxEventSize,
+    onEvent(message: EventSourceMessage) {
+      if (message.data.length > maxEventSize) tooLarge();
+      // eventsource-parser makes a new object per event: completed in place, not copied
+      const event = message as SseEvent;
+      event.event = message.event ?? 'message';
+      if (message.id !== undefined) state.lastId = message.id;
+      if (state.retry !== undefined) {
+        event.retry = state.retry;
+        state.retry = undefined;
+      }
+      onEvent(event);
+    },
+    onRetry(ms: number) {
+      state.retry = ms;
+      onRetry?.(ms);
+    },
+    ...(onComment ? { onComment } : {}),
+    onError(error: ParseError) {
+      if (error.type === 'max-buffer-size-exceeded') tooLarge();
+    },
+  });
+  // eventsource-parser drops the characters U+00EF U+00BB U+00BF (a BOM's bytes read as
+  // Latin-1) from the start of its first chunk; a real BOM is dropped before it, so a
+  // first empty chunk turns that off and such text stays text.
+  parser.feed('');
+  return parser;
+}
+
+/**
  * Creates an incremental server-sent event parser: feed it chunks, it calls `onEvent`
  * once per dispatched event (at the blank line that ends an event with at least one
  * `data` line), following the HTML standard's event-stream rules as eventsource-parser
@@ -194,106 +313,17 @@ function nextLineEnd(text: string, from: number): number {
  */
 export function createSseParser(options: SseParserOptions): SseParser {
   checkSseOptions(options, 'createSseParser');
-  const { onEvent, onRetry, onComment } = options;
-  const maxLineLength = options.maxLineLength ?? DEFAULT_SSE_MAX_LINE_LENGTH;
   const maxEventSize = options.maxEventSize ?? DEFAULT_SSE_MAX_EVENT_SIZE;
-
+  const lines = new LineLengthGuard(options.maxLineLength ?? DEFAULT_SSE_MAX_LINE_LENGTH);
+  const state: EventState = { retry: undefined, lastId: '' };
+  const parser = eventParser(options, maxEventSize, state);
   let decoder: TextDecoder | undefined;
   /** No text seen yet in this stream: a leading U+FEFF is still to be dropped. */
   let atStart = true;
   /** The last text fed ended with CR, fed to the parser as CRLF: a LF starting the next text is its pair. */
   let skipLf = false;
-  /**
-   * Characters of the unfinished line the parser holds; while texts are `uncounted`,
-   * an upper bound: that line as last measured plus their lengths.
-   */
-  let held = 0;
-  const uncounted: string[] = [];
-  const exactEvery = Math.min(EXACT_EVERY, maxLineLength);
-  let retry: number | undefined;
-  let lastId = '';
 
-  const tooLong = (): never => {
-    throw new SseError('max-line-length', maxLineLength, `SSE line exceeds ${maxLineLength} characters`);
-  };
-  const tooLarge = (): never => {
-    throw new SseError('max-event-size', maxEventSize, `SSE event exceeds ${maxEventSize} characters`);
-  };
-
-  const parser: EventSourceParser = createParser({
-    maxBufferSize: maxEventSize,
-    onEvent(message: EventSourceMessage) {
-      if (message.data.length > maxEventSize) tooLarge();
-      // eventsource-parser makes a new object per event: completed in place, not copied
-      const event = message as SseEvent;
-      event.event = message.event ?? 'message';
-      if (message.id !== undefined) lastId = message.id;
-      if (retry !== undefined) {
-        event.retry = retry;
-        retry = undefined;
-      }
-      onEvent(event);
-    },
-    onRetry(ms: number) {
-      retry = ms;
-      onRetry?.(ms);
-    },
-    ...(onComment ? { onComment } : {}),
-    onError(error: ParseError) {
-      // unknown fields and invalid retry values are ignored, as the standard says
-      if (error.type === 'max-buffer-size-exceeded') tooLarge();
-    },
-  });
-  // eventsource-parser drops the characters U+00EF U+00BB U+00BF (a BOM's bytes read as
-  // Latin-1) from the start of its first chunk; a real BOM is dropped above it, so a first
-  // empty chunk turns that off and such text stays text.
-  parser.feed('');
-
-  /**
-   * Checks the line lengths of `text`, then tracks the unfinished line it leaves.
-   *
-   * Small chunks are only counted: while `held` plus the texts since the last exact
-   * count stay within {@link EXACT_EVERY} (and the limit), no line can be too long, and
-   * the texts are kept (by reference) until the unfinished line is measured exactly,
-   * once per {@link EXACT_EVERY} characters. Measuring after every small chunk costs
-   * about 6% of the throughput at 64-byte chunks.
-   */
-  function checkLines(text: string): void {
-    if (held + text.length <= exactEvery) {
-      held += text.length;
-      uncounted.push(text);
-      return;
-    }
-    if (uncounted.length > 0) {
-      // the unfinished line is what follows the last line end in the texts kept
-      let after = 0;
-      for (let k = uncounted.length - 1; k >= 0; k--) {
-        const previous = uncounted[k] as string;
-        const i = lastLineEnd(previous);
-        if (i !== -1) {
-          held = after + previous.length - 1 - i;
-          break;
-        }
-        after += previous.length;
-      }
-      uncounted.length = 0;
-    }
-    if (held + text.length > maxLineLength) {
-      // some line may be too long: look at each (rare: the default limit is 1 MiB)
-      let start = 0;
-      for (let end = nextLineEnd(text, 0); end !== -1; end = nextLineEnd(text, start)) {
-        if (held + end - start > maxLineLength) tooLong();
-        held = 0;
-        start = end + 1;
-      }
-      held += text.length - start;
-      if (held > maxLineLength) tooLong();
-      return;
-    }
-    const i = lastLineEnd(text);
-    held = i === -1 ? held + text.length : text.length - 1 - i;
-  }
-
+  /** Text to the parser: a leading BOM dropped, line lengths checked, a final CR fed as CRLF. */
   function feedText(input: string): void {
     let text = input;
     if (text.length === 0) return;
@@ -306,7 +336,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
       if (text.charCodeAt(0) === LF) text = text.slice(1);
     }
     if (text.length === 0) return;
-    checkLines(text);
+    lines.check(text);
     if (text.charCodeAt(text.length - 1) === CR) {
       skipLf = true;
       text += '\n';
@@ -321,15 +351,15 @@ export function createSseParser(options: SseParserOptions): SseParser {
     feedText(rest);
   }
 
+  /** Back to the start of a stream (the last event id is kept: see `reset`). */
   function clear(): void {
     parser.reset();
     parser.feed('');
     decoder = undefined;
     atStart = true;
     skipLf = false;
-    held = 0;
-    uncounted.length = 0;
-    retry = undefined;
+    lines.reset();
+    state.retry = undefined;
   }
 
   return {
@@ -356,8 +386,8 @@ export function createSseParser(options: SseParserOptions): SseParser {
     },
     reset() {
       clear();
-      lastId = '';
+      state.lastId = '';
     },
-    lastEventId: () => lastId,
+    lastEventId: () => state.lastId,
   };
 }

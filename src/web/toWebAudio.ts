@@ -9,6 +9,7 @@ import type { LiveSpeechEvent } from '../live/events.js';
 import type { WordTimestamp } from '../live/protocol.js';
 import { defaultAudioContext, type AudioBufferLike, type AudioBufferSourceNodeLike, type AudioContextLike, type AudioNodeLike, type GainNodeLike } from './audio.js';
 import { WebAudioError } from './errors.js';
+import { concatBytes } from '../core/bytes.js';
 import type { PlaybackEvent } from './events.js';
 
 /** Options of {@link toWebAudio}. */
@@ -304,7 +305,7 @@ class Player {
   }
 
   private decodeWhole(segment: SegmentPlay): void {
-    const bytes = concat(segment.encoded);
+    const bytes = concatBytes(segment.encoded);
     segment.encoded = [];
     this.decodesPending++;
     this.decoding = this.decoding.then(async () => {
@@ -413,12 +414,3 @@ function startsWithRiff(bytes: Uint8Array): boolean {
   return bytes.byteLength >= 4 && bytes[0] === 0x52 && bytes[1] === 0x49 && bytes[2] === 0x46 && bytes[3] === 0x46;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
-}

@@ -21,7 +21,7 @@ import {
   type BatchJobInput,
   type BatchProgressEvent,
 } from '../../src/batch/index.js';
-import { holdLastByteUntil } from '../../src/client/request.js';
+import type { GatedCallOptions } from '../../src/client/request.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { clientFor, emulator } from '../client/helpers.js';
 import { spawnCli } from './helpers.js';
@@ -317,11 +317,14 @@ describe('the sent mark: the last byte of a creation call waits for it', () => {
     const opened = new Promise<void>((resolve) => (open = resolve));
     let reached!: () => void;
     const gateReached = new Promise<void>((resolve) => (reached = resolve));
-    holdLastByteUntil(signal, async () => {
-      reached();
-      await opened;
-    });
-    const created = lastValueFrom(client.translation.create({ texts: ['Held back.'], source_language: 'en-us', target_language: 'de-de' }, { signal }));
+    const gated: GatedCallOptions = {
+      signal,
+      lastByteGate: async () => {
+        reached();
+        await opened;
+      },
+    };
+    const created = lastValueFrom(client.translation.create({ texts: ['Held back.'], source_language: 'en-us', target_language: 'de-de' }, gated));
     await gateReached;
     // The request is on the wire but for its last byte: the service has not created anything.
     await new Promise((resolve) => setImmediate(resolve));
@@ -338,8 +341,8 @@ describe('the sent mark: the last byte of a creation call waits for it', () => {
   it('a failing gate (the journal cannot be written) abandons the request before its last byte: nothing is created', async () => {
     const client = clientFor(emu);
     const signal = new AbortController().signal;
-    holdLastByteUntil(signal, () => Promise.reject(new Error('disk full')));
-    const error = await failure(lastValueFrom(client.translation.create({ texts: ['Never whole.'], source_language: 'en-us', target_language: 'de-de' }, { signal })));
+    const gated: GatedCallOptions = { signal, lastByteGate: () => Promise.reject(new Error('disk full')) };
+    const error = await failure(lastValueFrom(client.translation.create({ texts: ['Never whole.'], source_language: 'en-us', target_language: 'de-de' }, gated)));
     expect(error).toBeDefined();
     expect(emu.context.tasks.size).toBe(0);
     await client.close();

@@ -42,19 +42,19 @@ describe('every endpoint on its happy path', () => {
     expect(emu.requests.length).toBe(before + 1);
   });
 
-  it('speech (deprecated): task, status, result, fetchResults; warns once per method', async () => {
+  it('ttsTask (deprecated /tts flow, formerly client.speech): task, status, result, fetchResults; warns once per method', async () => {
     const warnings: string[] = [];
     const c = clientFor(emu, { warn: (m) => warnings.push(m) });
-    const ev = await lastValueFrom(c.speech.task({ text: 'Hello there.', voice_id: 1, language: 'en-us' }));
+    const ev = await lastValueFrom(c.ttsTask.task({ text: 'Hello there.', voice_id: 1, language: 'en-us' }));
     expect(ev.type).toBe('result');
     if (ev.type !== 'result') throw new Error('unreachable');
     expect(ev.result.byteLength).toBeGreaterThan(0);
-    const { task_id } = await lastValueFrom(c.speech.create({ text: 'Again.', voice_id: 1, language: 'en-us' }));
-    for (let i = 0; i < 2; i++) expect(['PENDING', 'SUCCESS']).toContain((await lastValueFrom(c.speech.status(task_id))).status);
-    const audio = await lastValueFrom(c.speech.result(ev.run_id));
+    const { task_id } = await lastValueFrom(c.ttsTask.create({ text: 'Again.', voice_id: 1, language: 'en-us' }));
+    for (let i = 0; i < 2; i++) expect(['PENDING', 'SUCCESS']).toContain((await lastValueFrom(c.ttsTask.status(task_id))).status);
+    const audio = await lastValueFrom(c.ttsTask.result(ev.run_id));
     expect(audio.byteLength).toBe(ev.result.byteLength);
-    expect(warnings.filter((w) => w.includes('speech.status'))).toHaveLength(1);
-    expect(warnings.some((w) => w.includes('speech.task'))).toBe(true);
+    expect(warnings.filter((w) => w.includes('ttsTask.status'))).toHaveLength(1);
+    expect(warnings.some((w) => w.includes('ttsTask.task'))).toBe(true);
     await c.close();
   });
 

@@ -57,14 +57,6 @@ function run(binary: string, args: string[], env: Record<string, string>, timeou
   });
 }
 
-/**
- * Bun only, until src/client/request.ts's fix (another branch) is merged: Bun's undici
- * `Agent` is a shim without `close`, so `client.close()` throws this. The test accepts
- * exactly this error on Bun and nothing else; delete this constant and its use once
- * the fix is on main (the test then requires 'close' on every runtime).
- */
-const KNOWN_BUN_CLOSE_BUG = /#ownedAgent\?\.close is not a function/;
-
 describe('runtimes: the client, speak, operators and the WAV sink under Bun and Deno', () => {
   let emulator: Emulator;
   let dir: string;
@@ -107,13 +99,9 @@ describe('runtimes: the client, speak, operators and the WAV sink under Bun and 
         expect(header!.sampleRate).toBe(got.file?.sampleRate);
         expect(bytes.byteLength).toBe(got.file?.fileBytes);
         expect(bytes.byteLength).toBeGreaterThan(44 + 1000);
-        if (runtime === 'bun' && got.closeError !== undefined && KNOWN_BUN_CLOSE_BUG.test(got.closeError)) {
-          // Known bug, fixed on another branch (see KNOWN_BUN_CLOSE_BUG): everything before close held.
-          expect(got.steps).toEqual(['voices', 'speak', 'file']);
-        } else {
-          expect(got.closeError).toBeUndefined();
-          expect(got.steps).toEqual(['voices', 'speak', 'file', 'close']);
-        }
+        // close() works on every runtime (under Bun undici's Agent is a shim without close)
+        expect(got.closeError).toBeUndefined();
+        expect(got.steps).toEqual(['voices', 'speak', 'file', 'close']);
       },
       90_000,
     );
