@@ -73,6 +73,10 @@ export class CambSpeechModelImpl implements CambSpeechModel {
 
   async doGenerate(options: CambSpeechCallOptions): Promise<CambSpeechResult> {
     const sdk = await loadAiSdkProvider();
+    // empty or only whitespace is nothing to speak: an error, never a file of 0 bytes
+    if (typeof options.text === 'string' && options.text.trim() === '') {
+      throw new sdk.InvalidArgumentError({ argument: 'text', message: 'text is empty or only whitespace: there is nothing to speak' });
+    }
     const warnings: CambWarning[] = [];
     const extra = cambOptions(sdk, SpeechOptionsSchema, options.providerOptions);
     if (options.instructions !== undefined) warnings.push({ type: 'unsupported', feature: 'instructions' });

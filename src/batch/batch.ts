@@ -9,11 +9,12 @@ import type { RxVoiceClient } from '../client/client.js';
 import { withSignal } from '../client/request.js';
 import { AbortError, ValidationError } from '../core/errors.js';
 import { toValidationIssues } from '../core/validation.js';
-import type { BatchEvent, BatchProgressEvent, JobEvent, KindCounts } from './events.js';
+import type { BatchEvent, BatchProgressEvent, JobEvent, KindCounts, UntrustedOutput } from './events.js';
 import { JournalError } from './errors.js';
 import { BatchJobSchema, jobsHash, outputPathOf, type BatchJob, type BatchJobInput } from './jobs.js';
 import { Journal } from './journal.js';
 import { exists, runJob, type JobContext, type JobLedger } from './run-job.js';
+import { outputProblem } from './output-check.js';
 
 /** Name of the journal file inside the output directory, by default. */
 export const DEFAULT_JOURNAL_NAME = '.rxvoice-batch.jsonl';
@@ -48,6 +49,19 @@ export const BatchOptionsSchema = z.object({
    * done, and recorded so).
    */
   trustOutputs: z.boolean().default(false),
+  /**
+   * A damaged journal (`JournalError`, reason `'damaged'`): `false` (default) stops the batch
+   * before any call; `true` repairs it (every record that verifies is kept; the jobs it can
+   * no longer account for are marked lost: they may have been sent, and fail with
+   * `UnconfirmedTaskError` unless `allowRepay`) and goes on with the rest. A
+   * `journal-repaired` event tells what was kept and lost.
+   */
+  repair: z.boolean().default(false),
+  /**
+   * Create again the jobs a repair marked lost, accepting that each may be paid twice.
+   * Default `false`: they fail with `UnconfirmedTaskError` and nothing is sent for them.
+   */
+  allowRepay: z.boolean().default(false),
   /** Scheduler of the retry and rate-limit timers and of the clock. Default `asyncScheduler`. */
   scheduler: z.custom<SchedulerLike>((v) => v !== null && typeof v === 'object' && typeof (v as SchedulerLike).schedule === 'function').optional(),
 });
@@ -104,18 +118,19 @@ export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Obs
 
   return defer(() => {
     let journal: Journal | undefined;
+    let untrusted: UntrustedOutput[] = [];
     let ended = false;
     const closeJournal = (): Observable<never> => defer(async () => journal?.close()).pipe(ignoreElements());
     const opened = (async () => {
       await mkdir(out, { recursive: true });
       if (journalPath === undefined) return undefined;
-      const open = await Journal.open(journalPath, jobsHash(valid));
+      const open = await Journal.open(journalPath, jobsHash(valid), settings.repair ? { repair: { jobIds: valid.map((job) => job.id) } } : {});
       if (ended) {
         await open.close();
         throw new AbortError();
       }
       journal = open;
-      await checkOutputs(open, valid, out, settings.trustOutputs);
+      untrusted = await checkOutputs(open, valid, out, settings.trustOutputs);
       return open;
     })();
     return from(opened).pipe(
@@ -128,6 +143,7 @@ export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Obs
           retries: settings.retries,
           retryDelayMs: settings.retryDelayMs,
           unconfirmed: settings.unconfirmed,
+          allowRepay: settings.allowRepay,
           scheduler,
           beforeCreate: rateLimiter(settings.ratePerSecond, scheduler),
         };
@@ -136,9 +152,7 @@ export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Obs
           tap((event) => tracker.count(event)),
           mergeMap((event): BatchEvent[] => (event.type === 'done' || event.type === 'failed' ? [event, tracker.snapshot()] : [event])),
         );
-        const tail = opened?.tail;
-        const tail$ = tail ? of<BatchEvent>({ type: 'journal-tail', path: opened.path, droppedBytes: tail.droppedBytes, droppedRecords: tail.droppedRecords, torn: tail.torn }) : EMPTY;
-        return concat(tail$, of(tracker.snapshot()), jobs$);
+        return concat(journalEvents(opened, untrusted), of(tracker.snapshot()), jobs$);
       }),
       // Completion and errors are delivered once the journal is closed and its lock released.
       (events$) =>
@@ -154,24 +168,45 @@ export function batch(jobs: Iterable<BatchJobInput>, options: BatchOptions): Obs
   });
 }
 
+/** What the journal's opening found, as events: a dropped tail, a repair, outputs not trusted. */
+function journalEvents(journal: Journal | undefined, untrusted: UntrustedOutput[]): Observable<BatchEvent> {
+  if (!journal) return EMPTY;
+  const events: BatchEvent[] = [];
+  const { tail, repaired } = journal;
+  if (tail) events.push({ type: 'journal-tail', path: journal.path, droppedBytes: tail.droppedBytes, droppedRecords: tail.droppedRecords, torn: tail.torn });
+  if (repaired) events.push({ type: 'journal-repaired', path: journal.path, ...repaired });
+  if (untrusted.length > 0) events.push({ type: 'outputs-untrusted', outputs: untrusted });
+  return from(events);
+}
+
 /**
  * Jobs whose output exists but of which the journal knows nothing (the journal was
- * missing, emptied, or cut): never run again silently. With `trustOutputs` they are
- * recorded as done (without a task id) and skipped; otherwise the batch stops with a
- * `JournalError` (`'outputs'`) before any call, naming the choice.
+ * missing, emptied, or cut), or that a repair marked lost: never run again silently.
+ * With `trustOutputs` each such output is checked (`outputProblem`: a WAV whole by its
+ * header, JSON that parses, nothing empty, no HTML page); a whole one is recorded as done
+ * (without a task id) and skipped, one that is not is returned (the job runs again, or, if
+ * lost, stays lost). Without `trustOutputs`, outputs of unrecorded jobs stop the batch with
+ * a `JournalError` (`'outputs'`) before any call, naming the choice.
  */
-async function checkOutputs(journal: Journal, jobs: readonly BatchJob[], out: string, trustOutputs: boolean): Promise<void> {
+async function checkOutputs(journal: Journal, jobs: readonly BatchJob[], out: string, trustOutputs: boolean): Promise<UntrustedOutput[]> {
   const unrecorded: Array<{ id: string; output: string }> = [];
   for (const job of jobs) {
     const recorded = journal.recall(job.id);
-    if (recorded.taskId !== undefined || recorded.output !== undefined || recorded.unconfirmed) continue;
+    if (recorded.taskId !== undefined || recorded.output !== undefined) continue;
+    // unconfirmed (sent, answer lost) stays so; lost to a repair may be settled by a whole output
+    if (recorded.unconfirmed && !(recorded.lost === true && trustOutputs)) continue;
     const output = outputPathOf(job);
     if (await exists(resolve(out, output))) unrecorded.push({ id: job.id, output });
   }
-  if (unrecorded.length === 0) return;
+  if (unrecorded.length === 0) return [];
   if (trustOutputs) {
-    await Promise.all(unrecorded.map(({ id, output }) => journal.append({ type: 'done', id, output })));
-    return;
+    const untrusted: UntrustedOutput[] = [];
+    for (const { id, output } of unrecorded) {
+      const problem = await outputProblem(resolve(out, output));
+      if (problem === undefined) await journal.append({ type: 'done', id, output });
+      else untrusted.push({ id, output, problem });
+    }
+    return untrusted;
   }
   const fresh = journal.fresh;
   await journal.discard();

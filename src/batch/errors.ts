@@ -102,16 +102,25 @@ export class QueueConnectionError extends ConnectionError {
  * the service's contract can find it. Reported instead of creating the job again, unless
  * `unconfirmed: 'recreate'`. A run killed before its request was complete never gets
  * this: the job is created again with no risk.
+ *
+ * `lost: true`: a repair of the damaged journal could not account for the job (its
+ * records may be among those lost); created again only with `allowRepay: true`.
  */
 export class UnconfirmedTaskError extends RxVoiceError {
   override name = 'UnconfirmedTaskError';
   readonly jobId: string;
-  constructor(jobId: string) {
+  /** The job was marked lost by a journal repair (rather than sent without an answer). */
+  readonly lost: boolean;
+  constructor(jobId: string, options: { lost?: boolean } = {}) {
     super(
       'journal',
-      `Job ${jobId}: an earlier run sent its creation call but stopped before recording the answer, so its task may exist and be paid. ` +
-        "Not created again; to create it anyway run with unconfirmed: 'recreate' (rxvoice batch --unconfirmed recreate).",
+      options.lost === true
+        ? `Job ${jobId}: the damaged journal was repaired, and the records that would tell whether this job was sent are lost, so its task may exist and be paid. ` +
+            'Not created again; to create it anyway run with allowRepay: true (rxvoice batch --allow-repay).'
+        : `Job ${jobId}: an earlier run sent its creation call but stopped before recording the answer, so its task may exist and be paid. ` +
+            "Not created again; to create it anyway run with unconfirmed: 'recreate' (rxvoice batch --unconfirmed recreate).",
     );
     this.jobId = jobId;
+    this.lost = options.lost === true;
   }
 }

@@ -123,5 +123,44 @@ export interface JournalTailEvent {
   torn: boolean;
 }
 
+/**
+ * The damaged journal was repaired (`repair: true`): what was kept, what was lost, and
+ * the jobs marked lost (they fail with `UnconfirmedTaskError` unless `allowRepay`).
+ * Emitted once, first.
+ */
+export interface JournalRepairedEvent {
+  type: 'journal-repaired';
+  /** The journal file (now repaired). */
+  path: string;
+  /** Where the damaged bytes were kept. */
+  damagedCopy: string;
+  /** Records that verified and were kept. */
+  keptRecords: number;
+  /** Committed lines that failed their checksum or schema. */
+  lostLines: number;
+  /** Committed bytes missing from the file. */
+  missingBytes: number;
+  /** Jobs whose records may be lost: they may have been sent. */
+  lostJobs: string[];
+}
+
+/** An output `trustOutputs` did not take as a finished job, and why. */
+export interface UntrustedOutput {
+  id: string;
+  /** The output path, relative to `out`. */
+  output: string;
+  /** What is wrong with it (`is empty`, `is an HTML page`, `is cut short (...)`, ...). */
+  problem: string;
+}
+
+/**
+ * `trustOutputs` found outputs that are not whole (half-written, empty, an HTML page):
+ * their jobs were not skipped. Emitted once, first.
+ */
+export interface OutputsUntrustedEvent {
+  type: 'outputs-untrusted';
+  outputs: UntrustedOutput[];
+}
+
 /** Everything `batch()` emits. */
-export type BatchEvent = JobEvent | BatchProgressEvent | JournalTailEvent;
+export type BatchEvent = JobEvent | BatchProgressEvent | JournalTailEvent | JournalRepairedEvent | OutputsUntrustedEvent;

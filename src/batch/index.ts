@@ -39,10 +39,14 @@ export type {
   JobRetryingEvent,
   JobFailedEvent,
   JournalTailEvent,
+  JournalRepairedEvent,
+  OutputsUntrustedEvent,
+  UntrustedOutput,
   KindCounts,
 } from './events.js';
 export { JournalError, JournalLockedError, QueueConnectionError, QueueError, QueueUnavailableError, UnconfirmedTaskError } from './errors.js';
 export { Journal, JournalRecordSchema, JOURNAL_VERSION, type JournalContent, type JournalOpenOptions, type JournalRecord, type JournalTail, type RecordedJob } from './journal.js';
+export type { JournalRepair } from './journal-repair.js';
 export type { JournalErrorReason } from './errors.js';
 export { isRetryable } from './run-job.js';
 export {

@@ -9,7 +9,9 @@
  * - `{"type":"batch","version":2,"jobs_hash":H,"committed":N}`: the first line (the
  *   header), of a fixed length; ties the journal to its jobs, and `N` (16 digits) is the
  *   length of the file up to the last record fsynced. The header is rewritten in place
- *   after each write, before its fsync;
+ *   only after the records it counts are fsynced, then fsynced itself: a power cut can
+ *   leave records past the header's count (uncommitted, handled below), never a header
+ *   counting records the disk does not hold;
  * - `{"type":"intent","id":J}`: the creation call of job J is about to be sent;
  * - `{"type":"sent","id":J}`: the creation call's request is about to be complete on the
  *   wire: this record is fsynced while the request's last byte is held back, and the
@@ -20,12 +22,17 @@
  * - `{"type":"abandoned","id":J,"task_id":T,"code":C}`: T ended in a failed status, so a
  *   later run creates a new task instead of resuming T;
  * - `{"type":"done","id":J,"task_id":T,"output":P}`: the result is in the output file P
- *   (`task_id` is absent when the job was skipped on its output's word: `trustOutputs`).
+ *   (`task_id` is absent when the job was skipped on its output's word: `trustOutputs`);
+ * - `{"type":"lost","id":J}`: written by a repair (`repair: true`, see ./journal-repair.ts):
+ *   the damaged journal lost records that may have been J's, so J may have been sent and
+ *   paid: it is created again only with `allowRepay`.
  *
  * ## What is trusted
  * Everything up to `committed` must be whole: a record there that fails its checksum or
  * schema, or a file shorter than `committed` (cut by hand, a restore), is damage, and
- * the journal is refused (`JournalError`, reason `'damaged'`) before anything is sent.
+ * the journal is refused (`JournalError`, reason `'damaged'`) before anything is sent;
+ * `repair: true` (`rxvoice batch --repair`) keeps every record that verifies and marks the
+ * jobs it cannot account for `lost` (./journal-repair.ts).
  * Bytes past `committed` were written by a run that died before their fsync (the normal
  * trace of `kill -9`): nothing relied on them, so a torn record there is dropped, as is
  * a `sent` record (its request's last byte was never released: the service cannot have
@@ -34,55 +41,18 @@
  * `intent` without `sent` means "not sent": the job is created again with no risk.
  * `sent` without `task` means the answer was lost: `UnconfirmedTaskError`.
  *
- * Concurrent records are written together (one write, one header update, one fsync:
- * group commit). Opening a journal takes its lock (`<journal>.lock`, see ./lock.ts);
+ * Concurrent records are written together (one write and fsync, then one header update
+ * and fsync: group commit). Opening a journal takes its lock (`<journal>.lock`, see ./lock.ts);
  * `close` releases it.
  */
-import { createHash } from 'node:crypto';
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
-import { z } from 'zod';
 import { JournalError } from './errors.js';
 import { lockJournal, type JournalLock } from './lock.js';
+import { repairJournal, type JournalRepair } from './journal-repair.js';
+import { JournalHeaderSchema, JournalRecordSchema, applyRecord, headerLine, lineOf, recordedJobs, verified, type JournalRecord, type RecordedJob } from './journal-records.js';
 
-/** Version of the journal format written. */
-export const JOURNAL_VERSION = 2;
+export { JOURNAL_VERSION, JournalRecordSchema, type JournalRecord, type RecordedJob } from './journal-records.js';
 
-const JobIdField = z.string().min(1);
-const TaskIdField = z.string().min(1);
-
-/** One record of the journal (the header aside), checked with this schema when read. */
-export const JournalRecordSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('intent'), id: JobIdField }),
-  z.strictObject({ type: z.literal('sent'), id: JobIdField }),
-  z.strictObject({ type: z.literal('answered'), id: JobIdField, code: z.string() }),
-  z.strictObject({ type: z.literal('task'), id: JobIdField, task_id: TaskIdField }),
-  z.strictObject({ type: z.literal('abandoned'), id: JobIdField, task_id: TaskIdField, code: z.string() }),
-  z.strictObject({ type: z.literal('done'), id: JobIdField, task_id: TaskIdField.optional(), output: z.string().min(1) }),
-]);
-/** One record of the journal. */
-export type JournalRecord = z.infer<typeof JournalRecordSchema>;
-
-const HeaderSchema = z.strictObject({
-  type: z.literal('batch'),
-  version: z.literal(JOURNAL_VERSION),
-  jobs_hash: z.string().regex(/^[0-9a-f]{64}$/),
-  committed: z.string().regex(/^\d{16}$/),
-});
-
-/** What earlier runs recorded of one job. */
-export interface RecordedJob {
-  /** The live task to resume (none when never created, or abandoned). */
-  taskId?: string;
-  /** The output written, when the job finished. */
-  output?: string;
-  /**
-   * The creation call's request was complete on the wire but its answer never recorded
-   * (the process died in between): the task may exist on the service, and nothing can tell.
-   */
-  unconfirmed: boolean;
-  /** Whether the journal holds any record of the job. */
-  known: boolean;
-}
 
 /** What was dropped from a journal's uncommitted tail when it was opened. */
 export interface JournalTail {
@@ -108,6 +78,11 @@ export interface JournalFile {
 export interface JournalOpenOptions {
   /** Opens the file for writing (default: `fs.promises.open(path, 'r+')`); tests inject faults here. */
   openFile?: (path: string) => Promise<JournalFile>;
+  /**
+   * Repair a damaged journal instead of refusing it (see ./journal-repair.ts): the ids of
+   * all the jobs, so that those it cannot account for are marked `lost`.
+   */
+  repair?: { jobIds: readonly string[] } | undefined;
 }
 
 /** A journal read whole, without opening it for writing (see {@link Journal.read}). */
@@ -127,6 +102,8 @@ export class Journal {
   readonly fresh: boolean;
   /** What was dropped past the committed length (a run killed mid-write), if anything. */
   readonly tail: JournalTail | undefined;
+  /** What a repair of the damaged journal kept and lost, when this open repaired it. */
+  readonly repaired: JournalRepair | undefined;
   readonly #file: JournalFile;
   readonly #lock: JournalLock;
   readonly #jobsHash: string;
@@ -137,7 +114,10 @@ export class Journal {
   #failure: JournalError | undefined;
   #closed = false;
 
-  private constructor(path: string, parts: { file: JournalFile; lock: JournalLock; jobsHash: string; jobs: Map<string, RecordedJob>; end: number; fresh: boolean; tail: JournalTail | undefined }) {
+  private constructor(
+    path: string,
+    parts: { file: JournalFile; lock: JournalLock; jobsHash: string; jobs: Map<string, RecordedJob>; end: number; fresh: boolean; tail: JournalTail | undefined; repaired: JournalRepair | undefined },
+  ) {
     this.path = path;
     this.#file = parts.file;
     this.#lock = parts.lock;
@@ -146,6 +126,7 @@ export class Journal {
     this.#end = parts.end;
     this.fresh = parts.fresh;
     this.tail = parts.tail;
+    this.repaired = parts.repaired;
   }
 
   /**
@@ -168,7 +149,8 @@ export class Journal {
    * Take the journal's lock, then open (or create) it for the jobs whose hash is
    * `jobsHash`. Rejects with `JournalLockedError` when another batch holds it, and with
    * `JournalError` when it belongs to other jobs (`'mismatch'`), is damaged or is not a
-   * journal; the lock is released again then.
+   * journal; the lock is released again then. With `options.repair`, a damaged journal is
+   * repaired first (see {@link Journal.repaired}).
    */
   static async open(path: string, jobsHash: string, options: JournalOpenOptions = {}): Promise<Journal> {
     const lock = await lockJournal(path).catch((error: unknown) => {
@@ -176,7 +158,12 @@ export class Journal {
       throw new JournalError(path, 'unreadable', `Cannot lock the batch journal ${path}: ${(error as Error).message}`, { cause: error });
     });
     try {
-      const content = await Journal.read(path);
+      let repaired: JournalRepair | undefined;
+      const content = await Journal.read(path).catch(async (error: unknown) => {
+        if (!(error instanceof JournalError && error.reason === 'damaged' && options.repair)) throw error;
+        repaired = await repairJournal(path, jobsHash, options.repair.jobIds);
+        return Journal.read(path);
+      });
       if (content && content.jobsHash !== jobsHash) {
         throw new JournalError(
           path,
@@ -185,12 +172,11 @@ export class Journal {
             'Use the jobs file it was made for, or another output directory / journal path; delete it only if its tasks may be paid again.',
         );
       }
-      const jobs = new Map<string, RecordedJob>();
-      for (const record of content?.records ?? []) apply(jobs, record);
+      const jobs = recordedJobs(content?.records ?? []);
       const file = await (options.openFile ?? openForWriting)(path).catch((error: unknown) => {
         throw new JournalError(path, 'unreadable', `Cannot open the batch journal ${path}: ${(error as Error).message}`, { cause: error });
       });
-      const journal = new Journal(path, { file, lock, jobsHash, jobs, end: content ? content.committed : 0, fresh: content === undefined, tail: content?.tail });
+      const journal = new Journal(path, { file, lock, jobsHash, jobs, end: content ? content.committed : 0, fresh: content === undefined, tail: content?.tail, repaired });
       if (content === undefined) {
         // A new journal (or a blank one, or a torn first write): the header alone, committed.
         await file
@@ -229,7 +215,7 @@ export class Journal {
   append(record: JournalRecord): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#closed) return Promise.reject(new JournalError(this.path, 'write', `The batch journal ${this.path} is closed`));
-    apply(this.#jobs, record);
+    applyRecord(this.#jobs, record);
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ line: lineOf(record), resolve, reject });
       this.#flushing ??= this.#flush();
@@ -255,7 +241,12 @@ export class Journal {
     this.#flushing = undefined;
   }
 
-  /** Write `lines` at `at`, then the header with the new committed length, then fsync. */
+  /**
+   * Write `lines` at `at` and fsync them, then the header with the new committed length,
+   * and fsync it. The order is the point: a power cut between the two syncs leaves records
+   * past the old committed length (an uncommitted tail, as after `kill -9`), never a header
+   * that counts records the disk did not get.
+   */
   async #commit(lines: string[], at: number): Promise<void> {
     let position = at;
     if (at === 0) {
@@ -264,8 +255,7 @@ export class Journal {
     }
     const bytes = Buffer.from(lines.join(''));
     const end = await this.#writeAll(bytes, position);
-    // The header's committed length moves only after the records are written (a kill in
-    // between leaves them past it: uncommitted, handled as such when opened).
+    await this.#file.datasync();
     await this.#writeAll(headerLine(this.#jobsHash, end), 0);
     await this.#file.datasync();
     this.#end = end;
@@ -322,39 +312,14 @@ async function openForWriting(path: string): Promise<JournalFile> {
   }
 }
 
-/** The checksum of a record's JSON text. */
-function sumOf(json: string): string {
-  return createHash('sha256').update(json).digest('hex').slice(0, 8);
-}
-
-function lineOf(record: JournalRecord | z.infer<typeof HeaderSchema>): string {
-  const json = JSON.stringify(record);
-  return `${json} ${sumOf(json)}\n`;
-}
-
-function headerLine(jobsHash: string, committed: number): Buffer {
-  return Buffer.from(lineOf({ type: 'batch', version: JOURNAL_VERSION, jobs_hash: jobsHash, committed: String(committed).padStart(16, '0') }));
-}
-
-/** The JSON of one line (without its newline) when its checksum holds, else undefined. */
-function verified(line: string): unknown {
-  const space = line.lastIndexOf(' ');
-  if (space < 0) return undefined;
-  const json = line.slice(0, space);
-  if (sumOf(json) !== line.slice(space + 1)) return undefined;
-  try {
-    return JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-}
 
 function damaged(path: string, why: string): JournalError {
   return new JournalError(
     path,
     'damaged',
-    `The batch journal ${path} is damaged: ${why}. Nothing was sent. It cannot be trusted to tell which jobs were paid for: ` +
-      'restore it, or move it away and run with trustOutputs (--trust-outputs) to skip the jobs whose output exists, accepting that jobs in flight may be paid again.',
+    `The batch journal ${path} is damaged: ${why}. Nothing was sent. ` +
+      'Run again with repair: true (rxvoice batch --repair): it keeps every record that verifies, reports the jobs whose records may be lost as unconfirmed ' +
+      '(never created again unless you allow it with allowRepay: true / --allow-repay), and goes on with the rest. Keep the journal where it is: without it, jobs it sent could be paid again.',
   );
 }
 
@@ -365,7 +330,7 @@ function parse(path: string, bytes: Buffer): JournalContent | undefined {
   // No whole first line: the header (the first write ever) was torn; nothing was committed.
   if (firstEnd < 0) return undefined;
   const headerValue = verified(bytes.subarray(0, firstEnd).toString('utf8'));
-  const header = HeaderSchema.safeParse(headerValue);
+  const header = JournalHeaderSchema.safeParse(headerValue);
   if (!header.success) {
     const old = /^\{"type":"batch","version":1\b/.test(text);
     throw new JournalError(
@@ -416,26 +381,4 @@ function parse(path: string, bytes: Buffer): JournalContent | undefined {
     tail.droppedBytes = bytes.byteLength - committed - keptBytes;
   }
   return { jobsHash: header.data.jobs_hash, records, committed, tail };
-}
-
-function apply(jobs: Map<string, RecordedJob>, record: JournalRecord): void {
-  switch (record.type) {
-    case 'intent':
-      // Not sent yet: as if nothing had been tried (a new creation call pays nothing twice).
-      jobs.set(record.id, { unconfirmed: false, known: true });
-      break;
-    case 'sent':
-      jobs.set(record.id, { unconfirmed: true, known: true });
-      break;
-    case 'task':
-      jobs.set(record.id, { taskId: record.task_id, unconfirmed: false, known: true });
-      break;
-    case 'answered':
-    case 'abandoned':
-      jobs.set(record.id, { unconfirmed: false, known: true });
-      break;
-    case 'done':
-      jobs.set(record.id, { ...(record.task_id !== undefined ? { taskId: record.task_id } : {}), output: record.output, unconfirmed: false, known: true });
-      break;
-  }
 }

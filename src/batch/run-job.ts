@@ -50,6 +50,8 @@ export interface JobContext {
   retryDelayMs: number;
   /** What to do with a job whose earlier creation call is unconfirmed. */
   unconfirmed: 'recreate' | 'fail';
+  /** Whether a job a journal repair marked lost is created again (it may be paid twice). */
+  allowRepay?: boolean;
   scheduler: SchedulerLike;
   /** Waits for the rate limiter before a creation call (rejects with `AbortError` on abort). */
   beforeCreate: (signal: AbortSignal) => Promise<void>;
@@ -81,8 +83,10 @@ export async function runJob(job: BatchJob, context: JobContext): Promise<JobOut
   }
   let taskId = recorded.taskId;
   let recreated = recorded.unconfirmed;
-  if (taskId === undefined && recreated && context.unconfirmed === 'fail') {
-    emit({ type: 'failed', ...base, error: new UnconfirmedTaskError(job.id), task_id: undefined });
+  // Lost to a journal repair: only `allowRepay` creates it again; sent without an answer: `unconfirmed`.
+  const refuse = recorded.lost === true ? !context.allowRepay : context.unconfirmed === 'fail';
+  if (taskId === undefined && recreated && refuse) {
+    emit({ type: 'failed', ...base, error: new UnconfirmedTaskError(job.id, { lost: recorded.lost === true }), task_id: undefined });
     return 'failed';
   }
   if (taskId !== undefined) emit({ type: 'resumed', ...base, task_id: taskId });

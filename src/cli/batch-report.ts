@@ -72,6 +72,14 @@ export function jobLine(event: Exclude<BatchEvent, BatchProgressEvent>, secrets:
       return `${event.id}: failed: ${event.error.name}: ${redact(event.error.message, secrets)}`;
     case 'pending':
       return undefined;
+    case 'journal-repaired':
+      return (
+        `journal ${event.path}: repaired (the damaged bytes are in ${event.damagedCopy}); ${event.keptRecords} record(s) kept, ` +
+        `${event.lostLines} damaged line(s)${event.missingBytes > 0 ? ` and ${event.missingBytes} missing byte(s)` : ''} lost; ` +
+        `${event.lostJobs.length} job(s) may have been sent and are not created again${event.lostJobs.length > 0 ? ' without --allow-repay' : ''}`
+      );
+    case 'outputs-untrusted':
+      return `not trusted, run again: ${event.outputs.map((o) => `${o.output} ${o.problem}`).join('; ')}`;
     case 'journal-tail':
       return `journal ${event.path}: the last run died while writing it; ${event.droppedBytes} uncommitted byte(s) dropped${event.torn ? ' (a torn record)' : ''}, nothing it relied on`;
   }

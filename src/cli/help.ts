@@ -79,7 +79,7 @@ recorded task and creates only the jobs the service never received. Outputs are 
 atomically to DIR (<id>.json, .wav, .srt or .vtt by kind). A summary table ends it.
 One batch per journal at a time: a second run on the same DIR stops at once, naming the
 process that holds the journal's lock. A journal that is damaged, or missing while
-outputs exist, stops the command before any call (see --trust-outputs).
+outputs exist, stops the command before any call (see --repair, --trust-outputs).
 
 Options:
   -o, --out DIR           output directory (required); the journal is DIR/.rxvoice-batch.jsonl
@@ -92,8 +92,16 @@ Options:
                           answer (its task may exist and be paid): fail (default: reported,
                           nothing sent) or recreate (create it again, may pay twice)
       --trust-outputs     when the journal is missing or empty (or knows nothing of a job)
-                          and a job's output exists: skip that job (default: stop before any
+                          and a job's output exists: skip that job if the output is whole
+                          (a WAV as long as its header says, JSON that parses, not empty,
+                          not an HTML page; others run again) (default: stop before any
                           call, as running it again could pay twice)
+      --repair            repair a damaged journal: keep every record that verifies, report
+                          the jobs whose records may be lost as unconfirmed (not created
+                          again), go on with the rest; the damaged bytes are kept in
+                          <journal>.damaged
+      --allow-repay       with --repair: create the jobs whose records were lost again
+                          (each may then be paid twice)
       --skip-invalid      run the valid lines when some are bad (default: a bad line stops
                           the command before anything runs; each is reported with its number)
       --queue URL         redis://host:port: put the jobs on a BullMQ queue for

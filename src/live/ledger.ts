@@ -16,6 +16,15 @@
  * difference is counted as a mismatch (the session reports it as a `segmentMismatch`
  * event); it is used only to choose between chunk ends when the service flushed early.
  *
+ * No clock decides: when the client sent a chunk says nothing of when the service received
+ * it (a stalled process or network can hold two chunks sent 1 ms apart longer than
+ * `idle_timeout`, and the service flushes between them), so every chunk end is a place the
+ * service may have flushed, and a reported text equal to the sent text up to one of them
+ * settles it (seed 587146974 of the soak: under CPU load the service flushed "Item q0 am"
+ * from tokens sent together; trusting the send times, the ledger gave that segment the
+ * whole sentence, and a later 4402 reported nothing unspoken). Re-saying text is better
+ * than losing it: when only lengths can choose, the earlier end wins a tie.
+ *
  * Memory stays bounded: text before the last completed segment is dropped.
  */
 import { sentenceEndingChunk } from '../text/chunkEnd.js';
@@ -43,13 +52,6 @@ interface SegmentSpan {
 export interface SpeechLedgerOptions {
   /** Locale of the session (its `language`), choosing the sentence rules; default rules otherwise. */
   locale?: string | undefined;
-  /**
-   * The session's `idle_timeout`, ms: the service flushes text without a boundary only
-   * after this long with no new text, so a chunk followed by the next one sooner than half
-   * of it (a margin for network jitter) cannot have been flushed on its own. Used when
-   * `push` is given times; default 1000.
-   */
-  idleTimeoutMs?: number | undefined;
 }
 
 /**
@@ -57,10 +59,9 @@ export interface SpeechLedgerOptions {
  * of `unspoken` on errors and of the text re-sent after a reconnect. See the module comment.
  */
 export class SpeechLedger {
-  /** The chunks sent, from the first one not wholly completed on, where each starts, and when it was sent. */
+  /** The chunks sent, from the first one not wholly completed on, and where each starts. */
   private chunks: string[] = [];
   private chunkStarts: Offset[] = [];
-  private chunkTimes: (number | undefined)[] = [];
   /** End of all the text sent. */
   private end: Offset = 0;
   /** End of the text covered by segments completed (delivered or skipped). */
@@ -82,16 +83,11 @@ export class SpeechLedger {
     this.model = this.newModel();
   }
 
-  /**
-   * Record a `text.chunk` sent (or queued to be sent) into the session, in order, and when
-   * (ms, any clock; without it every chunk end counts as a possible flush). Empty strings
-   * are ignored.
-   */
-  push(text: string, at?: number): void {
+  /** Record a `text.chunk` sent (or queued to be sent) into the session, in order. Empty strings are ignored. */
+  push(text: string): void {
     if (text.length === 0) return;
     this.chunks.push(text);
     this.chunkStarts.push(this.end);
-    this.chunkTimes.push(at);
     this.end += text.length;
     this.pushedChars += text.length;
     this.feedModel(text);
@@ -148,7 +144,7 @@ export class SpeechLedger {
    * not yet delivered or skipped, leading whitespace trimmed), and from now on models the
    * new session, which receives it as one `text.chunk` and numbers its segments anew.
    */
-  resend(at?: number): string {
+  resend(): string {
     this.abortInProgress();
     const rest = this.unspoken();
     this.completed = this.started = this.modelCursor = this.end;
@@ -156,7 +152,7 @@ export class SpeechLedger {
     this.sentenceEnds = new OffsetQueue();
     this.model = this.newModel();
     if (rest !== '') {
-      this.push(rest, at);
+      this.push(rest);
       this.pushedChars -= rest.length; // counted once already
     }
     return rest;
@@ -218,32 +214,39 @@ export class SpeechLedger {
    * 1. by the contract, at the next sentence end of the sent text (as the service's rule,
    *    modelled with the shared sentence core, finds it);
    * 2. earlier only if the service flushed text without a boundary, which happens at the end
-   *    of a chunk after which no text came for about `idle_timeout`: among such chunk ends
-   *    the reported text chooses (folded equality, else the nearest length; the earlier on a
-   *    tie, so that doubt re-speaks rather than loses);
+   *    of a chunk (after which no text reached it for `idle_timeout`, or at `text.done`):
+   *    the reported text chooses among the chunk ends, each giving the segment the first
+   *    piece the service's segmenter cuts from the text flushed there (folded equality; with no sentence
+   *    end to fall back on, the nearest length, the earlier on a tie, so that doubt
+   *    re-speaks rather than loses). Any chunk end qualifies, however soon the next chunk
+   *    was sent: the service's idle timer runs on when chunks arrive, not when they left;
    * 3. later only if the reported text equals, folded, the sent text up to a later sentence
    *    end or chunk end (a service that did not end a sentence where our rules do, and said
    *    so word for word).
    */
   private nextSegmentEnd(from: Offset, reported: string): Offset {
     const sentenceEnd = this.sentenceEnds.first((end) => end > from && this.hasWords(from, end));
-    const flushes = this.flushCandidates(from, sentenceEnd);
     const want = fold(reported);
     const covers = (end: Offset): boolean => fold(this.slice(from, end)) === want;
-    let chosen: Offset | undefined;
-    if (sentenceEnd !== undefined && covers(sentenceEnd)) chosen = sentenceEnd;
-    chosen ??= flushes.find(covers);
-    if (chosen === undefined && sentenceEnd !== undefined) {
-      chosen = this.sentenceEnds.first((end) => end > sentenceEnd && covers(end)) ?? this.chunkEnds().find((end) => end > sentenceEnd && covers(end));
-      if (chosen === undefined) return sentenceEnd;
+    if (sentenceEnd !== undefined && covers(sentenceEnd)) return sentenceEnd;
+    // A flush at a chunk end `at` ends the segment where the service's segmenter cuts the
+    // flushed text first (its `end()` may still cut it in several pieces, each a segment).
+    const flushes = this.flushCandidates(from, sentenceEnd).map((at) => ({ at, pieces: this.flushedEnds(from, at) }));
+    let flush = flushes.find((candidate) => covers(firstPieceEnd(candidate)));
+    if (flush === undefined && sentenceEnd !== undefined) {
+      const later = this.sentenceEnds.first((end) => end > sentenceEnd && covers(end));
+      if (later !== undefined) return later;
+      const laterChunk = this.chunkEnds().find((end) => end > sentenceEnd && covers(end));
+      if (laterChunk === undefined) return sentenceEnd;
+      flush = { at: laterChunk, pieces: this.flushedEnds(from, laterChunk) };
     }
-    chosen ??= flushes.length === 0 ? from : nearest(flushes, (end) => Math.abs(fold(this.slice(from, end)).length - want.length));
-    if (this.sentenceEnds.has(chosen) || chosen === from) return chosen;
-    // A flush without a boundary: the service ends its segmenter there (which may still cut
-    // the flushed text in pieces, each a segment) and starts afresh after it.
-    const pieces = this.flushedEnds(from, chosen);
-    this.remodelFrom(chosen, pieces);
-    return pieces[0] ?? chosen;
+    if (flush === undefined) {
+      if (flushes.length === 0) return from;
+      flush = nearest(flushes, (candidate) => Math.abs(fold(this.slice(from, firstPieceEnd(candidate))).length - want.length));
+    }
+    // The service ended its segmenter at `flush.at` and starts afresh after it.
+    this.remodelFrom(flush.at, flush.pieces);
+    return firstPieceEnd(flush);
   }
 
   /** Where the service's segments end when it flushes the text between `from` and `at` (its segmenter's `end()`). */
@@ -268,13 +271,8 @@ export class SpeechLedger {
     return ends;
   }
 
-  /**
-   * Chunk ends after `from` (with words before them) and before `before`, after which the
-   * service may have flushed: the last chunk, or one the next chunk followed only after at
-   * least half of `idle_timeout` (or with no times known).
-   */
+  /** Chunk ends after `from` (with words before them) and before `before`: where the service may have flushed. */
   private flushCandidates(from: Offset, before: Offset | undefined): Offset[] {
-    const halfIdle = (this.options.idleTimeoutMs ?? 1000) / 2;
     const candidates: Offset[] = [];
     let words = false;
     for (let i = 0; i < this.chunks.length; i++) {
@@ -284,10 +282,7 @@ export class SpeechLedger {
       if (before !== undefined && end >= before) break;
       if (end <= from) continue;
       words ||= chunk.slice(Math.max(0, from - start)).trim() !== '';
-      const sentAt = this.chunkTimes[i];
-      const nextAt = this.chunkTimes[i + 1];
-      const quietAfter = i === this.chunks.length - 1 || sentAt === undefined || nextAt === undefined || nextAt - sentAt >= halfIdle;
-      if (words && quietAfter) candidates.push(end);
+      if (words) candidates.push(end);
     }
     return candidates;
   }
@@ -326,7 +321,6 @@ export class SpeechLedger {
     if (drop > 0) {
       this.chunks.splice(0, drop);
       this.chunkStarts.splice(0, drop);
-      this.chunkTimes.splice(0, drop);
     }
     this.sentenceEnds.dropThrough(this.completed);
   }
@@ -370,8 +364,14 @@ function fold(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, '');
 }
 
-function nearest(values: Offset[], distance: (value: Offset) => number): Offset {
-  let best = values[0] as Offset;
+/** The value of `values` (not empty) at the least distance; the earliest on a tie. */
+function nearest<T>(values: readonly T[], distance: (value: T) => number): T {
+  let best = values[0] as T;
   for (const value of values) if (distance(value) < distance(best)) best = value;
   return best;
+}
+
+/** Where the segment ends if the service flushed there: its segmenter's first piece (or the flush point). */
+function firstPieceEnd(flush: { at: Offset; pieces: Offset[] }): Offset {
+  return flush.pieces[0] ?? flush.at;
 }

@@ -19,11 +19,12 @@
  */
 import { Observable, timer, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import { backoffDelay } from '../core/backoff.js';
-import { liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode } from '../core/errors.js';
+import { liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
 import { closeError, isRefusal, livePathHint } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
+import { nothingToSpeakError } from './nothing-to-speak.js';
 import { SpeechMetricsRecorder } from './metrics.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
 import { CloseCodes, MAX_AUDIO_FRAME_BYTES, ServerFrameSchema, type ClientFrame, type ServerFrame } from './protocol.js';
@@ -194,6 +195,8 @@ class LiveSession {
   /** Text pushed before the first `session.ready`, to send (in order) once it comes. */
   private outbox: string[] = [];
   private textComplete = false;
+  /** Whether the source pushed any text that is not whitespace. */
+  private hasText = false;
   private textSubscription: Subscription | undefined;
   /** Client-side sentence boundaries (undefined when turned off) and its hold timer. */
   private readonly gate: BoundaryGate | undefined;
@@ -224,18 +227,15 @@ class LiveSession {
     // a numeric language id (deprecated) says nothing of the script: the default rules apply
     const language = options.config.language;
     this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
-    const idle = options.config.idle_timeout;
-    this.ledger = new SpeechLedger({
-      locale: typeof language === 'string' ? language : undefined,
-      idleTimeoutMs: typeof idle === 'number' ? idle * 1000 : undefined,
-    });
+    this.ledger = new SpeechLedger({ locale: typeof language === 'string' ? language : undefined });
     this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
   }
 
-  /** Open the socket, then subscribe to the text (so that it is produced while the socket connects). */
+  /**
+   * Subscribe to the text, then open the socket (the text is produced while it connects):
+   * a source that ends at once with nothing to speak opens no socket at all.
+   */
   start(text$: Observable<string>): void {
-    this.open();
-    if (this.phase === 'finished') return;
     this.textSubscription = text$.subscribe({
       next: (text) => this.pushText(text),
       error: (error: unknown) =>
@@ -244,9 +244,12 @@ class LiveSession {
         this.holdTimer?.unsubscribe();
         for (const chunk of this.gate?.end() ?? []) this.sendText(chunk);
         this.textComplete = true;
+        // nothing to speak: the same local ValidationError as other bad input, nothing paid
+        if (!this.hasText) return this.finish(nothingToSpeakError());
         if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
       },
     });
+    if (this.phase !== 'finished') this.open();
   }
 
   /** Teardown: unsubscribing closes the socket at once (1000) and clears every timer. */
@@ -348,6 +351,7 @@ class LiveSession {
   private pushText(text: string): void {
     // Timed when the source pushes it: a stop held by the gate counts as latency.
     if (this.phase !== 'finished' && typeof text === 'string' && text.length > 0) this.metrics?.textPushed(text);
+    if (typeof text === 'string' && text.trim() !== '') this.hasText = true;
     const gate = this.gate;
     if (!gate) return this.sendText(text);
     if (this.phase === 'finished' || typeof text !== 'string') return;
@@ -365,7 +369,7 @@ class LiveSession {
   /** A piece of text to send: recorded in the ledger, sent when ready, else kept. */
   private sendText(text: string): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
-    this.ledger.push(text, this.options.scheduler.now());
+    this.ledger.push(text);
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
       this.watchResponse(this.connection);
@@ -471,7 +475,7 @@ class LiveSession {
     }
     // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
     this.outbox = [];
-    const resent = this.ledger.resend(this.options.scheduler.now());
+    const resent = this.ledger.resend();
     this.metrics?.reconnected(resent);
     if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
     if (this.textComplete) this.send(connection, { type: 'text.done' });
@@ -636,7 +640,7 @@ class LiveSession {
     this.reconnectTimer = timer(delay, this.options.scheduler).subscribe(() => this.open());
   }
 
-  private finish(error?: LiveSessionError): void {
+  private finish(error?: LiveSessionError | ValidationError): void {
     if (this.phase === 'finished') return;
     this.metrics?.end(error === undefined ? 'complete' : 'error');
     this.stop();

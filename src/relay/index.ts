@@ -14,8 +14,8 @@
  * // in the page at http://localhost:8080/: speak({ wsUrl: 'ws://localhost:8080/speech', WebSocket }, { voice_id: 1 })
  * ```
  */
+export { attachLiveRelay } from './relay.js';
 export {
-  attachLiveRelay,
   DEFAULT_RELAY_LIMITS,
   RelayCloseCodes,
   type LiveRelay,
@@ -24,5 +24,5 @@ export {
   type LiveRelayOptions,
   type LiveRelayRefusal,
   type LiveRelayStats,
-} from './relay.js';
+} from './options.js';
 export { memoryRelayStore, redisRelayStore, type RedisEvalClient, type RedisRelayStoreOptions, type RelayStore } from './store.js';

@@ -37,16 +37,43 @@ function ownOrigin(request: IncomingMessage, publicOrigin: string | undefined): 
 export type AllowedOrigins = ReadonlyArray<string> | ((origin: string) => boolean);
 
 /**
+ * Whether a `Host` header names this machine by a loopback name: `localhost`, an IPv4
+ * address in 127.0.0.0/8 (in any form the URL parser reads, e.g. `127.1`), or `[::1]`, with
+ * any port. What a relay with neither `publicOrigin` nor `origins` serves: a name an
+ * attacker controls (DNS rebinding) is never one of them.
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined || host === '') return false;
+  let hostname: string;
+  try {
+    const url = new URL(`http://${host}/`);
+    // a Host header is a name and a port, nothing else
+    if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') return false;
+    hostname = url.hostname;
+  } catch {
+    return false;
+  }
+  if (hostname === 'localhost' || hostname === '[::1]') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
  * The origin check of an upgrade request, as a function: `'none'` (no `Origin` header: not
- * a browser page; `authorize` decides), `'allowed'`, or `'refused'`.
+ * a browser page; `authorize` decides), `'allowed'`, `'refused'` (another origin), or
+ * `'host'`: with neither `publicOrigin` nor `origins`, the relay cannot tell its own name
+ * from a name an attacker points at it (DNS rebinding: the page's `Origin` and the `Host`
+ * both the attacker's), so it serves only loopback `Host` names ({@link isLoopbackHost}) and
+ * refuses every other request, with an `Origin` or without.
  */
 export function originPolicy(
   publicOrigin: string | undefined,
   origins: AllowedOrigins | undefined,
-): (request: IncomingMessage) => 'none' | 'allowed' | 'refused' {
+): (request: IncomingMessage) => 'none' | 'allowed' | 'refused' | 'host' {
   const listed = Array.isArray(origins) ? new Set(origins.map((origin) => originKey(origin) ?? origin)) : undefined;
   const test = typeof origins === 'function' ? origins : undefined;
+  const loopbackOnly = publicOrigin === undefined && origins === undefined;
   return (request) => {
+    if (loopbackOnly && !isLoopbackHost(request.headers.host)) return 'host';
     const header = request.headers.origin;
     if (header === undefined) return 'none';
     const key = originKey(header);

@@ -3,6 +3,7 @@
  * open), so that several relay processes can keep one budget: in memory by default
  * ({@link memoryRelayStore}), or in Redis ({@link redisRelayStore}).
  */
+import { randomUUID } from 'node:crypto';
 import { RxVoiceError } from '../core/errors.js';
 
 /**
@@ -109,34 +110,77 @@ export interface RedisRelayStoreOptions {
   prefix?: string;
 }
 
-// KEYS: current window, previous window. ARGV: amount, limit, weight of the previous window, expiry ms.
-const TAKE = `
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-local previous = tonumber(redis.call('GET', KEYS[2]) or '0')
-if current + previous * tonumber(ARGV[3]) + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return 0 end
-redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return 1`;
-// KEYS: the client's slots (a sorted set, score = held until). ARGV: session, max, now, until, expiry ms.
-const ACQUIRE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return 1`;
-// KEYS: the client's slots. ARGV: session, until, expiry ms.
-const RENEW = `
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+/** How long a store's "alive" marker lives without a call refreshing it, ms (its absence means: write back what it holds). */
+const MARKER_TTL_MS = 10 * 60_000;
+
+// Each script's KEYS[1] is the store's marker: missing (Redis restarted empty, or lost it), a
+// script answers -1 and changes nothing; the store then writes back what it holds (RESTORE)
+// and runs the script again.
+const MARKED = `if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+`;
+// Character windows are hashes: one field per store (its share), so writing a share back is exact.
+const SUM = `local function total(key)
+  local sum = 0
+  for _, v in ipairs(redis.call('HVALS', key)) do sum = sum + tonumber(v) end
+  return sum
 end
+`;
+// KEYS: marker, current window, previous window. ARGV: marker ttl, amount, limit, weight of the previous window, expiry ms, store id.
+const TAKE = `${MARKED}${SUM}
+if total(KEYS[2]) + total(KEYS[3]) * tonumber(ARGV[4]) + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return 0 end
+redis.call('HINCRBY', KEYS[2], ARGV[6], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1`;
+// KEYS: marker, the client's slots (a sorted set, score = held until). ARGV: marker ttl, session, max, now, until, expiry ms.
+const ACQUIRE = `${MARKED}
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
+if not redis.call('ZSCORE', KEYS[2], ARGV[2]) and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+return 1`;
+// KEYS: marker, the client's slots. ARGV: marker ttl, session, until, expiry ms. Writes the slot (back) whether Redis has it or not.
+const RENEW = `${MARKED}
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+return 1`;
+// KEYS: marker, then the slot keys, then the window keys. ARGV: marker ttl, store id, then JSON
+// { slots: [[session, until, expiry]], counts: [[amount, expiry]] } in the order of the keys.
+const RESTORE = `local held = cjson.decode(ARGV[3])
+local function keep(key, expiry)
+  if redis.call('PTTL', key) < tonumber(expiry) then redis.call('PEXPIRE', key, expiry) end
+end
+for i, slot in ipairs(held.slots) do
+  redis.call('ZADD', KEYS[1 + i], slot[2], slot[1])
+  keep(KEYS[1 + i], slot[3])
+end
+for j, count in ipairs(held.counts) do
+  local key = KEYS[1 + #held.slots + j]
+  redis.call('HSET', key, ARGV[2], count[1])
+  keep(key, count[2])
+end
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+return 1`;
+
+/** What one store has written to Redis and still holds: the shape it writes back after a restart. */
+interface Held {
+  /** Slots key -> session -> held until (ms, the relay's clock). */
+  slots: Map<string, Map<string, number>>;
+  /** Window key -> this store's share of it, and until when the window counts. */
+  counts: Map<string, { amount: number; until: number }>;
+}
 
 /**
  * Counts in Redis, shared by every relay process that uses the same Redis and `prefix`:
  * a fleet of relays keeps one budget per client. Each check-and-add is one Lua script
  * (atomic); every key expires on its own (character windows after two windows, slots of
  * a crashed relay after their `ttlMs`), so nothing piles up.
+ *
+ * Redis holds only what exists, also when it loses its data: each store keeps in memory the
+ * slots it holds and its share of every character window still counting, and a marker key
+ * in Redis; when the marker is gone (Redis restarted empty), the store writes all of it back
+ * before it answers anything, and its renewals write back the slots of live sessions
+ * (not only extend slots Redis still has).
  *
  * `redis` is a `redis://` address (the store connects with ioredis, an optional peer
  * dependency, on first use, and `close()` disconnects it) or a client you made (an ioredis
@@ -157,7 +201,11 @@ return 1`;
  */
 export function redisRelayStore(redis: string | RedisEvalClient, options: RedisRelayStoreOptions = {}): RelayStore {
   const prefix = options.prefix ?? 'rxvoice:relay:';
+  const id = randomUUID();
+  const marker = `${prefix}alive:${id}`;
+  const held: Held = { slots: new Map(), counts: new Map() };
   let client: Promise<OwnConnection> | undefined;
+  let restoring: Promise<unknown> | undefined;
   const connect = (): Promise<RedisEvalClient> => {
     if (typeof redis !== 'string') return Promise.resolve(redis);
     client ??= loadIoredis().then((Redis) => {
@@ -170,20 +218,64 @@ export function redisRelayStore(redis: string | RedisEvalClient, options: RedisR
   };
   const run = async (script: string, keys: string[], args: Array<string | number>): Promise<unknown> =>
     (await connect()).eval(script, keys.length, ...keys, ...args);
+  /** Writes back everything this store holds, then the marker (once, however many calls found it missing). */
+  const restore = (now: number): Promise<unknown> => {
+    restoring ??= (async () => {
+      const slots = [...held.slots].flatMap(([key, sessions]) => [...sessions].filter(([, until]) => until > now).map(([session, until]) => ({ key, session, until })));
+      const counts = [...held.counts].filter(([, count]) => count.until > now);
+      const json = JSON.stringify({
+        slots: slots.map(({ session, until }) => [session, String(until), String(Math.ceil((until - now) * 2))]),
+        counts: counts.map(([, { amount, until }]) => [String(amount), String(Math.ceil(until - now))]),
+      });
+      const keys = [marker, ...slots.map((slot) => slot.key), ...counts.map(([key]) => key)];
+      return run(RESTORE, keys, [MARKER_TTL_MS, id, json]);
+    })().finally(() => (restoring = undefined));
+    return restoring;
+  };
+  /** Runs a marked script; when the marker is gone, writes back what the store holds and runs it again. */
+  const marked = async (script: string, keys: string[], args: Array<string | number>, now: number): Promise<unknown> => {
+    const answer = await run(script, [marker, ...keys], [MARKER_TTL_MS, ...args]);
+    if (answer !== -1) return answer;
+    await restore(now);
+    const again = await run(script, [marker, ...keys], [MARKER_TTL_MS, ...args]);
+    if (again === -1) throw new RxVoiceError('connection', 'the Redis relay store lost its data again while writing it back');
+    return again;
+  };
   const slotsKey = (name: string): string => `${prefix}slots:${name}`;
+  const hold = (key: string, session: string, until: number): void => {
+    const sessions = held.slots.get(key) ?? new Map<string, number>();
+    sessions.set(session, until);
+    held.slots.set(key, sessions);
+  };
 
   return {
     take: async (bucket, amount, limit, windowMs, now) => {
       const slot = Math.floor(now / windowMs);
-      const key = (n: number): string => `${prefix}window:${bucket}:${windowMs}:${n}`;
-      return (await run(TAKE, [key(slot), key(slot - 1)], [amount, limit, previousWeight(now, windowMs), windowMs * 2])) === 1;
+      const key = (n: number): string => `${prefix}chars:${bucket}:${windowMs}:${n}`;
+      for (const [name, count] of held.counts) if (count.until <= now) held.counts.delete(name);
+      const taken = (await marked(TAKE, [key(slot), key(slot - 1)], [amount, limit, previousWeight(now, windowMs), windowMs * 2, id], now)) === 1;
+      if (taken) {
+        // the window counts until the end of the next one
+        const count = held.counts.get(key(slot)) ?? { amount: 0, until: (slot + 2) * windowMs };
+        held.counts.set(key(slot), { ...count, amount: count.amount + amount });
+      }
+      return taken;
     },
-    acquire: async (name, session, max, ttlMs, now) =>
-      (await run(ACQUIRE, [slotsKey(name)], [session, max, now, now + ttlMs, ttlMs * 2])) === 1,
+    acquire: async (name, session, max, ttlMs, now) => {
+      const ok = (await marked(ACQUIRE, [slotsKey(name)], [session, max, now, now + ttlMs, ttlMs * 2], now)) === 1;
+      if (ok) hold(slotsKey(name), session, now + ttlMs);
+      return ok;
+    },
     renew: async (list, ttlMs, now) => {
-      await Promise.all(list.map(({ client: name, session }) => run(RENEW, [slotsKey(name)], [session, now + ttlMs, ttlMs * 2])));
+      // only slots this store still holds: one released meanwhile is never written back
+      const live = list.filter(({ client: name, session }) => held.slots.get(slotsKey(name))?.has(session) === true);
+      for (const { client: name, session } of live) hold(slotsKey(name), session, now + ttlMs);
+      await Promise.all(live.map(({ client: name, session }) => marked(RENEW, [slotsKey(name)], [session, now + ttlMs, ttlMs * 2], now)));
     },
     release: async (name, session) => {
+      const sessions = held.slots.get(slotsKey(name));
+      sessions?.delete(session);
+      if (sessions?.size === 0) held.slots.delete(slotsKey(name));
       await run(`redis.call('ZREM', KEYS[1], ARGV[1]) return 1`, [slotsKey(name)], [session]);
     },
     close: async () => {

@@ -173,6 +173,8 @@ describe('generateSpeech (ai) through camb.speech()', () => {
       const camb = provider({ baseUrl: proxy.baseUrl });
       const bad = [
         { text: 'Hi', voice: '1' }, // shorter than 3 characters
+        { text: '   ', voice: '1' }, // only whitespace (3 characters: the service's length rule alone lets it by)
+        { text: ' \n\t\u00a0 ', voice: '1' },
         { text: 'Hello there.', voice: 'alloy' },
         { text: 'Hello there.' }, // no voice, and no default
         { text: 'Hello there.', voice: '1', outputFormat: 'ogg' },

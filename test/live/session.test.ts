@@ -197,6 +197,7 @@ describe('speak: session.error then another close code', () => {
     expect(error.closeCode).toBe(4429);
     expect(error.message).toMatch(/too many live sessions/);
     expect(error.retryable).toBe(true);
+    open.next('Bye.');
     open.complete();
     await first;
   });

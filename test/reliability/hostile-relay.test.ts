@@ -40,7 +40,7 @@ interface Site {
 }
 async function site(baseUrl: string, options: Partial<LiveRelayOptions> = {}): Promise<Site> {
   const server: Server = createServer((_, res) => res.writeHead(404).end());
-  const relay = attachLiveRelay(server, { path: '/speech', apiKey: KEY, baseUrl, WebSocket: TrackingWebSocket, authorize: () => true, ...options });
+  const relay = attachLiveRelay(server, { path: '/speech', apiKey: KEY, baseUrl, WebSocket: TrackingWebSocket, authorize: () => true, warn: () => undefined, ...options });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     relay,

@@ -6,6 +6,11 @@
  * pushed ends exactly once as delivered audio (segmentStart, audio, segmentDone), as a
  * final skip carrying its text, or in the error's `unspoken`; delivered segments keep input order (a resubmitted skip comes back later);
  * and at the end no socket or timer is left behind.
+ *
+ * The file runs with every core busy (`cpuLoadDuringFile`, busy loops in worker threads):
+ * the soak must not depend on wall-clock timing (issue 28: seed 587146974 failed only on a
+ * loaded machine). It soaks `SOAK_SEEDS` seeds: the run's seed, then seeds drawn from it;
+ * each test's title names its seed, and `RXVOICE_SEED=<that seed>` replays it first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Subject, concatMap, delay, from, lastValueFrom, of, tap, toArray } from 'rxjs';
@@ -16,10 +21,21 @@ import { CreditsExhaustedError, LiveSessionError } from '../../src/core/errors.j
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { activeResources, leftovers, mapLimit, randomInt, seededRandom } from './helpers.js';
 import { SEED } from '../setup/seed.js';
+import { cpuLoadDuringFile } from '../setup/cpu-load.js';
 
 const SESSIONS = Number(process.env['RXVOICE_SOAK_SESSIONS'] ?? 300);
 const PARALLEL = 20;
-const SESSION_DEADLINE_MS = 20_000;
+/** A session still running after this long hangs (generous: the file runs under CPU load). */
+const SESSION_DEADLINE_MS = 60_000;
+const SOAK_SEEDS = Number(process.env['RXVOICE_SOAK_SEEDS'] ?? 3);
+
+const load = cpuLoadDuringFile();
+
+/** The run's seed, then `count - 1` seeds drawn from it. */
+function soakSeeds(seed: number, count: number): number[] {
+  const random = seededRandom(seed);
+  return [seed, ...Array.from({ length: count - 1 }, () => Math.floor(random() * 0x7fffffff))];
+}
 
 const WORDS = ['amber', 'river', 'stone', 'quiet', 'lantern', 'meadow', 'copper', 'violet', 'harbor', 'willow', 'ember'];
 
@@ -256,10 +272,12 @@ function violations(outcome: Outcome): string[] {
   return problems;
 }
 
-describe('fault soak: live sessions with random faults', () => {
+describe.each(soakSeeds(SEED, SOAK_SEEDS))('fault soak under CPU load: live sessions with random faults (seed %i)', (seed) => {
   let emu: Emulator;
-  const random = seededRandom(SEED);
-  const plans = Array.from({ length: SESSIONS }, (_, i) => planSession(i, random));
+  const random = seededRandom(seed);
+  // the run's own seed soaks SESSIONS sessions, the seeds drawn from it a third as many each
+  const sessions = seed === SEED ? SESSIONS : Math.ceil(SESSIONS / 3);
+  const plans = Array.from({ length: sessions }, (_, i) => planSession(i, random));
 
   beforeAll(async () => {
     emu = await startEmulator({
@@ -274,7 +292,9 @@ describe('fault soak: live sessions with random faults', () => {
     await emu?.close();
   });
 
-  it(`${SESSIONS} sessions (seed ${SEED}, replay with RXVOICE_SEED=${SEED}): every sentence exactly once, in order, nothing left behind`, async () => {
+  it(`${sessions} sessions (seed ${seed}, replay with RXVOICE_SEED=${seed}): every sentence exactly once, in order, nothing left behind`, async () => {
+    // the load really runs (one busy loop per core, unless RXVOICE_CPU_LOAD says otherwise)
+    expect(load.running()).toBe(load.requested);
     // Warm up once (module loading, first-socket costs) before taking the baseline.
     await runSession(emu, { ...plans[0]!, faults: {} });
     await new Promise<void>((resolve) => setTimeout(resolve, 50));
@@ -299,16 +319,16 @@ describe('fault soak: live sessions with random faults', () => {
       delivered: outcomes.reduce((n, o) => n + o.events.filter((e) => e.type === 'segmentDone').length, 0),
       upgrades: emu.requests.filter((r) => r.method === 'UPGRADE').length,
     };
-    console.info(`[soak] ${JSON.stringify(stats)}`);
+    console.info(`[soak] seed ${seed}, ${load.running()} busy loops: ${JSON.stringify(stats)}`);
     // The faults really happened.
-    expect(stats.reconnects).toBeGreaterThan(10);
-    expect(stats.skips).toBeGreaterThan(10);
-    expect(stats.creditsExhausted).toBeGreaterThan(5);
+    expect(stats.reconnects).toBeGreaterThan(sessions / 30);
+    expect(stats.skips).toBeGreaterThan(sessions / 30);
+    expect(stats.creditsExhausted).toBeGreaterThan(sessions / 60);
 
     // Nothing left behind: every client socket and timer is gone (the emulator's
     // server sockets close with their peers).
     expect(await leftovers(baseline)).toEqual({});
-  }, 90_000);
+  }, 240_000);
 });
 
 describe('soak regressions', () => {

@@ -21,16 +21,20 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** A running redis-server: its address and how to stop it. */
+/** A running redis-server: its address, its process id (to stop it with SIGSTOP, say) and how to stop it. */
 export interface RedisServer {
   url: string;
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
-/** Starts `redis-server` (path `binary`) on a free port, working in `dir`; resolves once it answers. */
-export async function startRedis(binary: string, dir: string): Promise<RedisServer> {
-  const port = await freePort();
+/**
+ * Starts `redis-server` (path `binary`) on a free port (or `port`: a restart on the same
+ * address), working in `dir`; resolves once it answers.
+ */
+export async function startRedis(binary: string, dir: string, port?: number): Promise<RedisServer> {
+  port ??= await freePort();
   const url = `redis://127.0.0.1:${port}`;
   const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -49,6 +53,7 @@ export async function startRedis(binary: string, dir: string): Promise<RedisServ
   return {
     url,
     port,
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

@@ -27,6 +27,8 @@ export async function batchCommand(argv: string[], context: CommandContext): Pro
     journal: { type: 'string' },
     unconfirmed: { type: 'string' },
     'trust-outputs': { type: 'boolean' },
+    repair: { type: 'boolean' },
+    'allow-repay': { type: 'boolean' },
     'skip-invalid': { type: 'boolean' },
     queue: { type: 'string' },
     'queue-name': { type: 'string' },
@@ -63,6 +65,8 @@ export async function batchCommand(argv: string[], context: CommandContext): Pro
       ...(retries !== undefined ? { retries } : {}),
       ...(unconfirmed !== undefined ? { unconfirmed } : {}),
       ...(values['trust-outputs'] === true ? { trustOutputs: true } : {}),
+      ...(values.repair === true ? { repair: true } : {}),
+      ...(values['allow-repay'] === true ? { allowRepay: true } : {}),
     });
     return runWithReport(events$, io, context, values.json === true, 'batch');
   });

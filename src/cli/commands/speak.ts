@@ -15,6 +15,7 @@ import { onePositional, parseCommand, readNumber } from '../args.js';
 import { audioSeconds } from '../audio-info.js';
 import { withConnection, type CommandContext } from '../context.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
+import { isNothingToSpeak } from '../../live/nothing-to-speak.js';
 import { COMMAND_HELP } from '../help.js';
 import { writeJson, writeLine, type CliOutput } from '../io.js';
 import { startProgress } from '../progress.js';
@@ -148,6 +149,10 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
       }
       progress.succeed(`spoke ${segments} segment(s), ${audioTotal.toFixed(2)} s of audio${path ? ` to ${path}` : ''}${timingText(timing)}`);
       return ExitCode.ok;
+    } catch (error) {
+      // `-` with nothing on standard input: a usage error (exit 2), no file, no session
+      if (textArg === '-' && isNothingToSpeak(error)) throw new UsageError('nothing to speak: standard input was empty (or only whitespace)', 'speak');
+      throw error;
     } finally {
       progress.stop();
     }

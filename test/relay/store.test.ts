@@ -11,12 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { attachLiveRelay, memoryRelayStore, redisRelayStore, type LiveRelay, type LiveRelayOptions, type RelayStore } from '../src/relay/index.js';
-import { freePort, startRedis, type RedisServer } from './setup/redis.js';
-import { requireTool } from './setup/tools.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { attachLiveRelay, memoryRelayStore, redisRelayStore, type LiveRelay, type LiveRelayOptions, type RelayStore } from '../../src/relay/index.js';
+import { freePort, startRedis, type RedisServer } from '../setup/redis.js';
+import { requireTool } from '../setup/tools.js';
 
-const REDIS = requireTool('redis-server', 'the relay Redis store (test/relay-store.test.ts)');
+const REDIS = requireTool('redis-server', 'the relay Redis store (test/relay/store.test.ts)');
 const START = JSON.stringify({ type: 'session.start', voice_id: 1, output_format: 'wav' });
 
 let dir: string;
@@ -87,6 +87,7 @@ async function site(options: Partial<LiveRelayOptions>): Promise<Site> {
   const relay = attachLiveRelay(server, {
     path: '/speech',
     apiKey: emulator.apiKey,
+    warn: () => undefined,
     baseUrl: emulator.baseUrl,
     authorize: (request) => `user:${String(request.headers['x-user'])}`,
     ...options,

@@ -2,7 +2,10 @@
  * The relay's origin check with a real browser: headless Chromium sets `Origin` itself, so
  * a page of another origin cannot pretend to be the relay's own. A cross-origin page is
  * refused (4403) before `authorize` and before anything is opened upstream (sessions counted
- * at the emulator); a same-origin page is served (the control); `origins` widens it.
+ * at the emulator); a same-origin page is served (the control); `origins` widens it. DNS
+ * rebinding, with Chromium resolving an attacker's name to the relay: the page's `Origin` and
+ * `Host` both the attacker's, refused 4403 by a relay with no `publicOrigin` (control: the
+ * same page on 127.0.0.1 is served, above).
  * Needs Chromium (`chromium` on PATH or CHROMIUM_PATH): fails under CI=true when absent,
  * else skipped with one line.
  */
@@ -10,11 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
-import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { attachLiveRelay, type LiveRelay, type LiveRelayOptions } from '../src/relay/index.js';
-import { requireTool } from './setup/tools.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { attachLiveRelay, type LiveRelay, type LiveRelayOptions } from '../../src/relay/index.js';
+import { requireTool } from '../setup/tools.js';
 
-const CHROMIUM = requireTool('chromium', 'the relay origin check in headless Chromium (test/relay-browser.test.ts)');
+/** The attacker's name, which Chromium resolves to 127.0.0.1 (as a rebinding DNS server would). */
+const REBIND = 'rebind.attacker.example';
+const CHROMIUM = requireTool('chromium', 'the relay origin check in headless Chromium (test/relay/browser.test.ts)');
 
 /** An http server on port 0 serving an empty page at `/` (and a relay when given options). */
 async function site(relayOptions?: LiveRelayOptions): Promise<{ origin: string; relay: LiveRelay | undefined; close(): Promise<void> }> {
@@ -64,7 +69,7 @@ describe.skipIf(!CHROMIUM)('the relay in headless Chromium: origins', { timeout:
     browser = await chromium.launch({
       executablePath: CHROMIUM!,
       timeout: 20_000,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--host-resolver-rules=MAP ${REBIND} 127.0.0.1`],
     });
   });
 
@@ -136,6 +141,23 @@ describe.skipIf(!CHROMIUM)('the relay in headless Chromium: origins', { timeout:
       } finally {
         await widened.close();
       }
+    }
+  });
+
+  it('DNS rebinding: a page at the attacker\'s name, resolved to the relay, is refused 4403 before authorize and upstream', async () => {
+    const port = new URL(relaySite.origin).port;
+    const before = upgrades();
+    const asked = authorized.length;
+    const run = await speakFrom(`http://${REBIND}:${port}`, `ws://${REBIND}:${port}/speech`);
+    expect(run).toEqual({ frames: [], code: 4403, reason: `host not allowed: ${REBIND}:${port} (without publicOrigin or origins only localhost is served)` });
+    expect(upgrades()).toBe(before);
+    expect(authorized.length).toBe(asked);
+    // control: the page did load from the attacker's name (the resolver rule works), so only the relay refused it
+    const page = await browser.newPage();
+    try {
+      expect((await page.goto(`http://${REBIND}:${port}/`))?.status()).toBe(200);
+    } finally {
+      await page.close();
     }
   });
 });
