@@ -42,6 +42,7 @@ import { pollTask, type TaskEvent, type TaskFamilyDefinition, type TaskPendingEv
 import { TranscriptionResource, type TranscriptionRequest } from './transcription.js';
 import { TranslationResource } from './translation.js';
 import { ttsStream, type TtsStreamChunk, type TtsStreamOptions } from './tts-stream.js';
+import { withTtsStreamFallback } from './stall-fallback.js';
 import {
   translateStream,
   translateStreamEvents,
@@ -296,7 +297,9 @@ export class RxVoiceClient {
    * service's default is mp3). Bad options throw a `ValidationError` at once. See `speak`
    * in `src/live/session.ts` for events, errors, barge-in and `reconnect`. With `cache` (a
    * `speechCache` of `rxvoice/cache`), sentences said before are replayed from it and the
-   * session opens only for the others (see `docs/cache.md`).
+   * session opens only for the others (see `docs/cache.md`). With
+   * `stall: { afterMs, fallback: 'tts-stream' }`, a stalled session's sentences are spoken
+   * over `POST /tts-stream` with the same voice and settings.
    */
   speak(options: ClientSpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const { cache, ...speakOptions } = options;
@@ -307,7 +310,7 @@ export class RxVoiceClient {
 
   #speakLive(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const connection = this.#liveConnection();
-    const liveOptions = { ...options, scheduler: options.scheduler ?? this.#transport.config.scheduler };
+    const liveOptions = { ...withTtsStreamFallback(this.#transport, options), scheduler: options.scheduler ?? this.#transport.config.scheduler };
     if (this.#warmPools.size === 0) return speakLive(connection, liveOptions);
     // Bad options throw here, as speak would throw them.
     const plan = sessionPlan(connection, liveOptions);

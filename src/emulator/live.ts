@@ -488,6 +488,7 @@ class LiveSession {
   }
 
   private async sendReady(): Promise<void> {
+    let first = true;
     while (this.isLive()) {
       const segment = this.segments[this.nextToSend];
       if (this.creditsFailedAt !== undefined && this.nextToSend >= this.creditsFailedAt) {
@@ -498,9 +499,14 @@ class LiveSession {
         return;
       }
       if (!segment || (segment.state !== 'ready' && segment.state !== 'skipped')) return;
-      // One segment per turn of the event loop: other sessions and HTTP requests run in between.
-      await nextTurn();
-      if (!this.isLive()) return;
+      // One segment per turn of the event loop: other sessions and HTTP requests run in
+      // between. The first ready segment goes out at once: waiting a turn before it put
+      // every session's answer behind the rest of the loop's I/O (the queue of issue 33).
+      if (!first) {
+        await nextTurn();
+        if (!this.isLive()) return;
+      }
+      first = false;
       if (segment.state === 'skipped') {
         if (!this.sendJson({ type: 'segment.skipped', segment_id: segment.id, text: segment.text })) return;
         this.runData?.segments.push({ segment_id: segment.id, text: segment.text, status: 'skipped' });

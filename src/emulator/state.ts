@@ -148,126 +148,21 @@ function createLedger(options: ResolvedEmulatorOptions): CreditLedger {
   };
 }
 
-/** Build the state of one emulator instance. */
-export function createEmulatorState(options: ResolvedEmulatorOptions, synthesizer: Synthesizer): EmulatorState {
-  const credits = createLedger(options);
-  const voices = new Map<number, Voice>(LIBRARY_VOICES.map((v) => [v.id, { ...v }]));
-  const runs = new Map<number, RunRecord>();
-  const tasks = new Map<string, TaskRecord>();
-  const files = new Map<string, TemporaryFile>();
-  const requests: RequestLogEntry[] = [];
+/** Teardowns run when the emulator closes, and waits that end early then. */
+function createLifecycle() {
   const teardowns = new Set<() => void>();
-  // Injected HTTP errors still to serve, keyed by the fault object itself, so that a
-  // test replacing `options.faults.httpErrors` starts a fresh count.
-  const httpErrorsLeft = new WeakMap<object, number>();
-  let nextRunId = 1;
-  let nextCustomVoiceId = FIRST_CUSTOM_VOICE_ID;
   let closing = false;
-  const synth = Promise.resolve(synthesizer);
-
-  // Expired files are kept a while (answering 403 rather than 404), then forgotten, so
-  // a long-running emulator does not grow without bound.
-  let lastSweep = Date.now();
-  const sweepFiles = (): void => {
-    const now = Date.now();
-    const grace = Math.max(options.urlTtlMs, 60_000);
-    if (now - lastSweep < 1_000) return;
-    lastSweep = now;
-    for (const [token, file] of files) if (now - file.expiresAt > grace) files.delete(token);
-  };
-
-  const faultsFor = (apiKey: string): Faults => ({ ...options.faults, ...(options.faultsByKey[apiKey] ?? {}) });
-
-  const createRun = (kind: RunKind, apiKey: string, data: unknown): RunRecord => {
-    const run: RunRecord = { run_id: nextRunId++, kind, apiKey, data };
-    runs.set(run.run_id, run);
-    return run;
-  };
-
   const onClose = (teardown: () => void): (() => void) => {
     teardowns.add(teardown);
     return () => {
       teardowns.delete(teardown);
     };
   };
-
-  const state: EmulatorState = {
-    options,
-    credits,
-    requests,
-    tasks,
-    runs,
-    files,
-    voices,
-    get closing() {
-      return closing;
-    },
-    faultsFor,
-    voice: (id) => voices.get(id),
-    createRun,
-    synthesizer() {
-      return synth;
-    },
+  return {
+    isClosing: (): boolean => closing,
     onClose,
-    isAcceptedKey(apiKey): apiKey is string {
-      return typeof apiKey === 'string' && apiKey.length > 0 && options.apiKeys.includes(apiKey);
-    },
-    createTask(kind, apiKey, data) {
-      const faults = faultsFor(apiKey);
-      const forced = faults.taskOutcome?.[kind] ?? faults.taskOutcome?.['*'];
-      let outcome: TaskOutcome;
-      let message: string | undefined;
-      if (forced) {
-        outcome = forced;
-        if (forced === 'ERROR') message = `emulated failure of the ${kind} task (fault injection)`;
-      } else if (!credits.charge(apiKey, options.prices.task)) {
-        outcome = 'PAYMENT_REQUIRED';
-      } else {
-        outcome = 'SUCCESS';
-      }
-      const task: TaskRecord = { task_id: randomId(), kind, apiKey, createdAt: Date.now(), outcome, data };
-      if (message !== undefined) task.message = message;
-      if (typeof options.taskDurationMs !== 'number') task.durationMs = drawLatencyMs(options.taskDurationMs);
-      tasks.set(task.task_id, task);
-      return task;
-    },
-    taskStatus(task) {
-      const durationMs = task.durationMs ?? (typeof options.taskDurationMs === 'number' ? options.taskDurationMs : 0);
-      if (Date.now() - task.createdAt < durationMs) return { status: 'PENDING', run_id: null };
-      if (task.outcome === 'SUCCESS') {
-        task.run ??= createRun(task.kind, task.apiKey, task.data);
-        return { status: 'SUCCESS', run_id: task.run.run_id };
-      }
-      if (task.outcome === 'ERROR') return { status: 'ERROR', run_id: null, message: task.message ?? 'task failed' };
-      return { status: task.outcome, run_id: null };
-    },
-    addCustomVoice(fields) {
-      const voice: Voice = { id: nextCustomVoiceId++, is_published: false, ...fields };
-      voices.set(voice.id, voice);
-      return voice;
-    },
-    addFile(ext, contentType, produce) {
-      sweepFiles();
-      const token = randomId(18);
-      let cached: Promise<Uint8Array> | undefined;
-      files.set(token, {
-        token,
-        contentType,
-        expiresAt: Date.now() + options.urlTtlMs,
-        produce: () => (cached ??= produce()),
-      });
-      return `${token}.${ext}`;
-    },
-    takeHttpError(apiKey) {
-      const own = options.faultsByKey[apiKey]?.httpErrors;
-      const fault = own ?? options.faults.httpErrors;
-      if (!fault) return undefined;
-      const left = httpErrorsLeft.get(fault) ?? fault.count;
-      if (left <= 0) return undefined;
-      httpErrorsLeft.set(fault, left - 1);
-      return fault;
-    },
-    delay(ms) {
+    /** Resolves after `ms`, or at once when the emulator closes meanwhile. */
+    delay(ms: number): Promise<void> {
       if (ms <= 0 || closing) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const done = (): void => {
@@ -279,7 +174,7 @@ export function createEmulatorState(options: ResolvedEmulatorOptions, synthesize
         const unregister = onClose(done);
       });
     },
-    shutdown() {
+    shutdown(): void {
       closing = true;
       for (const teardown of [...teardowns]) {
         try {
@@ -291,5 +186,147 @@ export function createEmulatorState(options: ResolvedEmulatorOptions, synthesize
       teardowns.clear();
     },
   };
-  return state;
+}
+
+/** Runs, numbered from 1. */
+function createRunStore() {
+  const runs = new Map<number, RunRecord>();
+  let nextRunId = 1;
+  const createRun = (kind: RunKind, apiKey: string, data: unknown): RunRecord => {
+    const run: RunRecord = { run_id: nextRunId++, kind, apiKey, data };
+    runs.set(run.run_id, run);
+    return run;
+  };
+  return { runs, createRun };
+}
+
+/**
+ * Temporary files behind signed URLs. Expired files are kept a while (answering 403
+ * rather than 404), then forgotten, so a long-running emulator does not grow without bound.
+ */
+function createFileStore(options: ResolvedEmulatorOptions) {
+  const files = new Map<string, TemporaryFile>();
+  let lastSweep = Date.now();
+  const sweepFiles = (): void => {
+    const now = Date.now();
+    const grace = Math.max(options.urlTtlMs, 60_000);
+    if (now - lastSweep < 1_000) return;
+    lastSweep = now;
+    for (const [token, file] of files) if (now - file.expiresAt > grace) files.delete(token);
+  };
+  const addFile: EmulatorState['addFile'] = (ext, contentType, produce) => {
+    sweepFiles();
+    const token = randomId(18);
+    let cached: Promise<Uint8Array> | undefined;
+    files.set(token, {
+      token,
+      contentType,
+      expiresAt: Date.now() + options.urlTtlMs,
+      produce: () => (cached ??= produce()),
+    });
+    return `${token}.${ext}`;
+  };
+  return { files, addFile };
+}
+
+/** Tasks: created with their outcome decided (faults, then credits), answered by age. */
+function createTaskStore(
+  options: ResolvedEmulatorOptions,
+  credits: CreditLedger,
+  faultsFor: (apiKey: string) => Faults,
+  createRun: (kind: RunKind, apiKey: string, data: unknown) => RunRecord,
+) {
+  const tasks = new Map<string, TaskRecord>();
+  const createTask: EmulatorState['createTask'] = (kind, apiKey, data) => {
+    const faults = faultsFor(apiKey);
+    const forced = faults.taskOutcome?.[kind] ?? faults.taskOutcome?.['*'];
+    let outcome: TaskOutcome;
+    let message: string | undefined;
+    if (forced) {
+      outcome = forced;
+      if (forced === 'ERROR') message = `emulated failure of the ${kind} task (fault injection)`;
+    } else if (!credits.charge(apiKey, options.prices.task)) {
+      outcome = 'PAYMENT_REQUIRED';
+    } else {
+      outcome = 'SUCCESS';
+    }
+    const task: TaskRecord = { task_id: randomId(), kind, apiKey, createdAt: Date.now(), outcome, data };
+    if (message !== undefined) task.message = message;
+    if (typeof options.taskDurationMs !== 'number') task.durationMs = drawLatencyMs(options.taskDurationMs);
+    tasks.set(task.task_id, task);
+    return task;
+  };
+  const taskStatus: EmulatorState['taskStatus'] = (task) => {
+    const durationMs = task.durationMs ?? (typeof options.taskDurationMs === 'number' ? options.taskDurationMs : 0);
+    if (Date.now() - task.createdAt < durationMs) return { status: 'PENDING', run_id: null };
+    if (task.outcome === 'SUCCESS') {
+      task.run ??= createRun(task.kind, task.apiKey, task.data);
+      return { status: 'SUCCESS', run_id: task.run.run_id };
+    }
+    if (task.outcome === 'ERROR') return { status: 'ERROR', run_id: null, message: task.message ?? 'task failed' };
+    return { status: task.outcome, run_id: null };
+  };
+  return { tasks, createTask, taskStatus };
+}
+
+/**
+ * Injected HTTP errors still to serve, keyed by the fault object itself, so that a test
+ * replacing `options.faults.httpErrors` starts a fresh count.
+ */
+function createHttpErrorFaults(options: ResolvedEmulatorOptions): EmulatorState['takeHttpError'] {
+  const httpErrorsLeft = new WeakMap<object, number>();
+  return (apiKey) => {
+    const own = options.faultsByKey[apiKey]?.httpErrors;
+    const fault = own ?? options.faults.httpErrors;
+    if (!fault) return undefined;
+    const left = httpErrorsLeft.get(fault) ?? fault.count;
+    if (left <= 0) return undefined;
+    httpErrorsLeft.set(fault, left - 1);
+    return fault;
+  };
+}
+
+/** Build the state of one emulator instance from its stores (each a named step above). */
+export function createEmulatorState(options: ResolvedEmulatorOptions, synthesizer: Synthesizer): EmulatorState {
+  const credits = createLedger(options);
+  const voices = new Map<number, Voice>(LIBRARY_VOICES.map((v) => [v.id, { ...v }]));
+  let nextCustomVoiceId = FIRST_CUSTOM_VOICE_ID;
+  const synth = Promise.resolve(synthesizer);
+  const faultsFor = (apiKey: string): Faults => ({ ...options.faults, ...(options.faultsByKey[apiKey] ?? {}) });
+  const lifecycle = createLifecycle();
+  const { runs, createRun } = createRunStore();
+  const { files, addFile } = createFileStore(options);
+  const { tasks, createTask, taskStatus } = createTaskStore(options, credits, faultsFor, createRun);
+
+  return {
+    options,
+    credits,
+    requests: [],
+    tasks,
+    runs,
+    files,
+    voices,
+    get closing() {
+      return lifecycle.isClosing();
+    },
+    faultsFor,
+    voice: (id) => voices.get(id),
+    createRun,
+    synthesizer: () => synth,
+    onClose: lifecycle.onClose,
+    isAcceptedKey(apiKey): apiKey is string {
+      return typeof apiKey === 'string' && apiKey.length > 0 && options.apiKeys.includes(apiKey);
+    },
+    createTask,
+    taskStatus,
+    addCustomVoice(fields) {
+      const voice: Voice = { id: nextCustomVoiceId++, is_published: false, ...fields };
+      voices.set(voice.id, voice);
+      return voice;
+    },
+    addFile,
+    takeHttpError: createHttpErrorFaults(options),
+    delay: lifecycle.delay,
+    shutdown: lifecycle.shutdown,
+  };
 }

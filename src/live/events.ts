@@ -73,6 +73,20 @@ export interface ReconnectedEvent {
   run_id: number;
   resent: string;
 }
+/**
+ * The live session stalled (`stall` option): this sentence had not started `afterMs` after it
+ * was sent (or after the previous segment ended), so it is spoken over `POST /tts-stream`
+ * instead; its `segmentStart`, `audio` and `segmentDone` follow, as for a live segment. Once a
+ * session falls back, every later sentence does too (the live socket is closed).
+ */
+export interface SegmentFallbackEvent {
+  type: 'segmentFallback';
+  segment_id: number;
+  text: string;
+  /** Why: the live session made no progress for `afterMs`. */
+  reason: 'stall';
+  afterMs: number;
+}
 /** All work is finished (`session.done`); the output completes after the clean close. */
 export interface DoneEvent {
   type: 'done';
@@ -87,6 +101,7 @@ export type LiveSpeechEvent =
   | SegmentSkippedEvent
   | SegmentMismatchEvent
   | ReconnectedEvent
+  | SegmentFallbackEvent
   | DoneEvent;
 
 /** One spoken segment with its audio concatenated (from `concatSegments()`). */

@@ -28,6 +28,8 @@ export {
   type SpeakOptions,
   type LiveConnection,
   type ReconnectOptions,
+  type StallOptions,
+  type FallbackSpeech,
   type WebSocketLike as LiveWebSocketLike,
   type WebSocketConstructorLike,
 } from './options.js';
@@ -40,9 +42,11 @@ export type {
   SegmentSkippedEvent,
   SegmentMismatchEvent,
   ReconnectedEvent,
+  SegmentFallbackEvent,
   DoneEvent,
   SpokenSegment,
 } from './events.js';
+export { heardText, HeardTracker, HeardReportSchema, HeardMethodSchema, type HeardReport, type HeardMethod, type HeardInput } from './heard.js';
 export { WarmSessionPool, WARM_POOL_DEFAULTS, type WarmPoolOptions } from './warm.js';
 export type { SpeechMetrics, SpeechMetricsObserver, SegmentMetrics, SessionMetrics } from './metrics.js';
 export {

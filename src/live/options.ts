@@ -19,6 +19,9 @@ import { LIVE_TTS_PATH } from '../core/routes.js';
 import type { ValidationIssue } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
 import type { SpeechMetricsObserver } from './metrics.js';
+import type { FallbackSpeech } from './stall-fallback.js';
+
+export type { FallbackSpeech } from './stall-fallback.js';
 import { SessionConfigSchema, type ClientFrame, type SessionConfig, type SessionConfigInput } from './protocol.js';
 
 // ---------------------------------------------------------------------------
@@ -99,6 +102,22 @@ export interface ReconnectOptions {
   random?: () => number;
 }
 
+/** What to do when the live session stalls (see {@link SpeakOptions}'s `stall`). */
+export interface StallOptions {
+  /**
+   * A sentence whose audio has not started this many ms after it was sent (or after the
+   * previous segment ended) is a stall. At most `responseTimeoutMs`.
+   */
+  afterMs: number;
+  /**
+   * `'tts-stream'`: speak that sentence and every later one over `POST /tts-stream` (one call
+   * per sentence, same voice and settings, in order), and close the live session: a
+   * `segmentFallback` event names each such sentence. `'error'`: end with a `'timeout'` error
+   * after `afterMs` (what `responseTimeoutMs` does, sooner).
+   */
+  fallback: 'tts-stream' | 'error';
+}
+
 /**
  * Options of a live session: the `session.start` configuration plus client options.
  *
@@ -147,6 +166,19 @@ export type SpeakOptions = SessionConfigInput & {
    */
   closeGraceMs?: number | undefined;
   /**
+   * A stall is not silence: a session that accepted the text and sends no audio for
+   * `stall.afterMs` falls back to `POST /tts-stream` (`fallback: 'tts-stream'`; needs
+   * `fallbackSpeech`, which `client.speak` gives) or errors (`'error'`). Default: none (a
+   * silent service errors after `responseTimeoutMs`). A segment already started stays live.
+   */
+  stall?: StallOptions | undefined;
+  /**
+   * How a sentence is spoken when the session falls back: its audio bytes in the session's
+   * `output_format`. `client.speak` wires `POST /tts-stream` with the session's voice and
+   * settings; give your own with `speak` from `rxvoice/live`.
+   */
+  fallbackSpeech?: FallbackSpeech | undefined;
+  /**
    * Receives the session's timing metrics as data (`SpeechMetrics`): one
    * `segment` report per delivered or skipped segment, one `session` report when the
    * session ends (complete, error or unsubscribe), then `complete`. Off by default.
@@ -188,6 +220,13 @@ const ClientOptionsSchema = z.object({
   boundaryHoldMs: z._default(milliseconds().check(z.maximum(60_000, { error: 'must be at most 60000 ms' })), 250),
   responseTimeoutMs: z._default(positiveMilliseconds(), DEFAULT_RESPONSE_TIMEOUT_MS),
   closeGraceMs: z._default(milliseconds(), DEFAULT_CLOSE_GRACE_MS),
+  stall: z.optional(
+    z.object({
+      afterMs: positiveMilliseconds(),
+      fallback: z.enum(['tts-stream', 'error'], { error: "must be 'tts-stream' or 'error'" }),
+    }),
+  ),
+  fallbackSpeech: z.optional(func<FallbackSpeech>()),
 });
 
 // ---------------------------------------------------------------------------
@@ -236,18 +275,21 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined, exact = false):
  * @internal
  */
 export function resolveSpeak(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
-  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, ...configInput } = options;
+  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, stall, fallbackSpeech, ...configInput } = options;
   const issues: ValidationIssue[] = [];
   const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
   if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
-  const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs };
+  const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, stall, fallbackSpeech };
   const client = ClientOptionsSchema.safeParse(clientInput);
   if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
+  if (client.success && client.data.stall?.fallback === 'tts-stream' && client.data.fallbackSpeech === undefined) {
+    issues.push({ loc: ['options', 'fallbackSpeech'], msg: "is needed for stall.fallback 'tts-stream' (client.speak gives it)", type: 'missing' });
+  }
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
   const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
   const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey, connection.exactUrl);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
-  if (!config.success || !client.success || url === undefined) {
+  if (!config.success || !client.success || url === undefined || issues.length > 0) {
     throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
   }
   return {

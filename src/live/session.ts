@@ -26,6 +26,7 @@ import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
 import { SpeechMetricsRecorder } from './metrics.js';
+import { StallFallback } from './stall-fallback.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
 import { CloseCodes, MAX_AUDIO_FRAME_BYTES, ServerFrameSchema, type ClientFrame, type ServerFrame } from './protocol.js';
 
@@ -162,9 +163,10 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
  * - `ready`: the session is ready, text flows;
  * - `done`: `session.done` arrived, waiting for the close;
  * - `backoff`: a connection was lost, waiting to reconnect;
+ * - `fallback`: the session stalled; the socket is closed and the text is spoken another way;
  * - `finished`: the output completed or errored, or the subscriber unsubscribed.
  */
-type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'finished';
+type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'fallback' | 'finished';
 
 /** One WebSocket of a session, and what the server said on it. */
 interface Connection {
@@ -217,6 +219,8 @@ class LiveSession {
    */
   readonly #apiKey: string;
   private readonly metrics: SpeechMetricsRecorder | undefined;
+  /** The second way to speak, once the session stalled (`stall: { fallback: 'tts-stream' }`). */
+  private fallback: StallFallback | undefined;
 
   constructor(
     private readonly options: ResolvedSpeak,
@@ -247,6 +251,7 @@ class LiveSession {
         // nothing to speak: the same local ValidationError as other bad input, nothing paid
         if (!this.hasText) return this.finish(nothingToSpeakError());
         if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
+        if (this.phase === 'fallback') this.fallback?.end();
       },
     });
     if (this.phase !== 'finished') this.open();
@@ -261,6 +266,7 @@ class LiveSession {
     this.reconnectTimer?.unsubscribe();
     this.holdTimer?.unsubscribe();
     this.stopResponseWatch();
+    this.fallback?.stop();
     if (this.connection) this.closeSocket(this.connection, CloseCodes.normal);
   }
 
@@ -369,6 +375,7 @@ class LiveSession {
   /** A piece of text to send: recorded in the ledger, sent when ready, else kept. */
   private sendText(text: string): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
+    if (this.phase === 'fallback') return this.fallback?.push(text);
     this.ledger.push(text);
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
@@ -545,7 +552,7 @@ class LiveSession {
   private watchResponse(connection: Connection): void {
     if (this.responseWatch !== undefined || !this.waitsForSpeech(connection)) return;
     connection.lastFrameAt = this.options.scheduler.now();
-    const every = this.options.responseTimeoutMs / 3;
+    const every = Math.min(this.options.responseTimeoutMs, this.options.stall?.afterMs ?? Infinity) / 3;
     this.responseWatch = timer(every, every, this.options.scheduler).subscribe(() => this.checkResponse(connection));
   }
 
@@ -583,7 +590,11 @@ class LiveSession {
   private checkResponse(connection: Connection): void {
     if (!this.waitsForSpeech(connection)) return this.stopResponseWatch();
     const ms = this.options.responseTimeoutMs;
-    if (this.options.scheduler.now() - connection.lastFrameAt < ms) {
+    const silent = this.options.scheduler.now() - connection.lastFrameAt;
+    const stall = this.options.stall;
+    // a stall: nothing started for afterMs (a segment already started stays live: responseTimeoutMs)
+    if (stall !== undefined && connection.inProgress === undefined && silent >= stall.afterMs) return this.onStall(connection, stall.afterMs);
+    if (silent < ms) {
       // a ping keeps intermediaries open and makes a dead TCP peer fail sooner
       try {
         (connection.socket as { ping?: () => void }).ping?.();
@@ -597,6 +608,42 @@ class LiveSession {
     // a silent peer is not trusted to answer the close frame either
     (connection.socket as { terminate?: () => void }).terminate?.();
     this.retryOrFail(this.error('timeout', `The service sent nothing for ${ms} ms while text waited to be spoken (responseTimeoutMs)`));
+  }
+
+  /**
+   * No segment started for `stall.afterMs` while text waited: with `'error'`, a timeout; with
+   * `'tts-stream'`, the socket is closed (nothing more is sent live, so nothing is paid twice)
+   * and the text not begun, and all text after it, is spoken through `fallbackSpeech`.
+   */
+  private onStall(connection: Connection, afterMs: number): void {
+    this.stopResponseWatch();
+    this.closeSocket(connection, CloseCodes.normal);
+    (connection.socket as { terminate?: () => void }).terminate?.();
+    const speech = this.options.fallbackSpeech;
+    if (this.options.stall?.fallback !== 'tts-stream' || speech === undefined) {
+      return this.retryOrFail(this.error('timeout', `No audio started within ${afterMs} ms while text waited to be spoken (stall.afterMs)`));
+    }
+    this.phase = 'fallback';
+    const language = this.options.config.language;
+    this.fallback = new StallFallback(speech, this.maxConsumerId + 1, afterMs, typeof language === 'string' ? language : undefined, {
+      emit: (event) => this.emit(event),
+      done: () => {
+        this.emit({ type: 'done' });
+        this.finish();
+      },
+      failed: (cause, unspoken) =>
+        this.finish(
+          liveSessionError('connection', `The live session stalled and its fallback failed: ${cause instanceof Error ? this.scrub(cause.message) : 'unknown error'}`, {
+            cause,
+            unspoken: unspoken + (this.gate?.held() ?? ''),
+          }),
+        ),
+    });
+    // everything sent live and not begun (no segment is in progress), then what comes
+    const unspoken = this.ledger.unspoken();
+    this.ledger.abortInProgress();
+    if (unspoken !== '') this.fallback.push(unspoken);
+    if (this.textComplete) this.fallback.end();
   }
 
   private onReadyTimeout(connection: Connection): void {
@@ -661,7 +708,8 @@ class LiveSession {
     options: { closeCode?: number; reason?: string | undefined; cause?: unknown; retryable?: boolean } = {},
   ): LiveSessionError {
     // text held by the boundary gate was never sent: it is unspoken too
-    return liveSessionError(code, message, { ...options, unspoken: this.ledger.unspoken() + (this.gate?.held() ?? '') });
+    const unspoken = this.fallback ? this.fallback.unspoken() : this.ledger.unspoken();
+    return liveSessionError(code, message, { ...options, unspoken: unspoken + (this.gate?.held() ?? '') });
   }
 
   private scrub(text: string): string {

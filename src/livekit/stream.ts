@@ -22,6 +22,7 @@
 import { USERDATA_TTS_STARTED_TIME, shortuuid, tts } from '@livekit/agents';
 import { Observable, ReplaySubject, Subject, concatMap, defer, finalize, tap, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
 import type { SessionMetrics } from '../live/metrics.js';
+import { HeardTracker, type HeardReport } from '../live/heard.js';
 import { concatSegments } from '../operators/concatSegments.js';
 import { resubmitSkipped } from '../operators/resubmitSkipped.js';
 import { toLiveKitError } from './errors.js';
@@ -63,6 +64,8 @@ export class SynthesizeStream extends Base {
   #offset = 0;
   /** Whether the text spoken so far ends in whitespace (else a space goes before the next sentence's words). */
   #endsInSpace = true;
+  /** The sentences handed out, on the stream's audio timeline, for `heard()`. */
+  readonly #heard = new HeardTracker();
 
   constructor(owner: Owner, settings: StreamSettings, connOptions?: APIConnectOptions) {
     super(owner, connOptions);
@@ -170,6 +173,8 @@ export class SynthesizeStream extends Base {
           const audio = segmentAudio(segment, sampleRate, frameSamples, this.#offset, this.#endsInSpace ? '' : ' ');
           this.#offset += audio.seconds;
           audioSeconds += audio.seconds;
+          this.#heard.push(segment);
+          this.#heard.setDuration(segment.segment_id, audio.seconds);
           if (segment.text !== '') this.#endsInSpace = /\s$/u.test(segment.text);
           return audio.frames.map((frame, i): SynthesizedAudio => {
             if (startedAt !== undefined) frame.userdata[USERDATA_TTS_STARTED_TIME] = startedAt;
@@ -197,6 +202,16 @@ export class SynthesizeStream extends Base {
         }),
       );
     });
+  }
+
+  /**
+   * What the listener heard of this stream after `playbackPosition` seconds of its audio
+   * played: LiveKit tells a TTS plugin nothing of playout, but its audio output does
+   * (`playbackFinished` with `playbackPosition` and `interrupted`); hand that position here,
+   * or to `TTS.heard` (the latest stream of the TTS).
+   */
+  heard(playbackPosition: number): HeardReport {
+    return this.#heard.report(playbackPosition);
   }
 
   /** A sentence the service could not synthesize, even resubmitted: a recoverable error with its text. */

@@ -6,7 +6,8 @@ import * as z from 'zod/mini';
 import { RxVoiceClient, type WarmSpeaker } from '../client/client.js';
 import { flag, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
-import type { ReconnectOptions, SpeakOptions } from '../live/options.js';
+import type { ReconnectOptions, SpeakOptions, StallOptions } from '../live/options.js';
+import { HeardTracker, type HeardReport } from '../live/heard.js';
 import type { WarmPoolOptions } from '../live/warm.js';
 import type { SessionConfigInput } from '../live/protocol.js';
 import { ChunkedStream } from './chunked.js';
@@ -44,6 +45,12 @@ export interface TTSOptions {
    * options. Default false; `prewarm()` opens one later.
    */
   warm?: boolean | WarmPoolOptions;
+  /**
+   * A stall is not silence (rxvoice's `stall`): a live session of `stream()` that sends no
+   * audio for `afterMs` speaks its sentences over `POST /tts-stream` instead
+   * (`fallback: 'tts-stream'`) or fails (`'error'`). Default: none.
+   */
+  stall?: StallOptions;
 }
 
 /** Default reconnect policy of `stream()`: 3 attempts in a row. */
@@ -86,6 +93,7 @@ export class TTS extends Base {
   readonly #ownsClient: boolean;
   readonly #warmPool: WarmPoolOptions;
   #warm: WarmSpeaker | undefined;
+  #lastStream: SynthesizeStream | undefined;
 
   constructor(options: TTSOptions) {
     const checked = checkOptions(OptionsSchema, options, 'rxvoice/livekit TTS');
@@ -101,6 +109,7 @@ export class TTS extends Base {
       ...(speaking_rate === undefined ? {} : { speaking_rate }),
       ...(reconnect === false ? {} : { reconnect }),
       ...(checked.clientBoundaries === undefined ? {} : { clientBoundaries: checked.clientBoundaries }),
+      ...(options.stall === undefined ? {} : { stall: options.stall }),
     };
     // Checks the session options now (ValidationError); nothing is opened.
     client.speak(speak);
@@ -138,7 +147,30 @@ export class TTS extends Base {
 
   /** Text in as it comes, audio out, over the live session, as LiveKit's `SynthesizeStream`. */
   stream(options?: { connOptions?: APIConnectOptions }): InstanceType<LiveKitAgents['tts']['SynthesizeStream']> {
-    return new SynthesizeStream(this, this.#settings, options?.connOptions);
+    const stream = new SynthesizeStream(this, this.#settings, options?.connOptions);
+    this.#lastStream = stream;
+    return stream;
+  }
+
+  /**
+   * What the listener heard of the latest `stream()` after `playbackPosition` seconds of its
+   * audio (see `SynthesizeStream.heard`): LiveKit reports playout on the session's audio
+   * output, not to the TTS.
+   *
+   * ## Example
+   * ```ts
+   * import { voice } from '@livekit/agents';
+   * import { TTS } from 'rxvoice/livekit';
+   *
+   * const tts = new TTS({ voice_id: 1 });
+   * const session = new voice.AgentSession({ tts });
+   * session.output.audio?.on('playbackFinished', (event: { playbackPosition: number }) => {
+   *   console.log(tts.heard(event.playbackPosition).heard);
+   * });
+   * ```
+   */
+  heard(playbackPosition: number): HeardReport {
+    return this.#lastStream?.heard(playbackPosition) ?? new HeardTracker().report(playbackPosition);
   }
 
   /**

@@ -56,4 +56,5 @@ export const AudioDeviceOptionsSchema = z.object({
   spawn: z.optional(func()),
   killGraceMs: z.optional(milliseconds()),
   scheduler: z.optional(scheduler()),
+  onHeard: z.optional(func()),
 });

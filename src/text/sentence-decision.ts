@@ -28,7 +28,7 @@
  * Word lists are per-language tables in `abbreviations.ts`; list markers in `sentence-lists.ts`.
  */
 import type { LocaleRules } from './abbreviations.js';
-import { Char, classify, isCloser, isDash, isDot, isLetter, isNewline, isSpacedCloser, isWhitespace, isWordChar } from './sentence-marks.js';
+import { Char, type CharClass, classify, isCloser, isDash, isDot, isLetter, isNewline, isSpacedCloser, isWhitespace, isWordChar } from './sentence-marks.js';
 import { BULLET, isNextMarker, markerOf, romanValue, ROMAN_ITEM, type Marker } from './sentence-lists.js';
 
 /** Characters after a candidate looked at, at most, before it is decided anyway. */
@@ -201,7 +201,8 @@ export function classOfWord(raw: string, at: WordContext, rules: LocaleRules): W
 /**
  * Decide a candidate from its look-ahead `ahead` (the text after the run): the sentence ends
  * after the run, it does not, or the look-ahead does not tell yet. `final`: no more text will
- * come (end of input, or a probe).
+ * come (end of input, or a probe). The steps: a blank line ends; a hard stop; spaced dots
+ * after a dot; then, at the first character after the gap, by the run's kind.
  */
 export function decide(c: Candidate, ahead: string, final: boolean, rules: LocaleRules): Decision {
   let i = 0;
@@ -220,80 +221,83 @@ export function decide(c: Candidate, ahead: string, final: boolean, rules: Local
   }
   // Spaced dots after this one (`word. . . .`): the last dot decides.
   if ((c.kind === 'dot' || c.kind === 'ellipsis') && gap > 0 && nl === 0 && i < ahead.length && isDot(ahead.charCodeAt(i))) {
-    const m = /^(?:[ \t\u00a0]\.)+/.exec(ahead);
-    if (m) {
-      const after = ahead.slice(m[0].length);
-      if (!final && /^[ \t\u00a0]*$/.test(after)) return 'wait';
-      const next = ahead.charCodeAt(m[0].length);
-      if (!(after.length > 0 && (isWordChar(next) || isDot(next) || next === 0x2026))) {
-        if (c.spacedDots > 0 || m[0].length < 6) return 'not-end';
-        // `compounds. . . . The`: the glued period ends, the spaced ellipsis starts the next
-        let j = m[0].length;
-        while (j < ahead.length && isCloser(ahead.charCodeAt(j))) j++;
-        let k = j;
-        while (k < ahead.length && isWhitespace(ahead.charCodeAt(k))) k++;
-        if (k >= ahead.length) return final ? 'not-end' : 'wait';
-        if (k === j) return 'not-end';
-        const cls = classify(ahead.charCodeAt(k));
-        return cls === Char.Upper || cls === Char.Caseless || cls === Char.Open ? 'end' : 'not-end';
-      }
-    }
+    const spaced = decideSpacedDots(c, ahead, final);
+    if (spaced !== undefined) return spaced;
   }
   if (i >= ahead.length) {
     if (!final) return 'wait';
     return 'end';
   }
-  const f = ahead.charCodeAt(i);
-  const cls = classify(f);
+  const cls = classify(ahead.charCodeAt(i));
   if (c.kind === 'colon') {
     if (gap === 0) return 'not-end';
     return cls === Char.Lower ? 'not-end' : 'end';
   }
-  if (c.kind === 'strong') {
-    if (c.inQuote) return 'not-end';
-    if (gap === 0 && !c.closed && isUrlish(c.word)) return 'not-end';
-    if (cls === Char.Lower) {
-      // a lower-case word goes on after a quote or a name (`"Why?" he asked`, `Yahoo! in`) and
-      // when it is a speech tag (`Stop right there! she shouted`); otherwise it starts a
-      // sentence written in lower case (`What? no way.`)
-      if (c.closed || gap === 0 || rules.exclamationWords.has(bareWord(c.word).word.toLowerCase())) return 'not-end';
-      let k = i;
-      while (k < ahead.length && isWordChar(ahead.charCodeAt(k))) k++;
-      if (k >= ahead.length && !final && k - i < LOOKBACK) return 'wait';
-      return rules.speechTags.has(ahead.slice(i, k)) ? 'not-end' : 'end';
+  if (c.kind === 'strong') return decideStrong(c, ahead, i, final, rules);
+  return decideDot(c, ahead, i, nl, final, rules);
+}
+
+/** Spaced dots after a dot (`word. . . .`, `compounds. . . . The`); undefined: not such a run. */
+function decideSpacedDots(c: Candidate, ahead: string, final: boolean): Decision | undefined {
+  const m = /^(?:[ \t\u00a0]\.)+/.exec(ahead);
+  if (m) {
+    const after = ahead.slice(m[0].length);
+    if (!final && /^[ \t\u00a0]*$/.test(after)) return 'wait';
+    const next = ahead.charCodeAt(m[0].length);
+    if (!(after.length > 0 && (isWordChar(next) || isDot(next) || next === 0x2026))) {
+      if (c.spacedDots > 0 || m[0].length < 6) return 'not-end';
+      // `compounds. . . . The`: the glued period ends, the spaced ellipsis starts the next
+      let j = m[0].length;
+      while (j < ahead.length && isCloser(ahead.charCodeAt(j))) j++;
+      let k = j;
+      while (k < ahead.length && isWhitespace(ahead.charCodeAt(k))) k++;
+      if (k >= ahead.length) return final ? 'not-end' : 'wait';
+      if (k === j) return 'not-end';
+      const cls = classify(ahead.charCodeAt(k));
+      return cls === Char.Upper || cls === Char.Caseless || cls === Char.Open ? 'end' : 'not-end';
     }
-    // glued to a capital: a name or a click letter (`Yum!Brands`, `the !Xóõ language`)
-    if (gap === 0 && !c.closed && cls === Char.Upper) return 'not-end';
-    if (cls === Char.Continue) return 'not-end';
-    if (cls === Char.Dash && gap > 0) {
-      // `бар? — деді`: a dash then a lower-case word goes on
-      let k = i + 1;
-      while (k < ahead.length && (isWhitespace(ahead.charCodeAt(k)) || isDash(ahead.charCodeAt(k)))) k++;
-      if (k >= ahead.length) return final ? 'end' : 'wait';
-      return classify(ahead.charCodeAt(k)) === Char.Lower ? 'not-end' : 'end';
-    }
-    return 'end';
   }
-  // 'dot' and 'ellipsis'
+  return undefined;
+}
+
+/** `?`, `!` and their kin: a quote, a URL, a lower-case word after them (a speech tag?), a dash. */
+function decideStrong(c: Candidate, ahead: string, i: number, final: boolean, rules: LocaleRules): Decision {
+  const gap = i;
+  const cls = classify(ahead.charCodeAt(i));
+  if (c.inQuote) return 'not-end';
+  if (gap === 0 && !c.closed && isUrlish(c.word)) return 'not-end';
+  if (cls === Char.Lower) {
+    // a lower-case word goes on after a quote or a name (`"Why?" he asked`, `Yahoo! in`) and
+    // when it is a speech tag (`Stop right there! she shouted`); otherwise it starts a
+    // sentence written in lower case (`What? no way.`)
+    if (c.closed || gap === 0 || rules.exclamationWords.has(bareWord(c.word).word.toLowerCase())) return 'not-end';
+    let k = i;
+    while (k < ahead.length && isWordChar(ahead.charCodeAt(k))) k++;
+    if (k >= ahead.length && !final && k - i < LOOKBACK) return 'wait';
+    return rules.speechTags.has(ahead.slice(i, k)) ? 'not-end' : 'end';
+  }
+  // glued to a capital: a name or a click letter (`Yum!Brands`, `the !Xóõ language`)
+  if (gap === 0 && !c.closed && cls === Char.Upper) return 'not-end';
+  if (cls === Char.Continue) return 'not-end';
+  if (cls === Char.Dash && gap > 0) {
+    // `бар? — деді`: a dash then a lower-case word goes on
+    let k = i + 1;
+    while (k < ahead.length && (isWhitespace(ahead.charCodeAt(k)) || isDash(ahead.charCodeAt(k)))) k++;
+    if (k >= ahead.length) return final ? 'end' : 'wait';
+    return classify(ahead.charCodeAt(k)) === Char.Lower ? 'not-end' : 'end';
+  }
+  return 'end';
+}
+
+/** `.` and `…`: glued text, a lower-case word, the word before the dot and the word after. */
+function decideDot(c: Candidate, ahead: string, i: number, nl: number, final: boolean, rules: LocaleRules): Decision {
+  const gap = i;
+  const f = ahead.charCodeAt(i);
+  const cls = classify(f);
   if (c.inQuote) return 'not-end';
   // `. .` goes on (an ellipsis being written); a lone spaced dot (`( 22 ) . He`, tokenized text) is a stop
   if (c.spacedDots > 1 && c.spacedDots < 4) return 'not-end';
-  if (gap === 0) {
-    // glued: `3.5`, `e.g`, `example.com` go on; `world.Next` ends
-    if (c.kind !== 'dot' || c.closed || cls !== Char.Upper) return 'not-end';
-    const w = c.word;
-    const last = w.charCodeAt(w.length - 1);
-    const lastCls = classify(last);
-    if (w.length < 2 || !(lastCls === Char.Lower || lastCls === Char.Digit) || /[./:@_\\]/.test(w)) return 'not-end';
-    // the glued word decides: `world.Next` ends, `Jane.Doe@example.com` goes on
-    let k = i;
-    while (k < ahead.length && !isWhitespace(ahead.charCodeAt(k))) k++;
-    if (k >= ahead.length && !final && k - i < LOOKBACK) return 'wait';
-    const raw = ahead.slice(i, k);
-    const next = raw.replace(/[.!?…]+$/u, '');
-    if (next.length === 1 && raw.length > 1 && isDot(raw.charCodeAt(1))) return 'not-end'; // `Ph.D.`
-    return next.length > 0 && isLetter(next.charCodeAt(next.length > 1 ? 1 : 0)) && !/[./:@_\\]/.test(next) ? 'end' : 'not-end';
-  }
+  if (gap === 0) return decideGlued(c, ahead, i, cls, final);
   if (cls === Char.Lower) return 'not-end';
   const wc = c.wordClass;
   if (wc === 'always' || wc === 'list-marker') return 'not-end';
@@ -316,32 +320,55 @@ export function decide(c: Candidate, ahead: string, final: boolean, rules: Local
   // a short abbreviation before a number goes on: `Rte. 9`, `Del. 1`, `pkt. 3`, `Кв. 234`
   if (cls === Char.Digit && wc === 'plain' && isShortAbbreviation(bare)) return 'not-end';
   if (wc === 'initials' || wc === 'initials-lower' || wc === 'pronoun-i' || wc === 'time' || wc === 'ordinal') {
-    if (cls === Char.Digit) return wc === 'initials-lower' || wc === 'time' ? 'end' : 'not-end';
-    if (cls !== Char.Upper) return wc === 'ordinal' ? 'not-end' : 'end';
-    // the next word decides: a sentence starter, a title, a weekday or month
-    let k = i;
-    while (k < ahead.length && isWordChar(ahead.charCodeAt(k))) k++;
-    if (k >= ahead.length && !final && k - i < LOOKBACK) return 'wait';
-    const next = ahead.slice(i, k);
-    const title = k < ahead.length && isDot(ahead.charCodeAt(k)) && rules.always.has(next.toLowerCase());
-    switch (wc) {
-      case 'time':
-        // `9 a.m. Sunday` goes on; `5 a.m. Mr. Smith went` goes on, `6 P.M. Mr. Smith then` ends
-        if (rules.calendar.has(next)) return 'not-end';
-        return title && bare === bare.toLowerCase() ? 'not-end' : 'end';
-      case 'ordinal':
-        // `am 3. Oktober`, `der 2. Weltkrieg` go on; `Kapitel 4. Danach` ends
-        if (rules.calendar.has(next)) return 'not-end';
-        if (rules.ownStarters.has(next)) return 'end';
-        return c.prevCapitalized && !rules.ownStarters.has(bareWord(c.prevWord).word) ? 'end' : 'not-end';
-      case 'initials-lower':
-        return title ? 'not-end' : 'end';
-      case 'initials':
-        return title || rules.starters.has(next) ? 'end' : 'not-end';
-      default:
-        return c.prevCapitalized && !rules.starters.has(next) ? 'not-end' : 'end';
-    }
+    return decideByNextWord(c, ahead, i, cls, bare, final, rules);
   }
   return 'end'; // a capital, a digit, a caseless letter, an opening quote, a symbol
+}
+
+/** A dot glued to what follows: `3.5`, `e.g`, `example.com` go on; `world.Next` ends. */
+function decideGlued(c: Candidate, ahead: string, i: number, cls: CharClass, final: boolean): Decision {
+  if (c.kind !== 'dot' || c.closed || cls !== Char.Upper) return 'not-end';
+  const w = c.word;
+  const last = w.charCodeAt(w.length - 1);
+  const lastCls = classify(last);
+  if (w.length < 2 || !(lastCls === Char.Lower || lastCls === Char.Digit) || /[./:@_\\]/.test(w)) return 'not-end';
+  // the glued word decides: `world.Next` ends, `Jane.Doe@example.com` goes on
+  let k = i;
+  while (k < ahead.length && !isWhitespace(ahead.charCodeAt(k))) k++;
+  if (k >= ahead.length && !final && k - i < LOOKBACK) return 'wait';
+  const raw = ahead.slice(i, k);
+  const next = raw.replace(/[.!?…]+$/u, '');
+  if (next.length === 1 && raw.length > 1 && isDot(raw.charCodeAt(1))) return 'not-end'; // `Ph.D.`
+  return next.length > 0 && isLetter(next.charCodeAt(next.length > 1 ? 1 : 0)) && !/[./:@_\\]/.test(next) ? 'end' : 'not-end';
+}
+
+/** After initials, `I`, a time (`a.m.`) or an ordinal: a digit, a lower-case letter, or the next word decides. */
+function decideByNextWord(c: Candidate, ahead: string, i: number, cls: CharClass, bare: string, final: boolean, rules: LocaleRules): Decision {
+  const wc = c.wordClass;
+  if (cls === Char.Digit) return wc === 'initials-lower' || wc === 'time' ? 'end' : 'not-end';
+  if (cls !== Char.Upper) return wc === 'ordinal' ? 'not-end' : 'end';
+  // the next word decides: a sentence starter, a title, a weekday or month
+  let k = i;
+  while (k < ahead.length && isWordChar(ahead.charCodeAt(k))) k++;
+  if (k >= ahead.length && !final && k - i < LOOKBACK) return 'wait';
+  const next = ahead.slice(i, k);
+  const title = k < ahead.length && isDot(ahead.charCodeAt(k)) && rules.always.has(next.toLowerCase());
+  switch (wc) {
+    case 'time':
+      // `9 a.m. Sunday` goes on; `5 a.m. Mr. Smith went` goes on, `6 P.M. Mr. Smith then` ends
+      if (rules.calendar.has(next)) return 'not-end';
+      return title && bare === bare.toLowerCase() ? 'not-end' : 'end';
+    case 'ordinal':
+      // `am 3. Oktober`, `der 2. Weltkrieg` go on; `Kapitel 4. Danach` ends
+      if (rules.calendar.has(next)) return 'not-end';
+      if (rules.ownStarters.has(next)) return 'end';
+      return c.prevCapitalized && !rules.ownStarters.has(bareWord(c.prevWord).word) ? 'end' : 'not-end';
+    case 'initials-lower':
+      return title ? 'not-end' : 'end';
+    case 'initials':
+      return title || rules.starters.has(next) ? 'end' : 'not-end';
+    default:
+      return c.prevCapitalized && !rules.starters.has(next) ? 'not-end' : 'end';
+  }
 }
 

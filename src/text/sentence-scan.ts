@@ -2,8 +2,10 @@
  * The sentence engine's memory (`sentences.ts`): the buffered text of the piece being read,
  * and what the scan knows about it. Positions are offsets in the piece.
  */
-import { LOOKBACK, type Candidate } from './sentence-decision.js';
-import { isWhitespace } from './sentence-marks.js';
+import type { LocaleRules } from './abbreviations.js';
+import { classOfWord, LOOKBACK, type Candidate, type StopKind } from './sentence-decision.js';
+import type { Marker } from './sentence-lists.js';
+import { isDot, isHardStop, isStrongStop, isWhitespace } from './sentence-marks.js';
 
 /** A quote or bracket opened longer ago than this (code units) no longer holds stops. */
 const QUOTE_SPAN = 300;
@@ -162,4 +164,41 @@ export function lastWsBefore(text: PieceText, at: number): number {
   let k = back.length;
   while (k > 0 && isWhitespace(back.charCodeAt(k - 1))) k--;
   return at - (back.length - k);
+}
+
+/** The kind of stop `c` is in this language, or undefined. */
+export function stopKindOf(c: number, rules: LocaleRules): StopKind | undefined {
+  if (isHardStop(c)) return 'hard';
+  if (isStrongStop(c, rules.semicolonQuestion)) return 'strong';
+  if (c === 0x3a && rules.colonStop) return 'colon';
+  if (c === 0x2026) return 'ellipsis';
+  if (isDot(c)) return 'dot';
+  return undefined;
+}
+
+/** A stop run starts at `st.len` (the stop `c`): the candidate, with the look-back it is decided by. */
+export function openCandidate(st: PieceScan, kind: StopKind, c: number, marker: Marker | undefined, rules: LocaleRules): void {
+  // the word before the stop (its head, ending in `…` when longer than LOOKBACK)
+  const raw = st.inWs || st.len === st.wordStart ? '' : st.len - st.wordStart <= LOOKBACK ? st.wordHead : `${st.wordHead.slice(0, LOOKBACK)}\u2026`;
+  const spaced = kind === 'dot' && raw.length === 0 && st.lastDotEnd >= 0 && st.lastDotEnd === st.len - 1 ? st.spacedDots + 1 : kind === 'dot' && raw.length === 0 ? 1 : 0;
+  const afterBullet = st.prevWordBullet && st.wordItemStart;
+  st.cand = {
+    kind,
+    start: st.len,
+    end: st.len + 1,
+    word: raw,
+    wordClass:
+      kind === 'dot'
+        ? classOfWord(raw, { itemStart: st.wordItemStart, afterBullet, lineStart: st.wordLineStart, afterNumber: st.prevWordNumeric, marker }, rules)
+        : 'plain',
+    closed: false,
+    cornerClose: false,
+    inQuote: quoteOpen(st),
+    spacedDots: spaced,
+    prevCapitalized: st.prevWordCapitalized,
+    prevWord: st.prevWordHead,
+    ahead: '',
+  };
+  st.spacedDots = spaced;
+  if (kind === 'dot' && c !== 0x2026) st.lastDotEnd = st.len + 1;
 }

@@ -2,11 +2,11 @@
  * Sentence boundaries: a pure incremental core shared by the client operator
  * (`segmentSentences`), the live session's client-side boundaries and the emulator.
  *
- * `feed(text)` returns the sentences whose end is now certain; `end()` returns the
+ * `feed(this.text)` returns the sentences whose end is now certain; `end()` returns the
  * remainder. Joining every returned piece gives back the input exactly.
  *
  * The core is three parts:
- * - this file, the streaming engine: it buffers the text, scans it once, code unit by code
+ * - this file, the streaming engine: it buffers the this.text, scans it once, code unit by code
  *   unit, keeps a bounded look-back (the word being read, the word before, open quotes, the
  *   last list marker, the current line) and emits a piece at each boundary;
  * - `sentence-decision.ts`, the decision: a run of stops (with the closing quotes glued to it)
@@ -29,12 +29,12 @@
  * is documented on {@link SentenceSegmenter}.
  */
 import { rulesFor, type LocaleRules } from './abbreviations.js';
-import { citation, classOfWord, decide, extendRun, LOOKAHEAD, LOOKBACK, type StopKind } from './sentence-decision.js';
+import { citation, decide, extendRun, LOOKAHEAD, LOOKBACK } from './sentence-decision.js';
 import { BULLET, isNextMarker, LIST_MARKER, LIST_PREFIX, markerOf, RULE, type Marker } from './sentence-lists.js';
 // prettier-ignore
-import { Char, classify, endsWithStop, expectedCloser, isCjk, isCloser, isDot, isHardStop, isInert, isNewline, isStrongStop, isWhitespace, isWordChar } from './sentence-marks.js';
+import { Char, classify, endsWithStop, expectedCloser, isCjk, isCloser, isDot, isInert, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
 import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
-import { lastWsBefore, newPieceScan, PieceText, popQuote, quoteOpen } from './sentence-scan.js';
+import { lastWsBefore, newPieceScan, openCandidate, PieceText, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
 
 export { bufferSizeOption, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 export { isWhitespace } from './sentence-marks.js';
@@ -43,99 +43,148 @@ export { LOOKAHEAD } from './sentence-decision.js';
 /** A title, menu item or list line without markers: at most this many code units. */
 const SHORT_LINE = 40;
 
-/** Create an incremental sentence segmenter (see the module documentation for the rules). */
-export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
-  const checked = sentenceSegmenterOptions(options);
-  const rules: LocaleRules = rulesFor(checked.locale);
-  const maxBuffer = checked.maxBufferSize;
-
-  const text = new PieceText();
-  let out: string[] = [];
+/**
+ * The engine behind {@link createSentenceSegmenter}: the per-session state is a handful of
+ * fields (the buffered this.text, the scan of the current piece, the last list marker); the
+ * code is prototype methods, shared by every segmenter of the process.
+ */
+class SentenceEngine implements SentenceSegmenter {
+  private readonly rules: LocaleRules;
+  private readonly maxBuffer: number;
+  private readonly text = new PieceText();
+  private out: string[] = [];
   /** The scan of the current piece (fresh after every cut). */
-  let st = newPieceScan();
+  private st = newPieceScan();
   /** The current piece starts at a line start (start of input, or a piece after a cut at a line break). */
-  let atLineStart = true;
+  private atLineStart = true;
   /** The last list marker read (survives cuts): value and suffix, for inline lists. */
-  let marker: Marker | undefined;
+  private marker: Marker | undefined;
+
+  constructor(options: SentenceSegmenterOptions) {
+    const checked = sentenceSegmenterOptions(options);
+    this.rules = rulesFor(checked.locale);
+    this.maxBuffer = checked.maxBufferSize;
+  }
+
+  feed(chunk: string): string[] {
+    if (chunk.length === 0) return [];
+    this.text.push(chunk);
+    const n = chunk.length;
+    for (let i = 0; i < n; ) {
+      if (this.st.cand === undefined && this.st.nlCand < 0 && !this.st.inWs && this.st.len > this.st.wordStart) {
+        // fast path: inside a word, letters and digits change nothing but the length
+        let j = i;
+        const limit = Math.min(n, i + (this.maxBuffer - 1 - this.st.len));
+        while (j < limit) {
+          const c = chunk.charCodeAt(j);
+          if (isInert(c)) j++;
+          else break;
+        }
+        if (j > i) {
+          if (this.st.wordHead.length <= LOOKBACK) this.st.wordHead += chunk.slice(i, Math.min(j, i + LOOKBACK + 1 - this.st.wordHead.length));
+          this.st.len += j - i;
+          this.st.lastCode = chunk.charCodeAt(j - 1);
+          this.st.omissionRun = false;
+          i = j;
+          continue;
+        }
+      }
+      this.step(chunk.charCodeAt(i));
+      i++;
+    }
+    return this.take();
+  }
+
+  end(): string[] {
+    if (this.st.cand) {
+      // a decision still waiting on a word (`the U.S. Then`); trailing whitespace stays
+      const k = this.st.cand;
+      if (k.ahead.trim().length > 0 && decide(k, k.ahead, true, this.rules) === 'end') this.cut(k.end);
+    } else if (this.st.lineBreak > 0 && this.st.lineStart > this.st.lineBreak && this.st.len - this.st.lineStart <= 4 * SHORT_LINE) {
+      // the last line ends with the input: `Home` / `Contact`
+      const line = this.text.range(this.st.lineStart, this.st.len).trim();
+      if (line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line)) this.cut(this.st.lineBreak);
+    }
+    const rest = this.text.all();
+    this.text.clear();
+    this.st = newPieceScan();
+    this.atLineStart = true;
+    this.marker = undefined;
+    const r = this.take();
+    if (rest.length > 0) r.push(rest);
+    return r;
+  }
+
+  pending(): string {
+    return this.text.all();
+  }
+
+  flushWords(): string[] {
+    if (!this.st.hasContent) return [];
+    let at: number;
+    if (this.st.cand) at = this.st.cand.end;
+    else if (this.st.inWs) at = this.st.wsStart;
+    else if (isCjk(this.st.lastCode) || this.st.lastCode === 0x2c || this.st.lastCode === 0x3b || this.st.lastCode === 0x3a || this.st.lastCode === 0x3001 || this.st.lastCode === 0xff0c || this.st.lastCode === 0x060c || isCloser(this.st.lastCode)) {
+      at = this.st.len;
+    } else at = this.st.lastWsStart;
+    if (at <= 0) return [];
+    this.cut(at);
+    return this.take();
+  }
+
+  atBoundary(): boolean {
+    if (!this.st.hasContent) return true;
+    if (!this.st.cand) return false;
+    return decide(this.st.cand, `${this.st.cand.ahead} A`, true, this.rules) === 'end';
+  }
+
+  undecidedFrom(): number {
+    return this.st.cand ? this.st.cand.start : this.st.lineBreak;
+  }
 
   /** Emit [0, at) and re-scan the processed rest as the start of a new piece. */
-  function cut(at: number): void {
-    out.push(text.cutAt(at));
-    const rest = text.all();
-    const processed = st.len - at;
-    st = newPieceScan();
-    atLineStart = false; // a line break in the rest is seen again by the replay
-    for (let i = 0; i < processed; i++) step(rest.charCodeAt(i));
+  private cut(at: number): void {
+    this.out.push(this.text.cutAt(at));
+    const rest = this.text.all();
+    const processed = this.st.len - at;
+    this.st = newPieceScan();
+    this.atLineStart = false; // a line break in the rest is seen again by the replay
+    for (let i = 0; i < processed; i++) this.step(rest.charCodeAt(i));
   }
 
   /** Re-scan the candidate's look-ahead as ordinary text (the candidate did not end). */
-  function dropCandidate(): void {
-    const c = st.cand!;
-    st.cand = undefined;
+  private dropCandidate(): void {
+    const c = this.st.cand!;
+    this.st.cand = undefined;
     const ahead = c.ahead;
-    st.len = c.end;
-    for (let i = 0; i < ahead.length; i++) step(ahead.charCodeAt(i));
+    this.st.len = c.end;
+    for (let i = 0; i < ahead.length; i++) this.step(ahead.charCodeAt(i));
   }
 
-  function openCandidate(kind: StopKind, c: number): void {
-    // the word before the stop (its head, ending in `…` when longer than LOOKBACK)
-    const raw = st.inWs || st.len === st.wordStart ? '' : st.len - st.wordStart <= LOOKBACK ? st.wordHead : `${st.wordHead.slice(0, LOOKBACK)}\u2026`;
-    const spaced = kind === 'dot' && raw.length === 0 && st.lastDotEnd >= 0 && st.lastDotEnd === st.len - 1 ? st.spacedDots + 1 : kind === 'dot' && raw.length === 0 ? 1 : 0;
-    const afterBullet = st.prevWordBullet && st.wordItemStart;
-    st.cand = {
-      kind,
-      start: st.len,
-      end: st.len + 1,
-      word: raw,
-      wordClass:
-        kind === 'dot'
-          ? classOfWord(raw, { itemStart: st.wordItemStart, afterBullet, lineStart: st.wordLineStart, afterNumber: st.prevWordNumeric, marker }, rules)
-          : 'plain',
-      closed: false,
-      cornerClose: false,
-      inQuote: quoteOpen(st),
-      spacedDots: spaced,
-      prevCapitalized: st.prevWordCapitalized,
-      prevWord: st.prevWordHead,
-      ahead: '',
-    };
-    st.spacedDots = spaced;
-    if (kind === 'dot' && c !== 0x2026) st.lastDotEnd = st.len + 1;
-  }
-
-  function stopKind(c: number): StopKind | undefined {
-    if (isHardStop(c)) return 'hard';
-    if (isStrongStop(c, rules.semicolonQuestion)) return 'strong';
-    if (c === 0x3a && rules.colonStop) return 'colon';
-    if (c === 0x2026) return 'ellipsis';
-    if (isDot(c)) return 'dot';
-    return undefined;
-  }
-
-  function forceCut(): void {
+  private forceCut(): void {
     let at: number;
-    if (st.cand) at = st.cand.end;
-    else if (st.inWs && st.hasContent && st.wsStart > 0) at = st.wsStart;
-    else if (st.lastWsStart > 0 && st.len - st.lastWsStart <= maxBuffer / 2) at = st.lastWsStart;
+    if (this.st.cand) at = this.st.cand.end;
+    else if (this.st.inWs && this.st.hasContent && this.st.wsStart > 0) at = this.st.wsStart;
+    else if (this.st.lastWsStart > 0 && this.st.len - this.st.lastWsStart <= this.maxBuffer / 2) at = this.st.lastWsStart;
     else {
-      at = st.len;
-      if (st.lastCode >= 0xd800 && st.lastCode <= 0xdbff) at = st.len - 1; // keep a surrogate pair whole
+      at = this.st.len;
+      if (this.st.lastCode >= 0xd800 && this.st.lastCode <= 0xdbff) at = this.st.len - 1; // keep a surrogate pair whole
     }
-    if (at <= 0) at = st.len;
-    cut(at);
+    if (at <= 0) at = this.st.len;
+    this.cut(at);
   }
 
   /** One code unit while a candidate waits: extend its run, or add to its look-ahead. */
-  function stepPending(c: number): void {
-    const k = st.cand!;
-    const extend = extendRun(k, c, stopKind(c), st.len === k.end, rules.spacedClosers);
-    if (extend === 'closer') popQuote(st, c);
-    st.lastCode = c;
-    st.len++;
+  private stepPending(c: number): void {
+    const k = this.st.cand!;
+    const extend = extendRun(k, c, stopKindOf(c, this.rules), this.st.len === k.end, this.rules.spacedClosers);
+    if (extend === 'closer') popQuote(this.st, c);
+    this.st.lastCode = c;
+    this.st.len++;
     if (extend) {
-      k.end = st.len;
+      k.end = this.st.len;
       k.ahead = '';
-      k.inQuote = quoteOpen(st);
+      k.inQuote = quoteOpen(this.st);
       return;
     }
     k.ahead += String.fromCharCode(c);
@@ -143,169 +192,177 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
     const cite = citation(k, ahead);
     if (cite === 'extend') {
       // `gas. [1]`: the citation belongs to the sentence it follows; the text after it decides
-      k.end = st.len;
+      k.end = this.st.len;
       k.ahead = '';
       return;
     }
     if (cite === 'wait') return;
-    let d = decide(k, ahead, false, rules);
-    if (d === 'wait' && ahead.length >= LOOKAHEAD) d = decide(k, ahead, true, rules);
-    if (d === 'end') cut(k.end);
-    else if (d === 'not-end') dropCandidate();
+    let d = decide(k, ahead, false, this.rules);
+    if (d === 'wait' && ahead.length >= LOOKAHEAD) d = decide(k, ahead, true, this.rules);
+    if (d === 'end') this.cut(k.end);
+    else if (d === 'not-end') this.dropCandidate();
   }
 
-  function step(c: number): void {
-    if (st.cand) {
-      stepPending(c);
-      if (st.len >= maxBuffer) forceCut();
+  /** One code unit: a waiting candidate, a line break being decided, whitespace, or a word's character. */
+  private step(c: number): void {
+    if (this.st.cand) {
+      this.stepPending(c);
+      if (this.st.len >= this.maxBuffer) this.forceCut();
       return;
     }
-    if (st.nlCand >= 0) {
-      if (isWhitespace(c)) {
-        const at = st.nlCand;
-        const list = LIST_MARKER.test(st.nlLook);
-        st.nlCand = -1;
-        st.nlLook = '';
-        if (list) {
-          cut(at);
-          step(c);
-          return;
-        }
-      } else {
-        st.nlLook += String.fromCharCode(c);
-        if (!LIST_PREFIX.test(st.nlLook)) {
-          st.nlCand = -1;
-          st.nlLook = '';
-        }
-      }
-    }
+    if (this.st.nlCand >= 0 && this.stepAfterLineBreak(c)) return;
+    if (isWhitespace(c)) this.stepWhitespace(c);
+    else this.stepWordChar(c);
+  }
 
+  /**
+   * A single line break waits for the next line's start: a list marker there (`- `, `1. `)
+   * ends the piece at the break. Returns true when the text was cut (and `c` re-scanned).
+   */
+  private stepAfterLineBreak(c: number): boolean {
     if (isWhitespace(c)) {
-      if (!st.inWs) {
-        st.inWs = true;
-        st.wsStart = st.len;
-        st.wsNl = 0;
-        if (st.hasContent) {
-          st.lastWsStart = st.len;
-          if (endWord()) {
-            step(c); // an inline list item starts: cut before it, re-scanned
-            return;
-          }
-        }
+      const at = this.st.nlCand;
+      const list = LIST_MARKER.test(this.st.nlLook);
+      this.st.nlCand = -1;
+      this.st.nlLook = '';
+      if (list) {
+        this.cut(at);
+        this.step(c);
+        return true;
       }
-      if (isNewline(c)) {
-        st.wsNl += c === 0x2029 ? 2 : 1;
-        if (st.hasContent && (st.wsNl >= 2 || st.lineIsList)) {
-          if (st.wsStart > 0) {
-            cut(st.wsStart);
-            step(c);
-            return;
-          }
-        }
-        if (st.hasContent && st.wsNl === 1 && endOfLine()) {
-          step(c);
+    } else {
+      this.st.nlLook += String.fromCharCode(c);
+      if (!LIST_PREFIX.test(this.st.nlLook)) {
+        this.st.nlCand = -1;
+        this.st.nlLook = '';
+      }
+    }
+    return false;
+  }
+
+  /** Whitespace: ends the word; a blank line, a list line's end or a short line may cut. */
+  private stepWhitespace(c: number): void {
+    const st = this.st;
+    if (!st.inWs) {
+      st.inWs = true;
+      st.wsStart = st.len;
+      st.wsNl = 0;
+      if (st.hasContent) {
+        st.lastWsStart = st.len;
+        if (this.endWord()) {
+          this.step(c); // an inline list item starts: cut before it, re-scanned
           return;
         }
       }
-      st.lastCode = c;
-      st.len++;
-      if (st.len >= maxBuffer) forceCut();
-      return;
     }
+    if (isNewline(c)) {
+      st.wsNl += c === 0x2029 ? 2 : 1;
+      if (st.hasContent && (st.wsNl >= 2 || st.lineIsList) && st.wsStart > 0) {
+        this.cut(st.wsStart);
+        this.step(c);
+        return;
+      }
+      if (st.hasContent && st.wsNl === 1 && this.endOfLine()) {
+        this.step(c);
+        return;
+      }
+    }
+    this.advance(c);
+  }
 
-    // A non-space character.
-    const newWord = st.inWs || st.len === 0;
+  /** A non-space character: maybe a new word, a stop (a candidate opens), a quote or bracket. */
+  private stepWordChar(c: number): void {
+    const st = this.st;
     const inWsBefore = st.inWs;
-    const nlBefore = st.inWs ? st.wsNl : 0;
+    if (st.inWs || st.len === 0) this.startWord(c, st.inWs ? st.wsNl : 0);
     st.inWs = false;
 
-    if (newWord) {
-      if (st.hasContent) st.prevWordStart = st.wordStart;
-      st.wordStart = st.len;
-      st.wordHead = '';
-      st.wordLineStart = nlBefore > 0 || (!st.hasContent && atLineStart);
-      st.wordItemStart = nlBefore > 0 || !st.hasContent || (st.prevWordBullet && st.wordItemStart);
-      if (nlBefore > 0) {
-        st.lineIsList = false;
-        st.lineStart = st.len;
-        if (st.hasContent && nlBefore === 1) {
-          st.nlCand = st.wsStart;
-          st.nlLook = String.fromCharCode(c);
-          if (!LIST_PREFIX.test(st.nlLook)) {
-            st.nlCand = -1;
-            st.nlLook = '';
-          }
-        }
-      }
-    }
-
-    const kind = stopKind(c);
+    const kind = stopKindOf(c, this.rules);
     const inOmission = (kind === 'dot' || kind === 'ellipsis') && (st.lastCode === 0x5b || st.lastCode === 0x28 || (st.omissionRun && (isDot(st.lastCode) || st.lastCode === 0x2026)));
     st.omissionRun = inOmission;
-    if (kind !== undefined && !inOmission) openCandidate(kind, c);
+    if (kind !== undefined && !inOmission) openCandidate(this.st, kind, c, this.marker, this.rules);
     if (st.wordHead.length <= LOOKBACK) st.wordHead += String.fromCharCode(c);
-    if (st.cand) {
-      st.hasContent = true;
-      st.lastCode = c;
-      st.len++;
-      if (st.len >= maxBuffer) forceCut();
-      return;
-    }
-    if (!inOmission && !popQuote(st, c) && !(isCloser(c) && st.len > 0 && !inWsBefore && isWordChar(st.lastCode))) {
+    if (!st.cand && !inOmission && !popQuote(st, c) && !(isCloser(c) && st.len > 0 && !inWsBefore && isWordChar(st.lastCode))) {
       // `"` opens when none is open; other quotes and brackets open by kind, unless glued
       // after a word (`nicht“`: a German closing quote)
       const closer = expectedCloser(c);
       if (closer !== 0) st.quotes.push({ closer, at: st.len });
     }
     st.hasContent = true;
-    st.lastCode = c;
-    st.len++;
-    if (st.len >= maxBuffer) forceCut();
+    this.advance(c);
+  }
+
+  /** A word starts at `len` (after `nlBefore` line breaks): its flags, and a line's start. */
+  private startWord(c: number, nlBefore: number): void {
+    const st = this.st;
+    if (st.hasContent) st.prevWordStart = st.wordStart;
+    st.wordStart = st.len;
+    st.wordHead = '';
+    st.wordLineStart = nlBefore > 0 || (!st.hasContent && this.atLineStart);
+    st.wordItemStart = nlBefore > 0 || !st.hasContent || (st.prevWordBullet && st.wordItemStart);
+    if (nlBefore === 0) return;
+    st.lineIsList = false;
+    st.lineStart = st.len;
+    if (st.hasContent && nlBefore === 1) {
+      st.nlCand = st.wsStart;
+      st.nlLook = String.fromCharCode(c);
+      if (!LIST_PREFIX.test(st.nlLook)) {
+        st.nlCand = -1;
+        st.nlLook = '';
+      }
+    }
+  }
+
+  /** `c` was read: count it, and force a cut when the buffer is full. */
+  private advance(c: number): void {
+    this.st.lastCode = c;
+    this.st.len++;
+    if (this.st.len >= this.maxBuffer) this.forceCut();
   }
 
   /**
    * A word just ended (whitespace follows): note list bullets and markers; returns true when
    * an inline list item starts here and the text was cut before it.
    */
-  function endWord(): boolean {
-    st.prevWordHead = st.wordHead;
-    if (st.len - st.wordStart >= 5 && st.wordStart > st.lineStart && RULE.test(st.wordHead)) {
+  private endWord(): boolean {
+    this.st.prevWordHead = this.st.wordHead;
+    if (this.st.len - this.st.wordStart >= 5 && this.st.wordStart > this.st.lineStart && RULE.test(this.st.wordHead)) {
       // a rule after text on its line (`RESULTS =====`) underlines it: the piece ends after it
       // (a rule alone on its line is a line of its own, see endOfLine)
-      cut(st.len);
+      this.cut(this.st.len);
       return true;
     }
-    if (st.len - st.wordStart > 6) {
-      st.prevWordBullet = false;
-      st.prevWordCapitalized = classify(st.wordHead.charCodeAt(0)) === Char.Upper;
-      st.prevWordNumeric = false;
+    if (this.st.len - this.st.wordStart > 6) {
+      this.st.prevWordBullet = false;
+      this.st.prevWordCapitalized = classify(this.st.wordHead.charCodeAt(0)) === Char.Upper;
+      this.st.prevWordNumeric = false;
       return false;
     }
-    const word = text.range(st.wordStart, st.len);
-    if (st.wordLineStart && LIST_MARKER.test(word)) st.lineIsList = true;
+    const word = this.text.range(this.st.wordStart, this.st.len);
+    if (this.st.wordLineStart && LIST_MARKER.test(word)) this.st.lineIsList = true;
     const bullet = BULLET.test(word);
     const m = markerOf(word);
     if (m) {
-      if (st.wordItemStart) {
-        marker = m;
-        st.markerAt = -1;
-      } else if (isNextMarker(m, marker)) {
+      if (this.st.wordItemStart) {
+        this.marker = m;
+        this.st.markerAt = -1;
+      } else if (isNextMarker(m, this.marker)) {
         // `1) one 2) two`: the item ends before this marker (and before its bullet); when the
         // first marker was inside the text (`Steps: i) one ii) two`), first before that one
-        const at = st.markerAt > 0 ? st.markerAt : st.prevWordBullet && st.prevWordStart > 0 ? lastWsBefore(text, st.prevWordStart) : lastWsBefore(text, st.wordStart);
+        const at = this.st.markerAt > 0 ? this.st.markerAt : this.st.prevWordBullet && this.st.prevWordStart > 0 ? lastWsBefore(this.text, this.st.prevWordStart) : lastWsBefore(this.text, this.st.wordStart);
         if (at > 0) {
-          cut(at);
+          this.cut(at);
           return true;
         }
       } else if (m.suffix !== '.' && (m.number === 1 || m.letter > 0 || m.roman > 0)) {
         // `x) first`, `i) one` inside a sentence: an item if the next marker follows
-        marker = m;
-        st.markerAt = lastWsBefore(text, st.wordStart);
+        this.marker = m;
+        this.st.markerAt = lastWsBefore(this.text, this.st.wordStart);
       }
     }
-    st.prevWordBullet = bullet;
-    st.prevWordCapitalized = classify(word.charCodeAt(0)) === Char.Upper;
-    st.prevWordNumeric = /^\d+$/.test(word);
+    this.st.prevWordBullet = bullet;
+    this.st.prevWordCapitalized = classify(word.charCodeAt(0)) === Char.Upper;
+    this.st.prevWordNumeric = /^\d+$/.test(word);
     return false;
   }
 
@@ -315,100 +372,32 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
    * between them ends a piece (`Home` / `About us`); a line of no letters or digits (`_____`)
    * is a piece of its own. Returns true when the text was cut.
    */
-  function endOfLine(): boolean {
-    const lineLen = st.wsStart - st.lineStart;
-    const line = lineLen <= 4 * SHORT_LINE ? text.range(st.lineStart, st.wsStart).trim() : '';
+  private endOfLine(): boolean {
+    const lineLen = this.st.wsStart - this.st.lineStart;
+    const line = lineLen <= 4 * SHORT_LINE ? this.text.range(this.st.lineStart, this.st.wsStart).trim() : '';
     const short = line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line);
-    const pendingBreak = st.lineBreak;
-    st.lineBreak = -1;
+    const pendingBreak = this.st.lineBreak;
+    this.st.lineBreak = -1;
     if (short && pendingBreak > 0) {
-      cut(pendingBreak);
+      this.cut(pendingBreak);
       return true;
     }
-    if (line.length > 0 && !/[\p{L}\p{N}]/u.test(line) && st.wsStart > 0) {
-      cut(st.wsStart);
+    if (line.length > 0 && !/[\p{L}\p{N}]/u.test(line) && this.st.wsStart > 0) {
+      this.cut(this.st.wsStart);
       return true;
     }
-    if (short) st.lineBreak = st.wsStart;
+    if (short) this.st.lineBreak = this.st.wsStart;
     return false;
   }
 
-  function take(): string[] {
-    const r = out;
-    out = [];
+  private take(): string[] {
+    const r = this.out;
+    this.out = [];
     return r;
   }
+}
 
-  return {
-    feed(chunk) {
-      if (chunk.length === 0) return [];
-      text.push(chunk);
-      const n = chunk.length;
-      for (let i = 0; i < n; ) {
-        if (st.cand === undefined && st.nlCand < 0 && !st.inWs && st.len > st.wordStart) {
-          // fast path: inside a word, letters and digits change nothing but the length
-          let j = i;
-          const limit = Math.min(n, i + (maxBuffer - 1 - st.len));
-          while (j < limit) {
-            const c = chunk.charCodeAt(j);
-            if (isInert(c)) j++;
-            else break;
-          }
-          if (j > i) {
-            if (st.wordHead.length <= LOOKBACK) st.wordHead += chunk.slice(i, Math.min(j, i + LOOKBACK + 1 - st.wordHead.length));
-            st.len += j - i;
-            st.lastCode = chunk.charCodeAt(j - 1);
-            st.omissionRun = false;
-            i = j;
-            continue;
-          }
-        }
-        step(chunk.charCodeAt(i));
-        i++;
-      }
-      return take();
-    },
-    end() {
-      if (st.cand) {
-        // a decision still waiting on a word (`the U.S. Then`); trailing whitespace stays
-        const k = st.cand;
-        if (k.ahead.trim().length > 0 && decide(k, k.ahead, true, rules) === 'end') cut(k.end);
-      } else if (st.lineBreak > 0 && st.lineStart > st.lineBreak && st.len - st.lineStart <= 4 * SHORT_LINE) {
-        // the last line ends with the input: `Home` / `Contact`
-        const line = text.range(st.lineStart, st.len).trim();
-        if (line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line)) cut(st.lineBreak);
-      }
-      const rest = text.all();
-      text.clear();
-      st = newPieceScan();
-      atLineStart = true;
-      marker = undefined;
-      const r = take();
-      if (rest.length > 0) r.push(rest);
-      return r;
-    },
-    pending() {
-      return text.all();
-    },
-    flushWords() {
-      if (!st.hasContent) return [];
-      let at: number;
-      if (st.cand) at = st.cand.end;
-      else if (st.inWs) at = st.wsStart;
-      else if (isCjk(st.lastCode) || st.lastCode === 0x2c || st.lastCode === 0x3b || st.lastCode === 0x3a || st.lastCode === 0x3001 || st.lastCode === 0xff0c || st.lastCode === 0x060c || isCloser(st.lastCode)) {
-        at = st.len;
-      } else at = st.lastWsStart;
-      if (at <= 0) return [];
-      cut(at);
-      return take();
-    },
-    atBoundary() {
-      if (!st.hasContent) return true;
-      if (!st.cand) return false;
-      return decide(st.cand, `${st.cand.ahead} A`, true, rules) === 'end';
-    },
-    undecidedFrom() {
-      return st.cand ? st.cand.start : st.lineBreak;
-    },
-  };
+/** Create an incremental sentence segmenter (see the module documentation for the rules). */
+export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
+  return new SentenceEngine(options);
 }

@@ -6,6 +6,7 @@ import { Observable, asyncScheduler, type OperatorFunction, type SchedulerLike, 
 import { ValidationError } from '../core/errors.js';
 import { createWavStreamDecoder, type WavStreamDecoder } from '../audio/wavStream.js';
 import type { LiveSpeechEvent } from '../live/events.js';
+import { HeardTracker, type HeardReport } from '../live/heard.js';
 import type { WordTimestamp } from '../live/protocol.js';
 import { defaultAudioContext, type AudioBufferLike, type AudioBufferSourceNodeLike, type AudioContextLike, type AudioNodeLike, type GainNodeLike } from './audio.js';
 import { WebAudioError } from './errors.js';
@@ -31,6 +32,12 @@ export interface ToWebAudioOptions {
   resumeTimeoutMs?: number;
   /** Scheduler of the timed events and of the resume timeout (virtual time in tests). Default `asyncScheduler`. */
   scheduler?: SchedulerLike;
+  /**
+   * Called once with what the listener heard (`heardText` on the audio clock) when playback
+   * ends, fails, or is unsubscribed (barge-in): the text cut after the words whose audio had
+   * played.
+   */
+  onHeard?: (report: HeardReport) => void;
 }
 
 interface Chunk {
@@ -84,7 +91,9 @@ const EPSILON = 0.0005;
  *
  * Unsubscribing (barge-in) stops every scheduled source and disconnects the output at once
  * (silent from the next render quantum) and unsubscribes the session, which closes its
- * WebSocket.
+ * WebSocket. With `onHeard`, what the listener heard is reported then, and when playback
+ * ends or fails (a `HeardReport` from `rxvoice/live`: the text cut at a word boundary after
+ * the audio played on the audio clock).
  *
  * ## Example
  * ```ts
@@ -101,7 +110,7 @@ const EPSILON = 0.0005;
  * playback$.pipe(wordsAsHeard()).subscribe((word) => console.log(word.word));
  * ```
  *
- * @param options `context`, `destination`, `bufferSeconds`, `resumeTimeoutMs`, `scheduler`.
+ * @param options `context`, `destination`, `bufferSeconds`, `resumeTimeoutMs`, `scheduler`, `onHeard`.
  * @returns An operator from live speech events to playback events.
  * @throws ValidationError at once when an option is invalid.
  */
@@ -114,6 +123,9 @@ export function toWebAudio(options: ToWebAudioOptions = {}): OperatorFunction<Li
   }
   if (!(Number.isFinite(resumeTimeoutMs) && resumeTimeoutMs > 0)) {
     issues.push({ loc: ['resumeTimeoutMs'], msg: 'must be a positive number of milliseconds', type: 'value_error' });
+  }
+  if (options.onHeard !== undefined && typeof options.onHeard !== 'function') {
+    issues.push({ loc: ['onHeard'], msg: 'must be a function', type: 'value_error' });
   }
   if (issues.length > 0) throw new ValidationError(issues, { source: 'local' });
   const scheduler = options.scheduler ?? asyncScheduler;
@@ -140,7 +152,7 @@ export function toWebAudio(options: ToWebAudioOptions = {}): OperatorFunction<Li
         subscriber.error(new WebAudioError('suspended', 'The AudioContext is closed: create a new one to play speech.'));
         return undefined;
       }
-      const player = new Player(context, options.destination ?? context.destination, bufferSeconds, scheduler, subscriber);
+      const player = new Player(context, options.destination ?? context.destination, bufferSeconds, scheduler, subscriber, options.onHeard);
       const ctx = context;
       let resumeTimer: Subscription | undefined;
       if (ctx.state !== 'running') {
@@ -188,6 +200,10 @@ class Player {
   private decodesPending = 0;
   private speechDone = false;
   private stopped = false;
+  /** What was said, for the heard report. */
+  private readonly tracker = new HeardTracker();
+  /** Every buffer scheduled: audio-clock start and seconds. */
+  private readonly buffers: Array<{ start: number; duration: number }> = [];
 
   constructor(
     private readonly context: AudioContextLike,
@@ -195,6 +211,7 @@ class Player {
     private readonly bufferSeconds: number,
     private readonly scheduler: SchedulerLike,
     private readonly subscriber: Subscriber<PlaybackEvent>,
+    private readonly onHeard?: (report: HeardReport) => void,
   ) {
     this.output = context.createGain();
     this.output.connect(destination);
@@ -202,6 +219,7 @@ class Player {
 
   onSpeech(event: LiveSpeechEvent): void {
     if (this.stopped) return;
+    this.tracker.push(event);
     switch (event.type) {
       case 'ready': {
         const format = event.config['output_format'];
@@ -268,6 +286,7 @@ class Player {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.reportHeard();
     for (const source of this.sources) {
       try {
         source.stop();
@@ -280,6 +299,17 @@ class Player {
     this.timer?.unsubscribe();
     this.due.length = 0;
     this.segments.clear();
+  }
+
+  /** Seconds of audio played by now on the audio clock, and what they carried, to `onHeard`. */
+  private reportHeard(): void {
+    if (this.onHeard === undefined) return;
+    const now = this.context.currentTime;
+    const played = this.buffers.reduce((sum, b) => sum + Math.min(Math.max(now - b.start, 0), b.duration), 0);
+    const report = this.tracker.report(played);
+    // complete only when the speech is over and all of it played (not a barge-in before any text)
+    const over = this.speechDone && this.decodesPending === 0 && played >= this.tracker.totalSeconds - EPSILON;
+    this.onHeard({ ...report, complete: report.complete && over });
   }
 
   private onAudio(id: number, bytes: Uint8Array): void {
@@ -335,6 +365,7 @@ class Player {
     this.sources.add(source);
     source.start(start);
     this.nextTime = start + buffer.duration;
+    this.buffers.push({ start, duration: buffer.duration });
     if (segment.chunks.length === 0) {
       this.subscriber.next({
         type: 'segmentScheduled',
@@ -368,6 +399,7 @@ class Player {
 
   private endSegment(segment: SegmentPlay): void {
     this.timeWords(segment, true);
+    this.tracker.setDuration(segment.id, segment.scheduled);
     this.segments.delete(segment.id);
     if (this.current === segment) this.current = undefined;
     const last = segment.chunks[segment.chunks.length - 1];

@@ -422,3 +422,41 @@ function label(event: PlaybackEvent): string {
   }
 }
 const round = (t: number): number => Math.round(t * 1e6) / 1e6;
+
+describe('toWebAudio reports what was heard (onHeard)', () => {
+  const speech = (ts: TestScheduler) =>
+    ts.createColdObservable<LiveSpeechEvent>('s a d e f g h |', {
+      s: { type: 'segmentStart', segment_id: 0, text: 'One two three.', word_timestamps: words(0, 0.1, 0.3) },
+      a: { type: 'audio', segment_id: 0, bytes: wav(0.4, 1).bytes },
+      d: { type: 'segmentDone', segment_id: 0 },
+      e: { type: 'segmentStart', segment_id: 1, text: ' Four.', word_timestamps: words(0.1) },
+      f: { type: 'audio', segment_id: 1, bytes: wav(0.2, 2).bytes },
+      g: { type: 'segmentDone', segment_id: 1 },
+      h: { type: 'done' },
+    });
+
+  it('on barge-in: the words whose audio had played on the audio clock', () => {
+    const ts = testScheduler();
+    ts.run(() => {
+      const context = new FakeContext(() => ts.now() / 1000);
+      const reports: unknown[] = [];
+      const playing = speech(ts).pipe(toWebAudio({ context, scheduler: ts, onHeard: (r) => reports.push(r) })).subscribe();
+      // audio from 51 ms; at 301 ms, 0.25 s has played: w0 (ends 0.05) and w1 (ends 0.15), not w2 (ends 0.35)
+      ts.schedule(() => playing.unsubscribe(), 301);
+      ts.flush();
+      expect(reports).toEqual([{ heard: 'One two', unheard: ' three. Four.', playedSeconds: expect.closeTo(0.25, 9), complete: false, method: 'timestamps' }]);
+    });
+  });
+
+  it('at the end: everything heard, reported once; a bad onHeard throws at once', () => {
+    const ts = testScheduler();
+    ts.run(() => {
+      const context = new FakeContext(() => ts.now() / 1000);
+      const reports: Array<{ complete: boolean; heard: string }> = [];
+      speech(ts).pipe(toWebAudio({ context, scheduler: ts, onHeard: (r) => reports.push(r) })).subscribe();
+      ts.flush();
+      expect(reports).toEqual([expect.objectContaining({ heard: 'One two three. Four.', unheard: '', complete: true })]);
+    });
+    expect(() => toWebAudio({ onHeard: 'no' as never })).toThrow(/onHeard/);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * What one open live session costs the client: heap per open session and CPU per extra
+ * sentence, `client.speak` (ours) against a bare `ws` client doing the same protocol
+ * (peer: JSON frames, no validation, no ledger), each in a fresh process of its own, the
+ * emulator (tone synth) in a third.
+ *
+ * Per side: open `sessions` sessions, each speaks one sentence and stays open; after a
+ * forced GC, heap per session = (heap now - heap before the first socket) / sessions.
+ * Then every session speaks `sentences` more, one at a time (the next once the last one's
+ * `segment.done` arrived): CPU of the client process over that phase / sentences spoken.
+ * Medians of `repeats` fresh process pairs. Targets: heap ratio <= 1.5, CPU ratio <= 1.3.
+ *
+ * Run alone: `npx tsx bench/session-cost.ts [sessions]`.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Subject } from 'rxjs';
+import { WebSocket } from 'ws';
+import { startEmulator } from '../src/emulator/index.js';
+import { createClient } from '../src/index.js';
+import type { BenchRow } from './types.js';
+import { QUICK, gc, median, nextMessage, round, row, runAlone, sentences } from './util.js';
+
+export interface SessionCostOptions {
+  /** Open sessions per process. */
+  sessions?: number;
+  /** Sentences each session speaks after the first (the CPU phase). */
+  sentences?: number;
+  /** Fresh process pairs per side. */
+  repeats?: number;
+}
+
+interface Cost {
+  heapPerSessionKB: number;
+  cpuPerSentenceUs: number;
+}
+
+const here = fileURLToPath(import.meta.url);
+const child = (args: string[]): ChildProcess =>
+  fork(here, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, '--expose-gc'] });
+
+async function measure(who: 'ours' | 'peer', sessions: number, extra: number): Promise<Cost> {
+  const emulator = child(['--emulator']);
+  try {
+    const addresses = await nextMessage<{ baseUrl: string; wsUrl: string; apiKey: string }>(emulator, 'addresses');
+    const client = child(['--client', JSON.stringify({ ...addresses, who, sessions, extra })]);
+    try {
+      return await nextMessage<Cost>(client, 'cost');
+    } finally {
+      client.kill();
+    }
+  } finally {
+    emulator.kill();
+  }
+}
+
+export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]> {
+  const sessions = options.sessions ?? (QUICK ? 200 : 1000);
+  const extra = options.sentences ?? 3;
+  const repeats = options.repeats ?? (QUICK ? 1 : 3);
+  const ours: Cost[] = [];
+  const peer: Cost[] = [];
+  for (let i = 0; i < repeats; i++) {
+    ours.push(await measure('ours', sessions, extra));
+    peer.push(await measure('peer', sessions, extra));
+  }
+  const m = (costs: Cost[], k: keyof Cost): number => median(costs.map((c) => c[k]));
+  const note = `${sessions} sessions, medians of ${repeats} fresh process pairs; peer: a bare ws client with the same protocol in its own process`;
+  return [
+    row(`session-cost: client heap per open live session, ${sessions} sessions`, m(ours, 'heapPerSessionKB'), m(peer, 'heapPerSessionKB'), 'KB', `${note}; target ratio <= 1.5`, 'lower'),
+    row(`session-cost: client CPU per extra sentence, ${sessions} sessions`, m(ours, 'cpuPerSentenceUs'), m(peer, 'cpuPerSentenceUs'), 'us', `${note}; ${extra} sentences a session, one at a time; target ratio <= 1.3`, 'lower'),
+  ];
+}
+
+// ---------------------------------------------------------------------------
+// Child processes
+// ---------------------------------------------------------------------------
+
+async function emulatorChild(): Promise<void> {
+  const emulator = await startEmulator({ synth: 'tone', liveSessionsPerKey: 100_000, toneWordSeconds: 0.01, log: false });
+  process.on('disconnect', () => void emulator.close().then(() => process.exit(0)));
+  process.send?.({ addresses: { baseUrl: emulator.baseUrl, wsUrl: emulator.wsUrl, apiKey: emulator.apiKey } });
+}
+
+/** One open session: `say(text)` resolves at that sentence's `segment.done`. */
+interface OpenSession {
+  say(text: string): Promise<void>;
+}
+
+function peerOpen(wsUrl: string, apiKey: string): Promise<OpenSession> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(wsUrl, { headers: { 'x-api-key': apiKey } });
+    let done: (() => void) | undefined;
+    socket.on('error', reject);
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'session.start', voice_id: 1, language: 'en-us', output_format: 'wav' })));
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const frame = JSON.parse(String(data)) as { type: string };
+      if (frame.type === 'session.ready') {
+        resolve({
+          say: (text) =>
+            new Promise<void>((r) => {
+              done = r;
+              socket.send(JSON.stringify({ type: 'text.chunk', text }));
+            }),
+        });
+      } else if (frame.type === 'segment.done') done?.();
+    });
+  });
+}
+
+function oursOpen(client: ReturnType<typeof createClient>): OpenSession {
+  const text$ = new Subject<string>();
+  let done: (() => void) | undefined;
+  text$.pipe(client.speak({ voice_id: 1, language: 'en-us', output_format: 'wav' })).subscribe({
+    next: (event) => {
+      if (event.type === 'segmentDone') done?.();
+    },
+    error: (error: unknown) => console.error(error),
+  });
+  return {
+    say: (text) =>
+      new Promise<void>((r) => {
+        done = r;
+        text$.next(text);
+      }),
+  };
+}
+
+async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: string; who: 'ours' | 'peer'; sessions: number; extra: number }): Promise<void> {
+  const texts = sentences(args.extra + 1, 6, 7);
+  const client = args.who === 'ours' ? createClient({ apiKey: args.apiKey, baseUrl: args.baseUrl }) : undefined;
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const open: OpenSession[] = [];
+  // open in batches of 100 (the emulator's accept queue is never overrun), each speaks its first sentence
+  for (let at = 0; at < args.sessions; at += 100) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, args.sessions - at) }, async () => {
+        const session = client ? oursOpen(client) : await peerOpen(args.wsUrl, args.apiKey);
+        await session.say(texts[0] as string);
+        return session;
+      }),
+    );
+    open.push(...batch);
+  }
+  gc();
+  const heapPerSessionKB = (process.memoryUsage().heapUsed - heapBefore) / args.sessions / 1024;
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    open.map(async (session) => {
+      for (let i = 1; i <= args.extra; i++) await session.say(texts[i] as string);
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  const cpuPerSentenceUs = (cpu.user + cpu.system) / (args.sessions * args.extra);
+  process.send?.({ cost: { heapPerSessionKB: round(heapPerSessionKB), cpuPerSentenceUs: round(cpuPerSentenceUs) } satisfies Cost });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [mode, json] = process.argv.slice(2);
+  if (mode === '--emulator') await emulatorChild();
+  else if (mode === '--client') await clientChild(JSON.parse(json ?? '{}') as Parameters<typeof clientChild>[0]);
+  else {
+    const sessions = Number(mode);
+    runAlone(() => run(sessions > 0 ? { sessions } : {}));
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The second way to speak when a live session stalls (`stall: { fallback: 'tts-stream' }`):
+ * the text the session had not begun, and the text that comes after, cut into sentences and
+ * spoken one call per sentence, in order, through a function the caller gives (the client's
+ * `speak` wires `POST /tts-stream`; the live layer does not import the client). Emits the same
+ * events as a live segment (`segmentStart`, `audio`..., `segmentDone`), each sentence preceded
+ * by a `segmentFallback` event saying why.
+ */
+import type { Observable, Subscription } from 'rxjs';
+import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
+import type { LiveSpeechEvent } from './events.js';
+
+/** Speaks one sentence another way: its audio bytes, in the session's output format. */
+export type FallbackSpeech = (text: string) => Observable<Uint8Array>;
+
+/** What the service accepts in one `/tts-stream` call. */
+const MIN_CHARS = 3;
+const MAX_CHARS = 3000;
+
+/** Callbacks of a {@link StallFallback} into its session. */
+export interface FallbackHooks {
+  emit(event: LiveSpeechEvent): void;
+  /** Every sentence was spoken and the text is over. */
+  done(): void;
+  /** A fallback call failed: `unspoken` is the text not spoken, in order. */
+  failed(error: unknown, unspoken: string): void;
+}
+
+/**
+ * Speaks text sentence by sentence with a {@link FallbackSpeech} (see the file's summary): one
+ * call at a time, in order (a plain queue, no operator: this file is in the browser's `speak`).
+ */
+export class StallFallback {
+  private readonly segmenter: SentenceSegmenter;
+  /** Sentences queued or speaking, in order (the first is speaking while `call` runs). */
+  private readonly queue: string[] = [];
+  /** A sentence too short for one call, waiting to be joined to the next. */
+  private short = '';
+  private nextId: number;
+  private call: Subscription | undefined;
+  private ended = false;
+  private stopped = false;
+
+  constructor(
+    private readonly speech: FallbackSpeech,
+    firstSegmentId: number,
+    private readonly afterMs: number,
+    locale: string | undefined,
+    private readonly hooks: FallbackHooks,
+  ) {
+    this.nextId = firstSegmentId;
+    this.segmenter = createSentenceSegmenter(locale === undefined ? {} : { locale });
+  }
+
+  /** More text to speak (any split; cut into sentences here). */
+  push(text: string): void {
+    for (const sentence of this.segmenter.feed(text)) this.queueSentence(sentence);
+    this.next();
+  }
+
+  /** The text is over: the rest is spoken, then `done`. */
+  end(): void {
+    for (const sentence of this.segmenter.end()) this.queueSentence(sentence);
+    const rest = this.short;
+    this.short = '';
+    if (rest.trim() !== '') this.queueSentence(rest.padEnd(MIN_CHARS, ' '), true);
+    this.ended = true;
+    this.next();
+  }
+
+  /** The text not yet spoken, in order. */
+  unspoken(): string {
+    return (this.queue.join('') + this.short + this.segmenter.pending()).replace(/^\s+/, '');
+  }
+
+  /** Stops at once (unsubscribe or the session's end): the call in flight is aborted. */
+  stop(): void {
+    this.stopped = true;
+    this.call?.unsubscribe();
+  }
+
+  private queueSentence(sentence: string, last = false): void {
+    const text = this.short + sentence;
+    if (text.trim() === '' || (!last && text.trim().length < MIN_CHARS)) {
+      this.short = text;
+      return;
+    }
+    this.short = '';
+    for (let at = 0; at < text.length; at += MAX_CHARS) this.queue.push(text.slice(at, at + MAX_CHARS));
+  }
+
+  /** Starts the next call when none runs: `segmentFallback`, `segmentStart`, its audio, `segmentDone`. */
+  private next(): void {
+    if (this.stopped || this.call !== undefined) return;
+    const text = this.queue[0];
+    if (text === undefined) {
+      if (this.ended) {
+        this.stopped = true;
+        this.hooks.done();
+      }
+      return;
+    }
+    const segment_id = this.nextId++;
+    const { emit } = this.hooks;
+    emit({ type: 'segmentFallback', segment_id, text, reason: 'stall', afterMs: this.afterMs });
+    emit({ type: 'segmentStart', segment_id, text });
+    let finished = false;
+    const call = this.speech(text.trim()).subscribe({
+      next: (bytes) => emit({ type: 'audio', segment_id, bytes }),
+      error: (error: unknown) => {
+        finished = true;
+        this.stopped = true;
+        this.hooks.failed(error, this.unspoken());
+      },
+      complete: () => {
+        finished = true;
+        this.call = undefined;
+        this.queue.shift();
+        emit({ type: 'segmentDone', segment_id });
+        this.next();
+      },
+    });
+    // a call that ended synchronously has already moved on
+    if (!finished) this.call = call;
+  }
+}

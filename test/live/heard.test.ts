@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { heardText, HeardTracker, speak, ValidationError, type LiveSpeechEvent } from '../../src/live/index.js';
+import { concatSegments } from '../../src/operators/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { encodeWav16 } from '../../src/audio/wav.js';
+
+const RATE = 1000;
+
+/** Events of a session whose segments are given as words with [start, end] seconds and a length. */
+function session(segments: Array<{ text: string; seconds: number; words?: Array<[number, number]> }>): LiveSpeechEvent[] {
+  const events: LiveSpeechEvent[] = [{ type: 'ready', session_id: 's', run_id: 1, config: { output_format: 'wav' } }];
+  segments.forEach((segment, segment_id) => {
+    const tokens = segment.text.match(/\S+/g) ?? [];
+    const word_timestamps = segment.words?.map(([start, end], i) => ({ word: tokens[i]!, start, end }));
+    events.push({ type: 'segmentStart', segment_id, text: segment.text, ...(word_timestamps ? { word_timestamps } : {}) });
+    const wav = encodeWav16(new Int16Array(Math.round(segment.seconds * RATE)), RATE);
+    // split the file across frames, the header too
+    for (let at = 0; at < wav.byteLength; at += 37) events.push({ type: 'audio', segment_id, bytes: wav.subarray(at, at + 37) });
+    events.push({ type: 'segmentDone', segment_id });
+  });
+  events.push({ type: 'done' });
+  return events;
+}
+
+const TWO = session([
+  { text: 'Hello there, friend.', seconds: 1.5, words: [[0, 0.4], [0.45, 0.9], [0.95, 1.4]] },
+  { text: ' How are you?', seconds: 1, words: [[0, 0.3], [0.35, 0.6], [0.65, 0.95]] },
+]);
+
+describe('heardText', () => {
+  it('cuts after the last word whose audio ended, with word timestamps', () => {
+    expect(heardText(TWO, 0)).toEqual({ heard: '', unheard: 'Hello there, friend. How are you?', playedSeconds: 0, complete: false, method: 'timestamps' });
+    expect(heardText(TWO, 0.89).heard).toBe('Hello');
+    expect(heardText(TWO, 0.9).heard).toBe('Hello there,');
+    expect(heardText(TWO, 1.45)).toMatchObject({ heard: 'Hello there, friend.', unheard: ' How are you?' });
+    expect(heardText(TWO, 1.5 + 0.6)).toMatchObject({ heard: 'Hello there, friend. How are', unheard: ' you?', complete: false });
+    expect(heardText(TWO, 2.5)).toMatchObject({ heard: 'Hello there, friend. How are you?', unheard: '', complete: true });
+    expect(heardText(TWO, 99).complete).toBe(true);
+  });
+
+  it('estimates from the audio length and the characters without timestamps, and says so', () => {
+    const events = session([{ text: 'aaaa bbbb cccc dddd', seconds: 2 }]);
+    expect(heardText(events, 0.9)).toMatchObject({ heard: 'aaaa', method: 'estimated' }); // 'aaaa' ends at 4/19 of 2 s
+    expect(heardText(events, 1.1).heard).toBe('aaaa bbbb'); // 9/19 of 2 s = 0.95 s
+    expect(heardText(events, 1.99).heard).toBe('aaaa bbbb cccc');
+    expect(heardText(events, 2)).toMatchObject({ heard: 'aaaa bbbb cccc dddd', complete: true });
+  });
+
+  it('reads spoken segments (concatSegments) as well as events', async () => {
+    const segments = await lastValueFrom(from(TWO).pipe(concatSegments(), toArray()));
+    for (const t of [0, 0.5, 0.9, 1.6, 2.2, 3]) expect(heardText(segments, t)).toEqual(heardText(TWO, t));
+  });
+
+  it('does not count twice the text of a segment a reconnect cut short', () => {
+    const events: LiveSpeechEvent[] = [
+      { type: 'segmentStart', segment_id: 0, text: 'One two.' },
+      { type: 'audio', segment_id: 0, bytes: encodeWav16(new Int16Array(500), RATE) },
+      { type: 'reconnected', attempt: 1, session_id: 't', run_id: 2, resent: 'One two.' },
+      { type: 'segmentStart', segment_id: 0, text: 'One two.' },
+      { type: 'audio', segment_id: 0, bytes: encodeWav16(new Int16Array(1000), RATE) },
+      { type: 'segmentDone', segment_id: 0 },
+    ];
+    expect(heardText(events, 1.5)).toMatchObject({ heard: 'One two.', unheard: '', complete: true });
+    // control: the abandoned half second is on the timeline, so at 0.5 s nothing of the new segment is heard
+    expect(heardText(events, 0.5)).toMatchObject({ heard: '', unheard: 'One two.' });
+  });
+
+  it('rejects a played time that is not a number of seconds from 0', () => {
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => heardText(TWO, bad)).toThrow(ValidationError);
+  });
+
+  it('at any cut point: heard + unheard is the text, the cut is at a word boundary, and it only grows', () => {
+    const segmentArb = fc
+      .array(fc.stringMatching(/^[a-zA-Z,.!?']{1,9}$/), { minLength: 1, maxLength: 6 })
+      .chain((words) =>
+        fc.record({
+          words: fc.constant(words),
+          gaps: fc.array(fc.double({ min: 0.01, max: 0.5, noNaN: true }), { minLength: words.length * 2 + 1, maxLength: words.length * 2 + 1 }),
+          timestamps: fc.boolean(),
+          lead: fc.constantFrom('', ' ', '\n'),
+        }),
+      );
+    fc.assert(
+      fc.property(fc.array(segmentArb, { minLength: 1, maxLength: 4 }), fc.array(fc.double({ min: 0, max: 20, noNaN: true }), { minLength: 2, maxLength: 8 }), (specs, cuts) => {
+        const built = specs.map((spec, i) => {
+          let t = 0;
+          const words: Array<[number, number]> = spec.words.map((_, w) => {
+            const start = (t += spec.gaps[2 * w]!);
+            const end = (t += spec.gaps[2 * w + 1]!);
+            return [start, end];
+          });
+          const seconds = t + spec.gaps[spec.gaps.length - 1]!;
+          return { text: (i > 0 ? spec.lead || ' ' : '') + spec.words.join(' '), seconds, ...(spec.timestamps ? { words } : {}) };
+        });
+        const events = session(built);
+        const text = built.map((b) => b.text).join('');
+        let previous = '';
+        for (const t of [...cuts].sort((a, b) => a - b)) {
+          const report = heardText(events, t);
+          expect(report.heard + report.unheard).toBe(text);
+          expect(report.heard.startsWith(previous)).toBe(true);
+          expect(report.unheard === '' || report.heard === '' || /\s$/.test(report.heard) || /^\s/.test(report.unheard)).toBe(true);
+          expect(report.complete).toBe(report.unheard === '');
+          previous = report.heard;
+          // with timestamps everywhere, heard words are exactly the words that ended by t
+          if (built.every((b) => b.words)) {
+            let offset = 0;
+            let ended = 0;
+            for (const b of built) {
+              ended += b.words!.filter(([, end]) => offset + end <= t + 1e-6).length;
+              offset += Math.round(b.seconds * RATE) / RATE;
+            }
+            expect(report.method).toBe('timestamps');
+            expect((report.heard.match(/\S+/g) ?? []).length).toBe(ended);
+          }
+        }
+        const total = built.reduce((sum, b) => sum + Math.round(b.seconds * RATE) / RATE, 0);
+        expect(heardText(events, total).complete).toBe(true);
+      }),
+    );
+  });
+
+  it('is incremental: a tracker fed event by event agrees with heardText at every step', () => {
+    const tracker = new HeardTracker();
+    TWO.forEach((event, i) => {
+      tracker.push(event);
+      expect(tracker.report(1.2)).toEqual(heardText(TWO.slice(0, i + 1), 1.2));
+    });
+    expect(tracker.totalSeconds).toBeCloseTo(2.5, 9);
+    expect(tracker.text).toBe('Hello there, friend. How are you?');
+  });
+});
+
+describe('heardText on espeak audio from the emulator', () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator();
+  });
+  afterAll(() => emulator.close());
+
+  const texts: Record<string, string> = {
+    'en-us': 'The quick brown fox jumps over the lazy dog. It was a sunny afternoon in the park.',
+    'de-de': 'Der schnelle braune Fuchs springt über den faulen Hund. Es war ein sonniger Nachmittag.',
+    'fr-fr': 'Le renard brun rapide saute par-dessus le chien paresseux. Il faisait beau cet après-midi.',
+  };
+
+  it.each(Object.entries(texts))('the estimate stays within two words of the timestamps (%s)', async (language, text) => {
+    const events = await lastValueFrom(
+      from([text]).pipe(speak({ wsUrl: emulator.wsUrl, apiKey: emulator.apiKey }, { voice_id: 1, language, word_timestamps: true, output_format: 'wav' }), toArray()),
+    );
+    const stripped = events.map((e) => (e.type === 'segmentStart' ? { type: e.type, segment_id: e.segment_id, text: e.text } : e));
+    const total = new HeardTracker();
+    events.forEach((e) => total.push(e));
+    let worst = 0;
+    for (let t = 0; t <= total.totalSeconds; t += 0.1) {
+      const exact = heardText(events, t);
+      const estimate = heardText(stripped, t);
+      expect(exact.method).toBe('timestamps');
+      expect(estimate.method).toBe('estimated');
+      expect(estimate.heard + estimate.unheard).toBe(exact.heard + exact.unheard);
+      worst = Math.max(worst, Math.abs(words(exact.heard) - words(estimate.heard)));
+    }
+    expect(worst).toBeLessThanOrEqual(2); // measured: at most 1 (bench/heard-accuracy.ts)
+  });
+});
+
+function words(text: string): number {
+  return (text.match(/\S+/g) ?? []).length;
+}

@@ -1,0 +1,161 @@
+/**
+ * Stalls fall back instead of going silent (`stall` speak option): a live service that accepts
+ * the session and then never answers (a raw WebSocket server) while the emulator serves
+ * `POST /tts-stream`: every sentence is spoken once over tts-stream, in order; a sentence the
+ * live session already started stays live; with `fallback: 'error'` it times out instead.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { from, lastValueFrom, map, toArray } from 'rxjs';
+import { WebSocket, WebSocketServer } from 'ws';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createClient, type RxVoiceClient } from '../../src/index.js';
+import { LiveSessionError, speak, ValidationError, type LiveSpeechEvent } from '../../src/live/index.js';
+import { parseWavHeader, encodeWav16 } from '../../src/audio/wav.js';
+
+const TEXT = 'First sentence here. Second one follows. Third and last.';
+const TOKENS = ['First sent', 'ence here. Sec', 'ond one follows. Th', 'ird and last.'];
+
+let emulator: Emulator;
+let http: Server;
+let stalled: WebSocketServer;
+let stalledUrl: string;
+/** How many first segments the fake live service speaks before it stalls. */
+let answerSegments = 0;
+/** `text.chunk`s the fake live service received. */
+let received: string[] = [];
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  http = createServer();
+  stalled = new WebSocketServer({ server: http });
+  stalled.on('connection', (socket) => {
+    let spoken = 0;
+    let pending = '';
+    socket.on('message', (data, binary) => {
+      if (binary) return;
+      const frame = JSON.parse(String(data)) as { type: string; text?: string };
+      if (frame.type === 'session.start') {
+        socket.send(JSON.stringify({ type: 'session.ready', session_id: 'stalled', run_id: 1, config: { output_format: 'wav' } }));
+      } else if (frame.type === 'text.chunk') {
+        received.push(frame.text!);
+        pending += frame.text!;
+        // segments as the contract says: a complete sentence (here: up to a full stop)
+        const end = pending.indexOf('.') + 1;
+        if (spoken < answerSegments && end > 0) {
+          const id = spoken++;
+          const text = pending.slice(0, end);
+          pending = pending.slice(end);
+          socket.send(JSON.stringify({ type: 'segment.start', segment_id: id, text }));
+          socket.send(encodeWav16(new Int16Array(1600), 16000));
+          socket.send(JSON.stringify({ type: 'segment.done', segment_id: id }));
+        }
+        // then: accepted, never answered
+      }
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  stalledUrl = `ws://127.0.0.1:${(http.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  for (const client of stalled.clients) client.terminate();
+  await new Promise((resolve) => stalled.close(resolve));
+  await new Promise((resolve) => http.close(resolve));
+  await emulator.close();
+});
+
+beforeEach(() => {
+  received = [];
+  answerSegments = 0;
+});
+
+/** A client of the emulator whose live sessions go to the stalled service. */
+function stalledClient(): RxVoiceClient {
+  const url = stalledUrl;
+  class ToStalled extends WebSocket {
+    constructor(_url: string, protocols?: string | string[], options?: ConstructorParameters<typeof WebSocket>[2]) {
+      super(url, protocols, options);
+    }
+  }
+  return createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, WebSocket: ToStalled as never });
+}
+
+const ttsCalls = (): number => emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/tts-stream')).length;
+
+describe('stall: { fallback: "tts-stream" }', () => {
+  it('a service that accepts and never answers: every sentence spoken once over tts-stream, in order', async () => {
+    const before = ttsCalls();
+    const events = await lastValueFrom(
+      from(TOKENS).pipe(stalledClient().speak({ voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' } }), toArray()),
+    );
+    const fallbacks = events.filter((e) => e.type === 'segmentFallback');
+    expect(fallbacks.map((e) => e.text.trim())).toEqual(['First sentence here.', 'Second one follows.', 'Third and last.']);
+    expect(fallbacks.every((e) => e.type === 'segmentFallback' && e.reason === 'stall' && e.afterMs === 300)).toBe(true);
+    expect(ttsCalls() - before).toBe(3);
+    // the live service did get the text (sent live, never answered): it is spoken once, by tts-stream
+    expect(received.join('')).toBe(TEXT);
+    const starts = events.filter((e) => e.type === 'segmentStart');
+    expect(starts.map((e) => e.text).join('')).toBe(TEXT);
+    expect(starts.map((e) => e.segment_id)).toEqual([0, 1, 2]);
+    // each sentence's audio is one WAV, between its start and its done, in order
+    for (const start of starts) {
+      const audio = events.filter((e) => e.type === 'audio' && e.segment_id === start.segment_id);
+      expect(parseWavHeader((audio[0] as { bytes: Uint8Array }).bytes)).toBeDefined();
+    }
+    expect(events.map((e) => e.type).filter((t) => t !== 'audio')).toEqual([
+      'ready',
+      ...['segmentFallback', 'segmentStart', 'segmentDone'],
+      ...['segmentFallback', 'segmentStart', 'segmentDone'],
+      ...['segmentFallback', 'segmentStart', 'segmentDone'],
+      'done',
+    ]);
+  });
+
+  it('a sentence the live session already spoke stays live; only the rest falls back', async () => {
+    answerSegments = 1;
+    const spokenByFallback: string[] = [];
+    const client = stalledClient();
+    const events = await lastValueFrom(
+      from(TOKENS).pipe(
+        speak(
+          { wsUrl: stalledUrl },
+          {
+            voice_id: 1,
+            stall: { afterMs: 300, fallback: 'tts-stream' },
+            fallbackSpeech: (text) => {
+              spokenByFallback.push(text);
+              return client.ttsStream({ text, voice_id: 1, language: 'en-us' }).pipe(map((chunk) => chunk.bytes));
+            },
+          },
+        ),
+        toArray(),
+      ),
+    );
+    const live = 'First sentence here.';
+    expect(spokenByFallback.join(' ')).not.toContain(live.trim());
+    // every sentence spoken exactly once, across both paths (the text not spoken live comes with its leading space trimmed)
+    const starts = events.filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart');
+    expect(starts.map((e) => e.text.trim()).join(' ')).toBe(TEXT);
+    expect(starts[0]!.text).toBe(live);
+    expect(events.filter((e) => e.type === 'segmentFallback').map((e) => e.segment_id)).toEqual(starts.slice(1).map((e) => e.segment_id));
+    expect(spokenByFallback.map((t) => t.trim())).toEqual(TEXT.slice(live.length).trim().split(/(?<=\.) /));
+  });
+
+  it("control: with fallback 'error' the same stall times out with the text unspoken, nothing spoken over tts-stream", async () => {
+    const before = ttsCalls();
+    const started = Date.now();
+    const error = await lastValueFrom(from(TOKENS).pipe(stalledClient().speak({ voice_id: 1, stall: { afterMs: 300, fallback: 'error' } }))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LiveSessionError);
+    expect(error).toMatchObject({ code: 'timeout', unspoken: TEXT });
+    expect(Date.now() - started).toBeLessThan(15_000); // sooner than responseTimeoutMs
+    expect(ttsCalls()).toBe(before);
+  });
+
+  it("rejects 'tts-stream' without a fallbackSpeech in rxvoice/live, and a bad stall, at once", () => {
+    expect(() => speak({ wsUrl: stalledUrl }, { voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' } })).toThrow(ValidationError);
+    expect(() => speak({ wsUrl: stalledUrl }, { voice_id: 1, stall: { afterMs: -1, fallback: 'error' } })).toThrow(ValidationError);
+    expect(() => speak({ wsUrl: stalledUrl }, { voice_id: 1, stall: { afterMs: 100, fallback: 'other' as never } })).toThrow(ValidationError);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { resamplePcm } from '../../src/telephony/index.js';
+import { ValidationError } from '../../src/live/index.js';
+
+function tone(hz: number, rate: number, seconds = 0.5, amplitude = 10000): Int16Array {
+  return Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate)));
+}
+/** RMS level of `x` relative to a sine of `amplitude`, in dB (edges left out). */
+function levelDb(x: Int16Array, amplitude = 10000): number {
+  let sum = 0;
+  const from = Math.floor(x.length / 10);
+  const to = x.length - from;
+  for (let i = from; i < to; i++) sum += x[i]! ** 2;
+  return 20 * Math.log10(Math.sqrt(sum / (to - from)) / (amplitude / Math.SQRT2) + 1e-12);
+}
+/** Keeping every n-th sample: what a resampler without a filter does at an integer ratio. */
+function decimate(x: Int16Array, n: number): Int16Array {
+  return Int16Array.from({ length: Math.floor(x.length / n) }, (_, i) => x[i * n]!);
+}
+
+describe('resamplePcm', () => {
+  it('keeps the length in time and the level of speech-band tones', () => {
+    for (const hz of [300, 1000, 3000]) {
+      const out = resamplePcm(tone(hz, 24000), 24000, 8000);
+      expect(out.length).toBe(4000);
+      expect(Math.abs(levelDb(out))).toBeLessThan(0.5);
+    }
+    const up = resamplePcm(tone(1000, 8000), 8000, 16000);
+    expect(up.length).toBe(8000);
+    expect(Math.abs(levelDb(up))).toBeLessThan(0.5);
+  });
+
+  it('filters what the lower rate cannot carry: a 6 kHz tone is gone at 8 kHz, where plain decimation aliases it to 2 kHz', () => {
+    const input = tone(6000, 24000);
+    expect(levelDb(resamplePcm(input, 24000, 8000))).toBeLessThan(-60);
+    // control: the same tone decimated without a filter comes out at full level
+    expect(levelDb(decimate(input, 3))).toBeGreaterThan(-1);
+  });
+
+  it('does not change its input, and copies at equal rates', () => {
+    const input = tone(6000, 24000, 0.1);
+    const copy = input.slice();
+    resamplePcm(input, 24000, 8000);
+    expect(input).toEqual(copy);
+    const same = resamplePcm(input, 24000, 24000);
+    expect(same).toEqual(input);
+    expect(same).not.toBe(input);
+  });
+
+  it('rejects rates that are not whole numbers of Hz in range', () => {
+    for (const [a, b] of [
+      [0, 8000],
+      [8000, 44100.5],
+      [8000, Number.NaN],
+      [1e9, 8000],
+    ] as const) {
+      expect(() => resamplePcm(new Int16Array(4), a, b)).toThrow(ValidationError);
+    }
+  });
+});
