@@ -9,7 +9,10 @@ import { unwrapWav } from '../audio/pcm.js';
 import { wavHeader } from '../audio/wav.js';
 import { routes } from '../core/routes.js';
 import { TTS_STREAM_FORMATS, type TtsStreamFormat, type TtsStreamRequest } from '../core/schemas.js';
+import { ValidationError } from '../core/errors.js';
 import { concatBytes } from '../core/bytes.js';
+import { speakableString } from '../client/speakable.js';
+import type { SpeakableTextOptions } from '../text/speakable.js';
 import { cambOptions, headerWarnings, localeOf, type ProviderContext } from './call.js';
 import { loadAiSdkProvider, toAiSdkError, type AiSdkProvider } from './errors.js';
 import type { CambSpeechCallOptions, CambSpeechModel, CambSpeechResult, CambWarning } from './types.js';
@@ -26,6 +29,12 @@ const SpeechOptionsSchema = z.strictObject({
   enhanceReferenceAudioQuality: z.boolean().optional(),
   /** `voice_settings.maintain_source_accent`. */
   maintainSourceAccent: z.boolean().optional(),
+  /**
+   * Speak the text as a listener would want it (rxvoice's `speakableText` options: thoughts,
+   * tool calls, markdown and link addresses not spoken; `lexicon`, `spokenForm`...). Default
+   * true (LLM text is this model's input); `false` sends the text as it is.
+   */
+  speakable: z.union([z.boolean(), z.looseObject({})]).optional(),
 });
 
 /** Output formats the AI SDK may name otherwise than the service. */
@@ -59,6 +68,20 @@ function wholeFile(format: TtsStreamFormat, chunks: readonly Uint8Array[]): Uint
   return wav ? concatBytes([wavHeader(wav.format, wav.pcm.byteLength), wav.pcm]) : bytes;
 }
 
+/** The text to send: speakable (by default, in the call's language) or as it is. */
+async function spokenText(sdk: AiSdkProvider, text: string, speakable: boolean | Record<string, unknown>, language: string): Promise<string> {
+  if (speakable === false) return text;
+  const options = { language, ...(speakable === true ? {} : speakable) } as SpeakableTextOptions;
+  try {
+    return await speakableString(text, options);
+  } catch (error) {
+    if (error instanceof ValidationError || error instanceof RangeError) {
+      throw new sdk.InvalidArgumentError({ argument: 'providerOptions.camb.speakable', message: error.message });
+    }
+    throw error;
+  }
+}
+
 /** A speech model over `/tts-stream` (see `createCamb`). */
 export class CambSpeechModelImpl implements CambSpeechModel {
   readonly specificationVersion = 'v3';
@@ -82,10 +105,11 @@ export class CambSpeechModelImpl implements CambSpeechModel {
     if (options.instructions !== undefined) warnings.push({ type: 'unsupported', feature: 'instructions' });
     headerWarnings(options.headers, warnings);
     const format = formatOf(sdk, options.outputFormat, warnings);
+    const language = localeOf(sdk, options.language, this.#context.language, warnings);
     const body: TtsStreamRequest = {
-      text: options.text,
+      text: await spokenText(sdk, options.text, extra.speakable ?? true, language),
       voice_id: voiceOf(sdk, options.voice, this.#context.voice),
-      language: localeOf(sdk, options.language, this.#context.language, warnings),
+      language,
       ...(this.modelId === 'default' ? {} : { speech_model: this.modelId }),
       ...(extra.enhanceNamedEntitiesPronunciation === undefined ? {} : { enhance_named_entities_pronunciation: extra.enhanceNamedEntitiesPronunciation }),
       output_configuration: {

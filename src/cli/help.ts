@@ -138,6 +138,14 @@ Options:
       --idle-timeout S    seconds of silence before trailing text is flushed
       --speaking-rate R   0.25 to 4
       --resubmit-skipped  push the text of skipped segments again (up to 2 times)
+      --links MODE        links: host (default: https://example.com/a is spoken
+                          example.com), drop, or verbatim
+      --lexicon FILE      pronunciations, JSON: {"words":{"SQL":"sequel"},
+                          "rules":[{"match":"/v(\\d+)/","replace":"version $1"}]}
+                          (a list of them, each with an optional "language")
+      --spoken-form       numbers, money, dates, times and units in words (en, de, es, fr)
+      --no-speakable      send the text as it is (by default thoughts, tool calls,
+                          markdown, emoji and link addresses are not spoken)
       --json              one JSON object per line on stdout (segments, words, result)
   -h, --help              show this help
 

@@ -57,12 +57,33 @@ import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { sessionPlan, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/options.js';
 import { speak as speakLive } from '../live/session.js';
+import { resolveSpeakable, speakableStep } from './speakable.js';
+import type { SpeakableTextOptions } from '../text/speakable.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
 
-/** Options of `client.speak`: the live session's, plus `cache` (a `speechCache(...)` of `rxvoice/cache`). */
+/**
+ * Options of `client.speak`: the live session's, plus `cache` (a `speechCache(...)` of
+ * `rxvoice/cache`) and `speakable`.
+ *
+ * @example
+ * ```ts
+ * import { createClient, type ClientSpeakOptions } from 'rxvoice';
+ * import { from } from 'rxjs';
+ * const options: ClientSpeakOptions = { voice_id: 1, speakable: { lexicon: { words: { SQL: 'sequel' } } } };
+ * from(['<think>hm</think>Use ', 'SQL, see https://example.com/a now.']).pipe(createClient().speak(options)).subscribe();
+ * ```
+ */
 export type ClientSpeakOptions = SpeakOptions & {
   /** Replay sentences said before from this cache (`speechCache` of `rxvoice/cache`); misses are spoken live and stored. */
   cache?: SpeechCacheHook | undefined;
+  /**
+   * Speak the text as a listener would want it (`speakableText` before the session): `true`
+   * for the defaults, or its options (thoughts and tool calls not spoken, links as their host,
+   * markdown and emoji dropped, `lexicon`, `spokenForm`...). The session's `language` is used
+   * when the options give none. What is sent (and recorded for a reconnect) is the rewritten
+   * text. Off by default (the text is sent as it is). See `docs/speakable.md`.
+   */
+  speakable?: boolean | SpeakableTextOptions | undefined;
 };
 
 /** Options of `client.ttsStream`: `signal`, `onHeaders`, and `cache` (a `speechCache(...)` of `rxvoice/cache`). */
@@ -302,12 +323,15 @@ export class RxVoiceClient {
    * over `POST /tts-stream` with the same voice and settings.
    */
   speak(options: ClientSpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
-    const { cache, ...speakOptions } = options;
+    const { cache, speakable: speakableInput, ...speakOptions } = options;
+    const speakable = resolveSpeakable(speakableInput, speakOptions.language);
     const checked = checkCache('speak', cache);
-    if (checked) return checked.speak(speakOptions, (o) => this.#speakLive(o));
-    return this.#speakLive(speakOptions);
+    const session = checked ? checked.speak(speakOptions, (o) => this.#speakLive(o)) : this.#speakLive(speakOptions);
+    // speakable text first: the cache and the session see (and the ledger records) what is spoken
+    return speakable ? (text$) => session(text$.pipe(speakableStep(speakable))) : session;
   }
 
+  /** The live session of `speak` (warm when a pool holds a session started the same way). */
   #speakLive(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const connection = this.#liveConnection();
     const liveOptions = { ...withTtsStreamFallback(this.#transport, options), scheduler: options.scheduler ?? this.#transport.config.scheduler };
@@ -367,10 +391,13 @@ export class RxVoiceClient {
    * @returns The warm speaker; sessions start opening at once.
    * @throws ValidationError for bad options, before anything is sent.
    */
-  warmSpeaker(options: SpeakOptions, pool: WarmPoolOptions = {}): WarmSpeaker {
+  warmSpeaker(options: ClientSpeakOptions, pool: WarmPoolOptions = {}): WarmSpeaker {
     const scheduler = options.scheduler ?? this.#transport.config.scheduler;
     // Throws ValidationError for bad options, before anything is sent.
-    const plan = sessionPlan(this.#liveConnection(), { ...options, scheduler });
+    const { speakable, cache, ...sessionOptions } = options;
+    resolveSpeakable(speakable, sessionOptions.language);
+    checkCache('warmSpeaker', cache);
+    const plan = sessionPlan(this.#liveConnection(), { ...sessionOptions, scheduler });
     const warm = new WarmSessionPool(plan, { ...pool, scheduler: pool.scheduler ?? scheduler });
     const pools = this.#warmPools;
     pools.add(warm);

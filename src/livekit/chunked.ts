@@ -4,6 +4,7 @@
  */
 import { AudioByteStream, shortuuid, tts } from '@livekit/agents';
 import { from, concatMap, type Subscription } from 'rxjs';
+import { speakableString } from '../client/speakable.js';
 import { createSentenceSegmenter } from '../text/sentences.js';
 import { isAbort, toLiveKitError } from './errors.js';
 import type { APIConnectOptions, AudioFrame, LiveKitAgents } from './peer.js';
@@ -78,7 +79,11 @@ export class ChunkedStream extends Base {
       }
     };
     const settings = speak.speaking_rate == null ? {} : { voice_settings: { speaking_rate: speak.speaking_rate } };
-    const requests = requestTexts(this.inputText, locale).map((text) => ({
+    const { speakable } = speak;
+    const language = typeof speak.language === 'string' ? { language: speak.language } : {};
+    const input = speakable ? await speakableString(this.inputText, speakable === true ? language : { ...language, ...speakable }) : this.inputText;
+    if (this.abortSignal.aborted || input.trim() === '') return; // nothing to hear (only thoughts, say)
+    const requests = requestTexts(input, locale).map((text) => ({
       text,
       voice_id: speak.voice_id,
       language: speak.language ?? 'en-us',

@@ -3,12 +3,12 @@
  * options, and the audio shape. Made once by the TTS (options checked there).
  */
 import type { RxVoiceClient } from '../client/client.js';
-import type { SpeakOptions } from '../live/options.js';
+import type { ClientSpeakOptions } from '../client/client.js';
 
 export interface StreamSettings {
   client: RxVoiceClient;
   /** Options of each live session (`client.speak`), without `metrics` (each stream adds its own). */
-  speak: SpeakOptions;
+  speak: ClientSpeakOptions;
   sampleRate: number;
   /** Samples per audio frame. */
   frameSamples: number;

@@ -3,13 +3,14 @@
  */
 import { tts } from '@livekit/agents';
 import * as z from 'zod/mini';
-import { RxVoiceClient, type WarmSpeaker } from '../client/client.js';
+import { RxVoiceClient, type ClientSpeakOptions, type WarmSpeaker } from '../client/client.js';
 import { flag, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
 import type { ReconnectOptions, SpeakOptions, StallOptions } from '../live/options.js';
 import { HeardTracker, type HeardReport } from '../live/heard.js';
 import type { WarmPoolOptions } from '../live/warm.js';
 import type { SessionConfigInput } from '../live/protocol.js';
+import type { SpeakableTextOptions } from '../text/speakable.js';
 import { ChunkedStream } from './chunked.js';
 import type { APIConnectOptions, LiveKitAgents } from './peer.js';
 import type { StreamSettings } from './settings.js';
@@ -45,6 +46,12 @@ export interface TTSOptions {
    * options. Default false; `prewarm()` opens one later.
    */
   warm?: boolean | WarmPoolOptions;
+  /**
+   * Speak the LLM's text as a listener would want it (rxvoice's `speakableText`: thoughts and
+   * tool calls, markdown, emoji and link addresses not spoken; `lexicon`, `spokenForm`...), in
+   * `stream()` and `synthesize()`. Default true; `false` sends the text as it is.
+   */
+  speakable?: boolean | SpeakableTextOptions;
   /**
    * A stall is not silence (rxvoice's `stall`): a live session of `stream()` that sends no
    * audio for `afterMs` speaks its sentences over `POST /tts-stream` instead
@@ -98,9 +105,9 @@ export class TTS extends Base {
   constructor(options: TTSOptions) {
     const checked = checkOptions(OptionsSchema, options, 'rxvoice/livekit TTS');
     super(checked.sampleRate, 1, { streaming: true, alignedTranscript: checked.wordTimestamps });
-    const { voice_id, language, speaking_rate, reconnect = DEFAULT_LIVEKIT_RECONNECT, warm = false } = options;
+    const { voice_id, language, speaking_rate, reconnect = DEFAULT_LIVEKIT_RECONNECT, warm = false, speakable = true } = options;
     const client = checked.client ?? new RxVoiceClient({ ...(checked.apiKey === undefined ? {} : { apiKey: checked.apiKey }), ...(checked.baseUrl === undefined ? {} : { baseUrl: checked.baseUrl }) });
-    const speak: SpeakOptions = {
+    const speak: ClientSpeakOptions = {
       voice_id,
       output_format: 'wav',
       sample_rate: checked.sampleRate,
@@ -109,6 +116,7 @@ export class TTS extends Base {
       ...(speaking_rate === undefined ? {} : { speaking_rate }),
       ...(reconnect === false ? {} : { reconnect }),
       ...(checked.clientBoundaries === undefined ? {} : { clientBoundaries: checked.clientBoundaries }),
+      speakable,
       ...(options.stall === undefined ? {} : { stall: options.stall }),
     };
     // Checks the session options now (ValidationError); nothing is opened.

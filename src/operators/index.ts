@@ -11,5 +11,16 @@ export {
   type WordTimelineOptions,
 } from './wordTimeline.js';
 export { segmentSentences, type SegmentSentencesOptions } from './segmentSentences.js';
-export { speakableText, type SpeakableTextOptions, type SpeakablePiece, type CodeBlockMode } from './speakableText.js';
-export { createSpeakableText, type SpeakableTextCore } from '../text/speakable.js';
+export {
+  speakableText,
+  type SpeakableTextOptions,
+  type SpeakablePiece,
+  type CodeBlockMode,
+  type HiddenBlock,
+  type HiddenKind,
+  type LinkMode,
+  type Lexicon,
+  type LexiconRule,
+  type NumberWords,
+} from './speakableText.js';
+export { createSpeakableText, loadNumberWords, type SpeakableTextCore } from '../text/speakable.js';

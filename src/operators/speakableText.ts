@@ -1,7 +1,8 @@
-import { Observable, type OperatorFunction } from 'rxjs';
-import { createSpeakableText, speakableTextOptions, type SpeakableTextOptions } from '../text/speakable.js';
+import type { OperatorFunction } from 'rxjs';
+import { speakableStep } from '../client/speakable.js';
+import type { SpeakableTextOptions } from '../text/speakable.js';
 
-export type { SpeakableTextOptions, SpeakablePiece, CodeBlockMode } from '../text/speakable.js';
+export type { SpeakableTextOptions, SpeakablePiece, CodeBlockMode, HiddenBlock, HiddenKind, LinkMode, Lexicon, LexiconRule, NumberWords } from '../text/speakable.js';
 
 /**
  * Turns a stream of markdown tokens (an LLM's answer) into a stream of text to speak.
@@ -20,6 +21,13 @@ export type { SpeakableTextOptions, SpeakablePiece, CodeBlockMode } from '../tex
  * (`{ say: 'Here is the code.' }`). Kept: `my_value_2`, `2 * 3`, `°`, `%`, `€`, `a < b`.
  * The line break after a list item, heading, quote line, table row or rule becomes a
  * paragraph break (`"\n\n"`), so any sentence splitter ends the sentence there, stop or not.
+ *
+ * Thoughts and tool calls (`<think>...</think>`, `<tool_call>...</tool_call>`) are not spoken
+ * (`onHiddenBlock` hears of each, also one cut off by the end); a URL is spoken as its host
+ * (`links`), e-mail addresses and paths readably (`addresses`); SSML-like tags are stripped
+ * or kept (`markup`); the `lexicon` rewrites words; `spokenForm` with `language` speaks
+ * numbers, money, dates and times in words (the number words load on subscription; tokens
+ * wait for them, nothing is lost).
  *
  * Text is emitted as soon as it is decided, in the same frame as the token that decides
  * it; only markers wait (a `*` at the end of a token until the next character, a `[` until
@@ -47,33 +55,13 @@ export type { SpeakableTextOptions, SpeakablePiece, CodeBlockMode } from '../tex
  * // "Plan"  "\n\nBoil water"  " \n\nSee docs."
  * ```
  *
- * @param options `codeBlocks` (default `'skip'`) and `maxBufferSize` (code units of a
- * skipped code block held in case it never closes; default 65 536, at least 16).
+ * @param options `codeBlocks` (default `'skip'`), `maxBufferSize` (code units of a skipped code
+ * block held in case it never closes; default 65 536, at least 16), `thoughts`, `toolCalls`
+ * (`'drop'`), `markup` (`'strip'`), `links` (`'host'`), `addresses` (`'readable'`), `lexicon`,
+ * `spokenForm` (false), `language` (`'en-us'`), `onHiddenBlock`: see `docs/speakable.md`.
  * @throws {RangeError} At creation, when an option is invalid.
  * @return A function that returns an Observable of speakable text.
  */
 export function speakableText(options: SpeakableTextOptions = {}): OperatorFunction<string, string> {
-  speakableTextOptions(options); // throws now, not inside the stream
-  return (source) =>
-    new Observable<string>((subscriber) => {
-      const core = createSpeakableText(options);
-      const emit = (pieces: { text: string }[]): void => {
-        let text = '';
-        for (const p of pieces) text += p.text;
-        if (text.length > 0) subscriber.next(text);
-      };
-      return source.subscribe({
-        next(token) {
-          emit(core.feed(token));
-        },
-        error(err: unknown) {
-          emit(core.end());
-          subscriber.error(err);
-        },
-        complete() {
-          emit(core.end());
-          subscriber.complete();
-        },
-      });
-    });
+  return speakableStep(options);
 }

@@ -35,6 +35,7 @@ import { BULLET, isNextMarker, LIST_MARKER, LIST_PREFIX, markerOf, RULE, type Ma
 import { Char, classify, endsWithStop, expectedCloser, isCjk, isCloser, isDot, isInert, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
 import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 import { lastWsBefore, newPieceScan, openCandidate, PieceText, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
+import { tagSafeSegmenter } from './sentence-tags.js';
 
 export { bufferSizeOption, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 export { isWhitespace } from './sentence-marks.js';
@@ -399,5 +400,5 @@ class SentenceEngine implements SentenceSegmenter {
 
 /** Create an incremental sentence segmenter (see the module documentation for the rules). */
 export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
-  return new SentenceEngine(options);
+  return tagSafeSegmenter(new SentenceEngine(options)); // a tag (`<break time="1.5s"/>`) is never cut: sentence-tags.ts
 }

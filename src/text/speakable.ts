@@ -16,6 +16,14 @@
  *   every sentence splitter (ours, the service's) takes as a boundary.
  * - **Fenced code blocks** are not spoken by default (`codeBlocks: 'skip'`); `'speak'` speaks
  *   their lines, `{ say: 'Here is some code.' }` says a phrase instead.
+ * - **Thoughts and tool calls** (`<think>`, `<thinking>`, `<reasoning>`, `<tool_call>`) are not
+ *   spoken (`thoughts`/`toolCalls: 'speak'` to speak them): their content comes out as pieces
+ *   with `hidden` set, for captions; a text that ends inside one sets `unclosed`.
+ * - **Markup**: SSML-like tags (`<break/>`, `<say-as>`, `<phoneme>`, `<spell>`) are stripped
+ *   (`<break/>` becomes a space), or kept intact with `markup: 'keep'`.
+ * - **Words** (the word stage, `speakable-words.ts`): a URL is spoken as its host (`links`),
+ *   e-mail addresses and file paths mark by mark (`addresses`), the `lexicon`'s pronunciations,
+ *   and with `spokenForm` numbers, money, dates, times and units in words of `language`.
  * - **Kept**: underscores inside words (`my_value_2`), a lone `*` in arithmetic (`2 * 3`,
  *   `2*3`), `°`, `%`, `€`, `<` in `a < b`, escaped characters (`\*` is spoken as `*`).
  *
@@ -32,382 +40,68 @@
  * Every output piece says where it came from: `input.slice(start, end)` is the markdown it
  * renders, so captions can show the markdown's own words.
  *
- * This file is the streaming scanner (buffer, line start, inline text, fenced blocks); the
- * markdown syntax it recognizes is in `speakable-markdown.ts`, the character kinds and emoji in
- * `speakable-marks.ts`, and the pieces with their offset map in `speakable-pieces.ts`.
+ * This file joins the two stages. The streaming scanner (buffer, line start, inline text, fenced
+ * blocks, hidden blocks) is `speakable-scanner.ts`; the markdown syntax it recognizes is in
+ * `speakable-markdown.ts`, tags in `speakable-tags.ts`, the character kinds and emoji in
+ * `speakable-marks.ts`, the pieces with their offset map and the options in
+ * `speakable-pieces.ts`; the word stage in `speakable-words.ts` with `speakable-lexicon.ts`,
+ * `speakable-spoken.ts` and `speakable-numbers.ts` (n2words, loaded lazily).
  */
-import { ASCII_PUNCT, isAstralEmoji, isEmphasisMarker, Kind, kindOf, MARKER_LOOKAHEAD, NL } from './speakable-marks.js';
-import { AUTOLINK, HTML_TAG, lineStartAt, linkAt, type LineKind } from './speakable-markdown.js';
-import { PieceMap, speakableTextOptions, type SpeakablePiece, type SpeakableTextCore, type SpeakableTextOptions } from './speakable-pieces.js';
+import { optionError } from '../core/validation.js';
+import { compileLexicon } from './speakable-lexicon.js';
+import { speakableTextOptions, type SpeakableTextCore, type SpeakableTextOptions } from './speakable-pieces.js';
+import { createScanner } from './speakable-scanner.js';
+import { numberLocale, type NumberWords } from './speakable-numbers.js';
+import { WordStage } from './speakable-words.js';
 
-export { speakableTextOptions, type CodeBlockMode, type SpeakablePiece, type SpeakableTextCore, type SpeakableTextOptions } from './speakable-pieces.js';
+export { speakableTextOptions, type CodeBlockMode, type HiddenBlock, type HiddenKind, type LinkMode, type SpeakablePiece, type SpeakableTextCore, type SpeakableTextOptions } from './speakable-pieces.js';
+export { loadNumberWords, type NumberWords } from './speakable-numbers.js';
+export type { Lexicon, LexiconRule } from './speakable-lexicon.js';
 
-/** Create the incremental markdown-to-speech core (see the module documentation). */
+/**
+ * Create the incremental markdown-to-speech core (see the module documentation): the markdown
+ * scanner, then the word stage (links, addresses, lexicon, spoken forms).
+ *
+ * @example
+ * ```ts
+ * import { createSpeakableText } from 'rxvoice/operators';
+ * const core = createSpeakableText({ links: 'host' });
+ * const pieces = [...core.feed('<think>hm</think>See https://example.com/a?b=1 now.'), ...core.end()];
+ * const spoken = pieces.filter((p) => !p.hidden).map((p) => p.text).join(''); // 'See example.com now.'
+ * ```
+ * @throws {ValidationError} When an option is invalid, or `spokenForm` is on without `numberWords`.
+ */
 export function createSpeakableText(options: SpeakableTextOptions = {}): SpeakableTextCore {
-  const { codeBlocks, maxBufferSize } = speakableTextOptions(options);
-
-  /** Input not consumed yet starts at absolute offset `base`; `pos` indexes `buf`. */
-  let buf = '';
-  let base = 0;
-  let pos = 0;
-  const pieces = new PieceMap();
-  /** The last consumed input code unit (for emphasis flanking); NaN at the start. */
-  let prev = Number.NaN;
-  let lineStart = true;
-  let lineKind: LineKind = 'text';
-  /** Open code span: its backtick count (0: none). */
-  let codeSpan = 0;
-  /** Inside link text: absolute offsets of its `]` and just after its `)`. */
-  let linkClose = -1;
-  let linkEnd = -1;
-  /** Open fenced block. */
-  let fence:
-    | { char: number; len: number; start: number; info: SpeakablePiece[]; body: SpeakablePiece[]; bodyLen: number; speaking: boolean }
-    | undefined;
-  /** Inside a fenced block's line, not at its start. */
-  let fenceLine = false;
-
-  const emit = (text: string, start: number, end: number, verbatim = false): void => pieces.emit(text, start, end, verbatim);
-
-  /** Consume `n` code units without speaking them. */
-  function drop(n: number): void {
-    prev = buf.charCodeAt(pos + n - 1);
-    pos += n;
+  const checked = speakableTextOptions(options);
+  if (checked.spokenForm && options.numberWords === undefined) {
+    throw optionError('speakableText', ['numberWords'], 'spokenForm needs numberWords: await loadNumberWords(language) (the speakableText() operator loads them itself)');
   }
-
-  /** Consume `n` code units, speaking them as they are. */
-  function copy(n: number): void {
-    const abs = base + pos;
-    emit(buf.slice(pos, pos + n), abs, abs + n, true);
-    prev = buf.charCodeAt(pos + n - 1);
-    pos += n;
-  }
-
-  /** Consume `n` code units, speaking `text` instead. */
-  function replace(n: number, text: string): void {
-    const abs = base + pos;
-    emit(text, abs, abs + n);
-    prev = buf.charCodeAt(pos + n - 1);
-    pos += n;
-  }
-
-  /** Index of the next line break at or after `from`, or -1. */
-  function lineEndFrom(from: number): number {
-    return buf.indexOf('\n', from);
-  }
-
-  /** The line's block markers (`speakable-markdown.ts`), dropped. Returns false when more text is needed. */
-  function startLine(final: boolean): boolean {
-    const at = lineStartAt(buf, pos, final);
-    if (at === undefined) return false;
-    switch (at.type) {
-      case 'fence': {
-        // the info string (`js`) is kept: spoken with the body if the block never closes
-        const info = at.infoEnd > at.infoAt ? [{ text: buf.slice(at.infoAt, at.infoEnd), start: base + at.infoAt, end: base + at.infoEnd }] : [];
-        fence = { char: at.char, len: at.len, start: base + pos, info, body: [], bodyLen: 0, speaking: codeBlocks === 'speak' };
-        fenceLine = at.eol < 0; // a long info string goes on: the rest of the line is body text
-        drop(at.stop - pos);
-        lineStart = at.eol >= 0;
-        return true;
-      }
-      case 'rule':
-        // a horizontal rule: not spoken, ends a sentence
-        drop((at.eol < 0 ? at.end : at.eol) - pos);
-        if (at.eol >= 0) replace(1, '\n\n');
-        lineStart = true;
-        return true;
-      case 'table-separator':
-        drop((at.eol < 0 ? at.end : at.eol) - pos);
-        if (at.eol >= 0) drop(1);
-        lineStart = at.eol >= 0;
-        return true;
-      default: {
-        // drop the markers (and the indentation before them); plain lines keep their text. A
-        // block line after running text ends that text's sentence: its markers become a break.
-        const i = at.markersEnd;
-        const tail = pieces.tail;
-        if (at.kind !== 'text' && tail.length > 0 && tail !== '\n\n') replace(i - pos, tail.endsWith('\n') ? '\n' : '\n\n');
-        else if (i > pos) drop(i - pos);
-        lineKind = at.kind;
-        lineStart = false;
-        return true;
-      }
-    }
-  }
-
-  /** A line inside a fenced block. Returns false when more text is needed. */
-  function stepFence(final: boolean): boolean {
-    const f = fence!;
-    const n = buf.length;
-    if (!fenceLine) {
-      // at the line's start: is it the closing fence?
-      let i = pos;
-      while (i < n && i - pos < 3 && buf.charCodeAt(i) === 0x20) i++;
-      let k = i;
-      while (k < n && buf.charCodeAt(k) === f.char) k++;
-      if (k >= n && !final) return false;
-      if (k - i >= f.len) {
-        let e = k;
-        while (e < n && (buf.charCodeAt(e) === 0x20 || buf.charCodeAt(e) === 9 || buf.charCodeAt(e) === 13)) e++;
-        if (e >= n && !final) return false;
-        if (e >= n || buf.charCodeAt(e) === NL) {
-          const stop = e >= n ? n : e + 1;
-          const start = base + pos;
-          drop(stop - pos);
-          closeFence(start, base + pos);
-          lineStart = true;
-          return true;
-        }
-      }
-      fenceLine = true;
-    }
-    // body text up to the line's end
-    const eol = lineEndFrom(pos);
-    const stop = eol < 0 ? n : eol + 1;
-    if (stop > pos) fenceBody(stop - pos);
-    if (eol >= 0) fenceLine = false;
-    return true;
-  }
-
-  function fenceBody(len: number): void {
-    const f = fence!;
-    if (f.speaking) {
-      copy(len);
-      return;
-    }
-    const abs = base + pos;
-    f.body.push({ text: buf.slice(pos, pos + len), start: abs, end: abs + len });
-    f.bodyLen += len;
-    drop(len);
-    if (f.bodyLen > maxBufferSize) {
-      // too long to hold: speak it from here (nothing is lost)
-      f.speaking = true;
-      for (const p of f.body) emit(p.text, p.start, p.end);
-      f.body = [];
-    }
-  }
-
-  function closeFence(closeStart: number, closeEnd: number): void {
-    const f = fence!;
-    fence = undefined;
-    fenceLine = false;
-    if (f.speaking) emit('\n\n', closeStart, closeEnd);
-    else if (typeof codeBlocks === 'object') emit(`${codeBlocks.say}\n\n`, f.start, closeEnd);
-    else emit('\n\n', closeStart, closeEnd);
-  }
-
-  /** One decision in running text. Returns false when more text is needed. */
-  function stepInline(final: boolean): boolean {
-    const n = buf.length;
-    const abs = base + pos;
-    if (linkClose >= 0 && abs === linkClose) {
-      drop(linkEnd - abs); // `](address)`
-      linkClose = -1;
-      linkEnd = -1;
-      return true;
-    }
-    const c = buf.charCodeAt(pos);
-    if (c === NL) {
-      if (lineKind !== 'text' && codeSpan === 0) replace(1, '\n\n');
-      else copy(1);
-      lineStart = true;
-      lineKind = 'text';
-      linkClose = -1;
-      return true;
-    }
-    if (codeSpan > 0) {
-      // inside `code`: everything is spoken as it is, but the closing backticks
-      if (c === 0x60) {
-        let k = pos;
-        while (k < n && buf.charCodeAt(k) === 0x60) k++;
-        if (k >= n && !final) return false;
-        if (k - pos === codeSpan) {
-          codeSpan = 0;
-          drop(k - pos);
-        } else copy(k - pos);
-        return true;
-      }
-      let k = pos;
-      for (; k < n; k++) {
-        const x = buf.charCodeAt(k);
-        if (x === 0x60 || x === NL || kindOf(x) === Kind.Drop || (x >= 0xd800 && x <= 0xdfff)) break;
-      }
-      if (k > pos) {
-        copy(k - pos);
-        return true;
-      }
-      // a dropped character or a surrogate: as outside code
-    }
-    const cls = kindOf(c);
-    if (cls === Kind.Plain) {
-      let k = pos + 1;
-      while (k < n && kindOf(buf.charCodeAt(k)) === Kind.Plain) k++;
-      copy(k - pos);
-      return true;
-    }
-    if (cls === Kind.Drop) {
-      drop(1);
-      return true;
-    }
-    // surrogates: an emoji is dropped, a lone surrogate too
-    if (c >= 0xd800 && c <= 0xdbff) {
-      if (pos + 1 >= n && !final) return false;
-      const low = buf.charCodeAt(pos + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        const cp = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
-        if (isAstralEmoji(cp)) drop(2);
-        else copy(2);
-      } else drop(1);
-      return true;
-    }
-    if (c >= 0xdc00 && c <= 0xdfff) {
-      drop(1);
-      return true;
-    }
-    switch (c) {
-      case 0x5c: {
-        // `\*`: the character, not a marker
-        if (pos + 1 >= n && !final) return false;
-        const next = buf.charCodeAt(pos + 1);
-        if (pos + 1 < n && next < 0x80 && ASCII_PUNCT.test(String.fromCharCode(next))) {
-          drop(1);
-          copy(1);
-        } else copy(1);
-        return true;
-      }
-      case 0x60: {
-        let k = pos;
-        while (k < n && buf.charCodeAt(k) === 0x60) k++;
-        if (k >= n && !final) return false;
-        codeSpan = k - pos;
-        drop(k - pos);
-        return true;
-      }
-      case 0x2a:
-      case 0x5f:
-      case 0x7e:
-        return emphasis(c, final);
-      case 0x21: {
-        if (pos + 1 >= n && !final) return false;
-        if (buf.charCodeAt(pos + 1) === 0x5b) {
-          const link = linkAt(buf, base, pos + 1, final);
-          if (link === undefined) return false;
-          if (link) {
-            drop(2); // `![`: an image speaks its description
-            linkClose = link.close;
-            linkEnd = link.end;
-            return true;
-          }
-        }
-        copy(1);
-        return true;
-      }
-      case 0x5b: {
-        const link = linkAt(buf, base, pos, final);
-        if (link === undefined) return false;
-        if (link) {
-          drop(1);
-          linkClose = link.close;
-          linkEnd = link.end;
-        } else copy(1);
-        return true;
-      }
-      case 0x3c: {
-        // `<b>`, `</div>`, `<br/>`, `<!-- -->`, `<https://x.y>`; `a < b` is text at once
-        if (pos + 1 >= n && !final) return false;
-        if (!/^[A-Za-z/!]$/.test(buf.charAt(pos + 1))) {
-          copy(1);
-          return true;
-        }
-        let k = pos + 1;
-        while (k < n && k - pos < MARKER_LOOKAHEAD && buf.charCodeAt(k) !== 0x3e && buf.charCodeAt(k) !== NL && buf.charCodeAt(k) !== 0x3c) k++;
-        if (k >= n && !final && k - pos < MARKER_LOOKAHEAD) return false;
-        if (k < n && buf.charCodeAt(k) === 0x3e) {
-          const tag = buf.slice(pos, k + 1);
-          const auto = AUTOLINK.exec(tag);
-          if (auto) {
-            drop(1);
-            copy(auto[1]!.length);
-            drop(1);
-            return true;
-          }
-          if (HTML_TAG.test(tag)) {
-            if (/^<br\b/i.test(tag)) replace(tag.length, ' ');
-            else drop(tag.length);
-            return true;
-          }
-        }
-        copy(1);
-        return true;
-      }
-      case 0x7c: {
-        if (lineKind !== 'table') {
-          copy(1);
-          return true;
-        }
-        // a cell separator: `,` between cells, nothing at the row's end
-        let k = pos + 1;
-        while (k < n && (buf.charCodeAt(k) === 0x20 || buf.charCodeAt(k) === 9 || buf.charCodeAt(k) === 13)) k++;
-        if (k >= n && !final) return false;
-        if (k >= n || buf.charCodeAt(k) === NL) drop(1);
-        else replace(1, ',');
-        return true;
-      }
-      case 0x5d:
-      default:
-        copy(1);
-        return true;
-    }
-  }
-
-  /** A run of `*`, `_` or `~`: a marker (dropped) or text, by what stands on either side. */
-  function emphasis(ch: number, final: boolean): boolean {
-    const n = buf.length;
-    let k = pos;
-    while (k < n && buf.charCodeAt(k) === ch) k++;
-    if (k >= n && !final) return false;
-    const run = k - pos;
-    if (isEmphasisMarker(ch, run, prev, k < n ? buf.charCodeAt(k) : Number.NaN)) drop(run);
-    else copy(run);
-    return true;
-  }
-
-  function run(final: boolean): void {
-    while (pos < buf.length) {
-      const ok = fence ? stepFence(final) : lineStart ? startLine(final) : stepInline(final);
-      if (!ok) break;
-    }
-    if (pos > 0) {
-      buf = buf.slice(pos);
-      base += pos;
-      pos = 0;
-    }
-  }
-
-  const take = (): SpeakablePiece[] => pieces.take();
-
+  const scanner = createScanner(checked, options.onHiddenBlock);
+  const lexicon = compileLexicon(checked.lexicon, checked.language);
+  if (checked.links === 'verbatim' && checked.addresses === 'verbatim' && lexicon === undefined && !checked.spokenForm) return scanner; // no word waits
+  const words = new WordStage({
+    links: checked.links,
+    addresses: checked.addresses,
+    lexicon,
+    numberWords: checked.spokenForm ? numberWordsOf(options.numberWords!, checked.language) : undefined,
+    language: checked.language,
+  });
   return {
-    feed(text) {
-      if (text.length === 0) return [];
-      buf += text;
-      run(false);
-      return take();
-    },
-    end() {
-      run(true);
-      if (fence) {
-        // an unterminated fenced block: spoken, not lost
-        const f = fence;
-        fence = undefined;
-        for (const p of [...f.info, ...f.body]) emit(p.text, p.start, p.end);
-      }
-      codeSpan = 0;
-      linkClose = -1;
-      lineStart = true;
-      lineKind = 'text';
-      prev = Number.NaN;
-      pieces.tail = '';
-      return take();
+    feed: (text) => (text.length === 0 ? [] : words.push(scanner.feed(text), false)),
+    end: () => words.push(scanner.end(), true),
+    get unclosed() {
+      return scanner.unclosed;
     },
   };
 }
+
+/** Number words given (an `n2words/<locale>` module will do), checked, with their locale. */
+function numberWordsOf(given: NumberWords, language: string): NumberWords {
+  if (typeof given !== 'object' || given === null || typeof given.toCardinal !== 'function' || typeof given.toOrdinal !== 'function') {
+    throw optionError('speakableText', ['numberWords'], 'must have toCardinal and toOrdinal (an n2words locale module, or loadNumberWords(language))');
+  }
+  const words: NumberWords = { locale: given.locale ?? numberLocale(language)!, toCardinal: (v) => given.toCardinal(v), toOrdinal: (v) => given.toOrdinal(v) };
+  if (typeof given.toCurrency === 'function') words.toCurrency = (v) => given.toCurrency!(v);
+  return words;
+}
+

@@ -227,6 +227,30 @@ describe('generateSpeech (ai) through camb.speech()', () => {
   });
 });
 
+describe('generateSpeech: speakable text (issue 31)', () => {
+  const reply = '<think>They want a link.</think>Read **the docs** at https://example.com/docs?a=1, it costs $3.50.';
+  it('sends the speakable text by default; providerOptions.camb.speakable sets its options or turns it off (control)', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl });
+      const texts = async (speakable?: unknown): Promise<string> => {
+        const before = proxy.seen.length;
+        await generateSpeech({ model: camb.speech(), text: reply, voice: '1', ...(speakable === undefined ? {} : { providerOptions: { camb: { speakable } } as never }) });
+        return (JSON.parse(proxy.seen.slice(before).find((r) => r.path === '/tts-stream')!.body) as { text: string }).text;
+      };
+      expect(await texts()).toBe('Read the docs at example.com, it costs $3.50.');
+      expect(await texts({ spokenForm: true, links: 'drop' })).toBe('Read the docs at , it costs three dollars and fifty cents.');
+      expect(await texts(false)).toBe(reply);
+    } finally {
+      await proxy.close();
+    }
+  });
+  it('bad speakable options: InvalidArgumentError before anything is sent', async () => {
+    const error = await generateSpeech({ model: provider().speech(), text: 'Hello there.', voice: '1', providerOptions: { camb: { speakable: { links: 'short' } } } }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe('AI_InvalidArgumentError');
+  });
+});
+
 describe('transcribe (ai) through camb.transcription()', () => {
   const wav = encodeWav16(new Int16Array(16000 * 2).map((_, i) => Math.round(8000 * Math.sin(i / 10))), 16000); // 2 s
 

@@ -420,6 +420,34 @@ describe('rxvoice voices and voice create', () => {
   });
 });
 
+describe('rxvoice speak: speakable text (issue 31)', () => {
+  const llm = '<think>Plan the answer.</think>Use **SQL**, see https://example.com/a?b=1 for 25% off.';
+  const spokenLines = (stdout: string): string[] => lines(stdout).map((l) => l.replace(/^\[\d+\] [\d.]+-[\d.]+ s\s+/, ''));
+  it('speaks LLM text as a listener would want it by default; --no-speakable sends it as it is (control)', async () => {
+    const run = await cli(['speak', llm, '-o', 'llm.wav']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(spokenLines(run.stdout)).toEqual(['Use SQL, see example.com for 25% off.']);
+    const raw = await cli(['speak', llm, '-o', 'raw.wav', '--no-speakable']);
+    expect(raw.code, raw.stderr).toBe(0);
+    expect(spokenLines(raw.stdout).join(' ')).toContain('<think>');
+  });
+  it('--links, --lexicon file.json (rules as /regex/) and --spoken-form', async () => {
+    writeFileSync(join(dir, 'lexicon.json'), JSON.stringify({ words: { SQL: 'sequel' }, rules: [{ match: '/^v(\\d+)$/', replace: 'version $1' }] }));
+    const run = await cli(['speak', `${llm} Try v2.`, '-o', 'lex.wav', '--links', 'drop', '--lexicon', 'lexicon.json', '--spoken-form']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(spokenLines(run.stdout)).toEqual(['Use sequel, see  for twenty-five percent off.', 'Try version 2.']);
+  });
+  it.each([
+    [['--links', 'short']],
+    [['--lexicon', 'missing.json']],
+    [['--no-speakable', '--spoken-form']],
+  ])('bad speakable flags %j: usage error, exit 2, nothing sent', async (flags) => {
+    const run = await cli(['speak', 'Hello there.', '-o', 'bad.wav', ...flags]);
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toHaveLength(1);
+  });
+});
+
 describe('exit codes and messages', () => {
   it.each([
     [['bogus']],

@@ -466,3 +466,33 @@ describe('rxvoice/livekit pieces', () => {
     expect(isAbort(new Error('no'))).toBe(false);
   });
 });
+
+describe('rxvoice/livekit TTS: speakable text (issue 31)', () => {
+  const reply = '<think>The user greets me.</think>Hello **there**, see https://example.com/a?b=1 now.';
+  it('stream() speaks only what should be heard by default; speakable: false sends the text as it is (control)', async () => {
+    for (const [speakable, expected] of [
+      [undefined, ['Hello there, see example.com now.']],
+      [false, [reply]],
+    ] as const) {
+      const emu = await emulator();
+      const stream = plugin(emu, speakable === undefined ? {} : { speakable }).stream();
+      for (const token of reply.match(/.{1,3}/gs)!) stream.pushText(token);
+      stream.endInput();
+      for await (const audio of stream) void audio;
+      expect(delivered(emu)).toEqual(expected);
+    }
+  });
+  it('synthesize() sends the speakable text over /tts-stream, with the lexicon given', async () => {
+    const emu = await emulator();
+    const bodies: string[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      if (String(input).endsWith('/tts-stream')) bodies.push((JSON.parse(String(init?.body)) as { text: string }).text);
+      return fetch(input, init);
+    };
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl, fetch: recording });
+    open.push(client);
+    const tts = new TTS({ client, voice_id: 1, speakable: { lexicon: { words: { Hello: 'Howdy' } } } });
+    for await (const audio of tts.synthesize(reply)) void audio;
+    expect(bodies).toEqual(['Howdy there, see example.com now.']);
+  });
+});

@@ -6,6 +6,8 @@ import { TestScheduler } from 'rxjs/testing';
 import { createSpeakableText, speakableText, segmentSentences, type SpeakablePiece, type SpeakableTextOptions } from '../../src/operators/index.js';
 import { ValidationError } from '../../src/core/errors.js';
 
+/** No word stage: links and addresses as written, no lexicon, no spoken forms. */
+const verbatim: SpeakableTextOptions = { links: 'verbatim', addresses: 'verbatim' };
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
 function pieces(tokens: readonly string[], options?: SpeakableTextOptions): SpeakablePiece[] {
@@ -32,7 +34,7 @@ describe('speakableText: what is not spoken', () => {
     ['html', 'A <b>bold</b> word<br/>next <!-- note --> end.', 'A bold word next  end.'],
     ['link', 'See [the docs](https://example.com/a_(b)) now.', 'See the docs now.'],
     ['image', 'Look: ![a cat](cat.png).', 'Look: a cat.'],
-    ['autolink', 'Go to <https://example.com>.', 'Go to https://example.com.'],
+    ['autolink', 'Go to <https://example.com>.', 'Go to example.com.'],
     ['inline code', 'Run `npm test` and ``a `b` c``.', 'Run npm test and a `b` c.'],
     ['emoji', 'Done ✅ and 👍🏽, family 👨‍👩‍👧 ❤️ 🇫🇷.', 'Done  and , family   .'],
     ['table', '| Name | Age |\n|---|---:|\n| Ann | 30 |\n', ' Name , Age \n\n Ann , 30 \n\n'],
@@ -136,8 +138,8 @@ describe('speakableText: source offsets', () => {
 });
 
 describe('speakableText: streaming', () => {
-  it('waits only where a marker is undecided (a "*" at a chunk end)', () => {
-    const core = createSpeakableText();
+  it('waits only where a marker is undecided (a "*" at a chunk end), with no word stage', () => {
+    const core = createSpeakableText(verbatim);
     expect(core.feed('Hello wor').map((p) => p.text)).toEqual(['Hello wor']);
     expect(core.feed('ld *').map((p) => p.text)).toEqual(['ld ']);
     expect(core.feed('b').map((p) => p.text)).toEqual(['b']); // "*b": a marker
@@ -145,11 +147,21 @@ describe('speakableText: streaming', () => {
     expect(core.feed(' 2').map((p) => p.text)).toEqual([' 2']); // "b* ": a closing marker
   });
 
+  it('with the word stage (the default) a word waits for the whitespace after it', () => {
+    const core = createSpeakableText();
+    expect(core.feed('Hello wor').map((p) => p.text)).toEqual(['Hello ']);
+    expect(core.feed('ld ').map((p) => p.text)).toEqual(['world ']);
+    expect(core.feed('https://exa').map((p) => p.text)).toEqual([]);
+    expect(core.feed('mple.com/a?b=1 now').map((p) => p.text)).toEqual(['example.com', ' ']);
+    expect(core.end().map((p) => p.text)).toEqual(['now']);
+  });
+
   it('marble: emits what each token decides; the rest on completion', () => {
     newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('-a----b-----c--|', { a: '**Ti', b: 'p:** use `npm', c: ' test`.\n- one\n' });
-      expectObservable(source.pipe(speakableText())).toBe('-x----y-----z--|', { x: 'Ti', y: 'p: use npm', z: ' test.\n\none\n\n' });
-      expectSubscriptions(source.subscriptions).toBe('^--------------!');
+      expectObservable(source.pipe(speakableText(verbatim))).toBe('-x----y-----z--|', { x: 'Ti', y: 'p: use npm', z: ' test.\n\none\n\n' });
+      expectObservable(source.pipe(speakableText())).toBe('------y-----z--|', { y: 'Tip: use ', z: 'npm test.\n\none\n\n' });
+      expectSubscriptions(source.subscriptions).toBe(['^--------------!', '^--------------!']);
     });
   });
 

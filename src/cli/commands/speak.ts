@@ -19,6 +19,7 @@ import { isNothingToSpeak } from '../../live/nothing-to-speak.js';
 import { COMMAND_HELP } from '../help.js';
 import { writeJson, writeLine, type CliOutput } from '../io.js';
 import { startProgress } from '../progress.js';
+import { SPEAKABLE_FLAGS, speakableFromFlags } from '../speakable-flags.js';
 import { errorOnAbort, runToEnd } from '../run.js';
 
 /** The service's documented default voice. */
@@ -36,6 +37,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
     'idle-timeout': { type: 'string' },
     'speaking-rate': { type: 'string' },
     'resubmit-skipped': { type: 'boolean' },
+    ...SPEAKABLE_FLAGS,
   });
   if (values.help) {
     io.stdout.write(COMMAND_HELP['speak'] as string);
@@ -51,6 +53,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
   const idleTimeout = readNumber('speak', values['idle-timeout'], 'idle-timeout');
   const speakingRate = readNumber('speak', values['speaking-rate'], 'speaking-rate');
   const wordTimestamps = values['word-timestamps'] === true;
+  const speakable = speakableFromFlags(values, io.cwd ?? process.cwd());
   // Reports go to stdout, unless stdout carries the audio.
   const report: CliOutput = output === '-' ? io.stderr : io.stdout;
   const path = output !== undefined && output !== '-' ? resolve(io.cwd ?? process.cwd(), output) : undefined;
@@ -74,6 +77,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         ...(values.language !== undefined ? { language: values.language } : {}),
         ...(idleTimeout !== undefined ? { idle_timeout: idleTimeout } : {}),
         ...(speakingRate !== undefined ? { speaking_rate: speakingRate } : {}),
+        speakable,
         metrics: (report: SpeechMetrics) => {
           if (report.type === 'session') timing = report;
         },

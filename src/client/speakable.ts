@@ -1,0 +1,106 @@
+/**
+ * The speakable step: tokens in, the text to speak out, on the pure core of
+ * `text/speakable.ts`. Used by the `speakableText()` operator, by `client.speak({ ...,
+ * speakable })` (before the live session, so the session sends, and its reconnect ledger
+ * records, the rewritten text), and by the LiveKit and AI SDK adapters, so all speak the same
+ * way. Here, in the client, and not in `live/`: a page that imports only `speak` does not
+ * download it.
+ */
+import { Observable, type OperatorFunction } from 'rxjs';
+import { ValidationError } from '../core/errors.js';
+import { createSpeakableText, loadNumberWords, speakableTextOptions, type SpeakableTextCore, type SpeakableTextOptions } from '../text/speakable.js';
+
+/**
+ * The `speakable` option checked (a ValidationError at once, its issues under
+ * `options.speakable`), with the session's language when it gives none; undefined when off.
+ *
+ * @internal
+ */
+export function resolveSpeakable(input: boolean | SpeakableTextOptions | undefined, language: unknown): SpeakableTextOptions | undefined {
+  if (input === undefined || input === false) return undefined;
+  if (input !== true && (input === null || typeof input !== 'object')) {
+    throw new ValidationError([{ loc: ['options', 'speakable'], msg: 'must be a boolean or speakableText options', type: 'value_error' }], { source: 'local' });
+  }
+  const options: SpeakableTextOptions = input === true ? {} : { ...input };
+  if (options.language === undefined && typeof language === 'string') options.language = language;
+  try {
+    speakableTextOptions(options);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(
+      error.issues.map((issue) => ({ ...issue, loc: ['options', 'speakable', ...issue.loc.slice(1)] })),
+      { source: 'local' },
+    );
+  }
+  return options;
+}
+
+/**
+ * Tokens to speakable text (see `speakableText()` in `rxvoice/operators` for the rules).
+ * Options are checked at once (a ValidationError is thrown here, not in the stream). With
+ * `spokenForm` and no `numberWords`, the number words load on subscription: tokens that come
+ * meanwhile wait, in order, none is lost.
+ *
+ * @internal
+ */
+export function speakableStep(options: SpeakableTextOptions = {}): OperatorFunction<string, string> {
+  const checked = speakableTextOptions(options);
+  const needsWords = checked.spokenForm && options.numberWords === undefined;
+  return (source) =>
+    new Observable<string>((subscriber) => {
+      let core: SpeakableTextCore | undefined = needsWords ? undefined : createSpeakableText(options);
+      /** Tokens (and the end) that came while the number words loaded. */
+      const waiting: string[] = [];
+      let ended: { error: unknown } | 'complete' | undefined;
+      const emit = (pieces: ReadonlyArray<{ text: string; hidden?: string }>): void => {
+        let text = '';
+        for (const p of pieces) if (p.hidden === undefined) text += p.text;
+        if (text.length > 0) subscriber.next(text);
+      };
+      const finish = (c: SpeakableTextCore, how: { error: unknown } | 'complete'): void => {
+        emit(c.end());
+        if (how === 'complete') subscriber.complete();
+        else subscriber.error(how.error);
+      };
+      if (needsWords) {
+        loadNumberWords(checked.language).then(
+          (numberWords) => {
+            if (subscriber.closed) return;
+            const c = (core = createSpeakableText({ ...options, numberWords }));
+            for (const token of waiting.splice(0)) emit(c.feed(token));
+            if (ended) finish(c, ended);
+          },
+          (err: unknown) => subscriber.error(err),
+        );
+      }
+      return source.subscribe({
+        next(token) {
+          if (core) emit(core.feed(token));
+          else waiting.push(token);
+        },
+        error(err: unknown) {
+          if (core) finish(core, { error: err });
+          else ended = { error: err };
+        },
+        complete() {
+          if (core) finish(core, 'complete');
+          else ended = 'complete';
+        },
+      });
+    });
+}
+
+/**
+ * A whole text as it should be spoken (for one-shot requests such as `/tts-stream`): the
+ * same rules as {@link speakableStep}, number words loaded when `spokenForm` needs them.
+ *
+ * @internal
+ */
+export async function speakableString(text: string, options: SpeakableTextOptions = {}): Promise<string> {
+  const checked = speakableTextOptions(options);
+  const numberWords = checked.spokenForm && options.numberWords === undefined ? await loadNumberWords(checked.language) : options.numberWords;
+  const core = createSpeakableText({ ...options, ...(numberWords === undefined ? {} : { numberWords }) });
+  let out = '';
+  for (const p of [...core.feed(text), ...core.end()]) if (p.hidden === undefined) out += p.text;
+  return out;
+}

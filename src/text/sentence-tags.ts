@@ -1,0 +1,105 @@
+/**
+ * Tags are never cut: a wrapper of the sentence segmenter that shows it every complete tag
+ * (`<break time="1.5s"/>`, `<sub alias="W. W. W.">`) with its inside masked, so no stop, quote
+ * or line break inside a tag can make a sentence boundary. The masked text has the same length
+ * as the original, so the pieces are cut from the original text at the same offsets (joining
+ * them still gives back the input exactly).
+ *
+ * A `<` that may open a tag (a letter, `/` or `!` after it) waits for its `>`, at most
+ * {@link TAG_LOOKAHEAD} code units, and not past a line break or another `<`; otherwise it is
+ * text. `a < b` is text at once.
+ */
+import type { SentenceSegmenter } from './sentence-options.js';
+
+/** How far a `<` looks for its `>` before it counts as text. */
+export const TAG_LOOKAHEAD = 512;
+
+const TAG = /^<(?:\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?|!--[^]*--)>$/;
+
+/** `tag` as the segmenter sees it: the brackets kept, every character inside made inert. */
+const mask = (tag: string): string => `<${'x'.repeat(tag.length - 2)}>`;
+
+/** The segmenter `inner`, with tags kept whole (see the module documentation). */
+export function tagSafeSegmenter(inner: SentenceSegmenter): SentenceSegmenter {
+  /** Text from a `<` whose tag is not decided yet. */
+  let held = '';
+  /** Original text given to `inner` and not yet returned by it (as masked text, same length). */
+  let given = '';
+
+  /** `inner`'s pieces (masked) as pieces of the original text. */
+  function unmask(pieces: string[]): string[] {
+    const out: string[] = [];
+    let at = 0;
+    for (const piece of pieces) {
+      out.push(given.slice(at, at + piece.length));
+      at += piece.length;
+    }
+    given = given.slice(at);
+    return out;
+  }
+
+  function give(text: string, masked: string, out: string[]): void {
+    if (text.length === 0) return;
+    given += text;
+    out.push(...unmask(inner.feed(masked)));
+  }
+
+  /** Give `inner` everything decided in `held`; keep an undecided tag. */
+  function run(final: boolean, out: string[]): void {
+    let from = 0;
+    for (;;) {
+      const lt = held.indexOf('<', from);
+      if (lt < 0) break;
+      give(held.slice(from, lt), held.slice(from, lt), out);
+      from = lt;
+      if (lt + 1 >= held.length && !final) break;
+      if (!/^[A-Za-z/!]$/.test(held.charAt(lt + 1))) {
+        give('<', '<', out);
+        from = lt + 1;
+        continue;
+      }
+      let k = lt + 1;
+      while (k < held.length && k - lt < TAG_LOOKAHEAD && held[k] !== '>' && held[k] !== '\n' && held[k] !== '<') k++;
+      if (k >= held.length && !final && k - lt < TAG_LOOKAHEAD) break; // wait for the `>`
+      const tag = held[k] === '>' ? held.slice(lt, k + 1) : '';
+      if (TAG.test(tag)) {
+        give(tag, mask(tag), out);
+        from = k + 1;
+      } else {
+        give('<', '<', out);
+        from = lt + 1;
+      }
+    }
+    const rest = held.indexOf('<', from) < 0 || final ? held.length : held.indexOf('<', from);
+    give(held.slice(from, rest), held.slice(from, rest), out);
+    held = held.slice(rest);
+  }
+
+  return {
+    feed(text) {
+      if (text.length === 0) return [];
+      const out: string[] = [];
+      if (held === '' && !text.includes('<')) {
+        give(text, text, out); // no tag: as the segmenter would
+        return out;
+      }
+      held += text;
+      run(false, out);
+      return out;
+    },
+    end() {
+      const out: string[] = [];
+      run(true, out);
+      out.push(...unmask(inner.end()));
+      return out;
+    },
+    pending: () => given + held,
+    flushWords: () => unmask(inner.flushWords()),
+    atBoundary: () => held === '' && inner.atBoundary(),
+    undecidedFrom() {
+      const undecided = inner.undecidedFrom();
+      if (undecided >= 0) return undecided;
+      return held === '' ? -1 : given.length;
+    },
+  };
+}
