@@ -28,7 +28,9 @@ import { nothingToSpeakError } from './nothing-to-speak.js';
 import { SpeechMetricsRecorder } from './metrics.js';
 import { StallFallback } from './stall-fallback.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
-import { CloseCodes, MAX_AUDIO_FRAME_BYTES, ServerFrameSchema, type ClientFrame, type ServerFrame } from './protocol.js';
+import { checkServerFrame } from './checks.js';
+import { CloseCodes, MAX_AUDIO_FRAME_BYTES } from './protocol-constants.js';
+import type { ClientFrame, ServerFrame } from './protocol.js';
 
 // The options moved to options.ts: their names stay importable from here.
 export {
@@ -393,13 +395,13 @@ class LiveSession {
       this.protocolError(connection, 'The server sent a text frame that is not JSON');
       return;
     }
-    const parsed = ServerFrameSchema.safeParse(json);
-    if (!parsed.success) {
+    const frame = checkServerFrame(json); // decides as ServerFrameSchema (checks.ts)
+    if (frame === undefined) {
       const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
       this.protocolError(connection, `The server sent an invalid frame${typeof type === 'string' ? ` (${this.scrub(type).slice(0, 64)})` : ''}`);
       return;
     }
-    this.onServerFrame(connection, parsed.data);
+    this.onServerFrame(connection, frame);
   }
 
   private onServerFrame(connection: Connection, frame: ServerFrame): void {
