@@ -1,12 +1,12 @@
 /**
- * The README's Benchmarks table, generated from `bench/results.json` (never hand-copied):
- * everything between `<!-- bench:start -->` and `<!-- bench:end -->` in README.md is
+ * The Benchmarks table of `bench/README.md`, generated from `bench/results.json` (never
+ * hand-copied): everything between `<!-- bench:start -->` and `<!-- bench:end -->` there is
  * replaced by the rows of the last full `npm run bench`, with its machine line, date,
  * per-benchmark time and what was skipped. A full `npm run bench` runs it at the end;
- * `test/project/bench-smoke.test.ts` checks that the committed README equals what this makes of
+ * `test/project/bench-smoke.test.ts` checks that the committed bench/README.md equals what this makes of
  * the committed results, so a stale or hand-edited row fails `npm test`.
  *
- * Run alone: `npx tsx bench/tools/readme-table.ts` (rewrite README.md), or with
+ * Run alone: `npx tsx bench/tools/readme-table.ts` (rewrite bench/README.md), or with
  * `--check` (exit 1 when the README differs).
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import type { BenchResults } from '../types.js';
 export const START = '<!-- bench:start';
 export const END = '<!-- bench:end -->';
 
-export const README_PATH = fileURLToPath(new URL('../../README.md', import.meta.url));
+export const README_PATH = fileURLToPath(new URL('../README.md', import.meta.url));
 export const RESULTS_PATH = fileURLToPath(new URL('../results.json', import.meta.url));
 
 /** A table cell: pipes escaped, no line breaks. */
@@ -58,7 +58,7 @@ export function withTable(readme: string, table: string): string {
   const start = readme.indexOf(START);
   const startEnd = start < 0 ? -1 : readme.indexOf('-->', start);
   const end = readme.indexOf(END);
-  if (start < 0 || startEnd < 0 || end < startEnd) throw new Error(`README.md has no ${START} --> ... ${END} markers in its Benchmarks section`);
+  if (start < 0 || startEnd < 0 || end < startEnd) throw new Error(`bench/README.md has no ${START} --> ... ${END} markers in its Benchmarks section`);
   return `${readme.slice(0, startEnd + 3)}\n${table}\n${readme.slice(end)}`;
 }
 
@@ -77,10 +77,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const results = JSON.parse(await readFile(RESULTS_PATH, 'utf8')) as BenchResults;
     const readme = await readFile(README_PATH, 'utf8');
     if (withTable(readme, renderReadmeTable(results)) !== readme) {
-      console.error('README.md: the Benchmarks table differs from bench/results.json (run npx tsx bench/tools/readme-table.ts)');
+      console.error('bench/README.md: the Benchmarks table differs from bench/results.json (run npx tsx bench/tools/readme-table.ts)');
       process.exitCode = 1;
     }
   } else {
-    console.log((await updateReadme()) ? 'README.md: Benchmarks table updated' : 'README.md: Benchmarks table unchanged');
+    console.log((await updateReadme()) ? 'bench/README.md: Benchmarks table updated' : 'bench/README.md: Benchmarks table unchanged');
   }
 }

@@ -58,6 +58,7 @@ import {
   subtitlesOf,
   synthesizeText,
   transcriptOf,
+  mediaDurationSeconds,
   translateTranscript,
   voiceOrDefault,
 } from './http-media.js';
@@ -85,6 +86,8 @@ interface TranslationRunData {
 }
 interface TranscriptionRunData {
   language: string;
+  /** Duration of the uploaded media (a WAV's), so the transcript fits it. */
+  durationSeconds: number | undefined;
 }
 interface SubtitlesRunData {
   language: string;
@@ -168,16 +171,22 @@ const createTranslation: Handler = async (ctx) => {
 };
 
 /** A transcription-like multipart body needs `media_file` or `media_url`. */
-async function requireMedia(form: FormData, hasUrl: boolean): Promise<void> {
+async function requireMedia(form: FormData, hasUrl: boolean): Promise<UploadedMedia> {
   const file = await formFile(form, 'media_file', undefined, false);
   if (!file && !hasUrl) throw invalidAt(['body', 'media_file'], 'either media_file or media_url is required', 'missing');
+  return { durationSeconds: file ? mediaDurationSeconds(file.bytes) : undefined };
+}
+
+/** What the emulator knows of an uploaded media. */
+interface UploadedMedia {
+  durationSeconds: number | undefined;
 }
 
 const createTranscription: Handler = async (ctx) => {
   const form = await parseFormBody(ctx.req, await ctx.body());
   const fields = validate(TranscriptionFieldsSchema, formFields(form, { language: 'string', media_url: 'string' }));
-  await requireMedia(form, fields.media_url !== undefined);
-  const data: TranscriptionRunData = { language: String(fields.language) };
+  const media = await requireMedia(form, fields.media_url !== undefined);
+  const data: TranscriptionRunData = { language: String(fields.language), durationSeconds: media.durationSeconds };
   created(ctx, 'transcription', data);
 };
 
@@ -389,7 +398,7 @@ const translationResult: Handler = async (ctx) => {
 
 const transcriptionResult: Handler = async (ctx) => {
   const data = runOf(ctx, pathRunId(ctx.params), 'transcription').data as TranscriptionRunData;
-  const answer: TranscriptionResult = { transcript: heardTranscript(data.language) };
+  const answer: TranscriptionResult = { transcript: heardTranscript(data.language, data.durationSeconds) };
   sendJson(ctx.res, 200, answer);
 };
 
