@@ -62,12 +62,43 @@ export function withTable(readme: string, table: string): string {
   return `${readme.slice(0, startEnd + 3)}\n${table}\n${readme.slice(end)}`;
 }
 
+/** The root README's summary markers: its three-line Benchmarks summary comes from the same run. */
+export const SUMMARY_START = '<!-- bench-summary:start -->';
+export const SUMMARY_END = '<!-- bench-summary:end -->';
+export const ROOT_README_PATH = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+/** The first row whose name starts with `prefix`, or undefined. */
+const rowNamed = (results: BenchResults, prefix: string) => results.rows.find((r) => r.name.startsWith(prefix));
+
+/** The root README's Benchmarks summary (three lines), from one run's results. */
+export function renderReadmeSummary(results: BenchResults): string {
+  const firstAudio = rowNamed(results, 'live: time to first audio');
+  const golden = rowNamed(results, 'Golden Rules sentence boundaries, all 23 languages');
+  const sentencex = rowNamed(results, 'Sentence accuracy, sentencex');
+  const parts = [`Last full run (${results.date.slice(0, 10)}, ${results.machineLine.split(", ").find((part) => part.endsWith("cores")) ?? "see bench/README.md"}):`];
+  if (firstAudio) parts.push(`first audio ${figure(firstAudio.ours)} ${firstAudio.unit} against ${figure(firstAudio.peer)} ${firstAudio.unit} for a bare \`ws\` client on loopback;`);
+  if (golden) parts.push(`the sentence core ${figure(golden.ours)}% exact on the Golden Rules (Intl.Segmenter ${figure(golden.peer)}%)`);
+  if (sentencex) parts.push(`and ${figure(sentencex.ours)}% on sentencex, a suite it was not tuned on (Intl.Segmenter ${figure(sentencex.peer)}%).`);
+  return parts.join(' ');
+}
+
+/** `readme` with the part between the summary markers replaced by `summary`; unchanged without markers. */
+export function withSummary(readme: string, summary: string): string {
+  const start = readme.indexOf(SUMMARY_START);
+  const end = readme.indexOf(SUMMARY_END);
+  if (start < 0 || end < start) return readme;
+  return `${readme.slice(0, start + SUMMARY_START.length)}\n${summary}\n${readme.slice(end)}`;
+}
+
 /** Rewrite the README's table from the results file; true when it changed. */
 export async function updateReadme(readmePath = README_PATH, resultsPath = RESULTS_PATH): Promise<boolean> {
   const results = JSON.parse(await readFile(resultsPath, 'utf8')) as BenchResults;
   const readme = await readFile(readmePath, 'utf8');
   const next = withTable(readme, renderReadmeTable(results));
-  if (next === readme) return false;
+  const root = await readFile(ROOT_README_PATH, 'utf8');
+  const nextRoot = withSummary(root, renderReadmeSummary(results));
+  if (nextRoot !== root) await writeFile(ROOT_README_PATH, nextRoot);
+  if (next === readme) return nextRoot !== root;
   await writeFile(readmePath, next);
   return true;
 }
@@ -76,6 +107,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--check')) {
     const results = JSON.parse(await readFile(RESULTS_PATH, 'utf8')) as BenchResults;
     const readme = await readFile(README_PATH, 'utf8');
+    const root = await readFile(ROOT_README_PATH, 'utf8');
+    if (withSummary(root, renderReadmeSummary(results)) !== root) {
+      console.error('README.md: the Benchmarks summary differs from bench/results.json (run npx tsx bench/tools/readme-table.ts)');
+      process.exitCode = 1;
+    }
     if (withTable(readme, renderReadmeTable(results)) !== readme) {
       console.error('bench/README.md: the Benchmarks table differs from bench/results.json (run npx tsx bench/tools/readme-table.ts)');
       process.exitCode = 1;
