@@ -45,8 +45,9 @@ const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim();
  *   `maxAttempts` times); `resubmissions` tells how many times it had been. A final skip
  *   is not an error: the output completes normally; the text is reported on that event.
  * - While the text source is still open, a skipped text is pushed into the same session
- *   as soon as the text pushed so far ends at a sentence boundary (so it never lands
- *   inside a sentence), or everything pushed is accounted for.
+ *   as soon as the text pushed so far ends at a sentence boundary, between paragraph
+ *   breaks (so it never lands inside a sentence and is a segment of its own); a source
+ *   that stops mid-sentence keeps it waiting for its next boundary or its end.
  * - A skip that cannot go into the same session any more (the source completed, so
  *   `text.done` was sent) is spoken by a continuation session opened right after the
  *   first one ends: a second `ready` event (new `session_id` and `run_id`) precedes its
@@ -114,13 +115,12 @@ function newSegmenter(locale: string | undefined): SentenceSegmenter {
 /** The state of one session of {@link resubmitSkipped}, and its steps. */
 class ResubmitSession {
   private readonly ledger: SpeechLedger;
-  private segmenter: SentenceSegmenter;
+  private readonly segmenter: SentenceSegmenter;
   /** Skipped texts waiting to be pushed (into this session, or a continuation). */
   private held: string[] = [];
   /** The session's text input while it takes text. */
   private input: Subscriber<string> | undefined;
   private sourceDone = false;
-  private lastChar = ' ';
   private continuation: Subscription | undefined;
 
   constructor(
@@ -181,21 +181,26 @@ class ResubmitSession {
     if (text.length === 0) return;
     this.ledger.push(text);
     this.segmenter.feed(text);
-    this.lastChar = text[text.length - 1] ?? this.lastChar;
   }
 
-  /** Push held texts into this session, if it still takes text and it is safe now. */
+  /**
+   * Push held texts into this session, if it still takes text and the text pushed so far
+   * ends at a sentence boundary. Each text goes between paragraph breaks, which end a
+   * sentence whatever follows (contract, live session rule 1): the service cuts the
+   * sentence before it even when the text starts in lower case (`quiet. q0 s` is no
+   * sentence end), and the text is a segment of its own, never joined to the source's next
+   * words. Only at a boundary: "everything pushed was accounted for" is the ledger's
+   * model of the service's segments, a guess when the service flushed on idle, and a wrong
+   * guess put a resubmitted text inside a sentence (issue 28, soak seed 1328580668).
+   */
   private flushHeld(): void {
     const input = this.input;
     if (!input || this.sourceDone || this.held.length === 0) return;
-    const allAccounted = this.ledger.unspoken() === '';
-    if (!allAccounted && !this.segmenter.atBoundary()) return;
-    // Everything pushed was spoken or skipped: the service's buffer is empty, so is ours.
-    if (allAccounted) this.segmenter = newSegmenter(this.run.locale);
+    if (!this.segmenter.atBoundary()) return;
     const texts = this.held;
     this.held = [];
     for (const text of texts) {
-      const out = `${/\s/.test(this.lastChar) ? '' : ' '}${text.trim()} `;
+      const out = `\n\n${text.trim()}\n\n`;
       this.pushed(out);
       input.next(out);
     }
