@@ -57,7 +57,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { sessionPlan, type LiveConnection, type SpeakOptions, type WebSocketConstructorLike, type WebSocketLike } from '../live/options.js';
 import { speak as speakLive } from '../live/session.js';
-import { resolveSpeakable, speakableStep } from './speakable.js';
+import { resolveSpeakable, speakWithCaptions } from './speakable.js';
 import type { SpeakableTextOptions } from '../text/speakable.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
 
@@ -327,8 +327,9 @@ export class RxVoiceClient {
     const speakable = resolveSpeakable(speakableInput, speakOptions.language);
     const checked = checkCache('speak', cache);
     const session = checked ? checked.speak(speakOptions, (o) => this.#speakLive(o)) : this.#speakLive(speakOptions);
-    // speakable text first: the cache and the session see (and the ledger records) what is spoken
-    return speakable ? (text$) => session(text$.pipe(speakableStep(speakable))) : session;
+    // speakable text first: the cache and the session see (and the ledger records) what is spoken;
+    // segmentStart events get the words as written back (sourceText, word_timestamps[].source)
+    return speakable ? speakWithCaptions(speakable, session) : session;
   }
 
   /** The live session of `speak` (warm when a pool holds a session started the same way). */

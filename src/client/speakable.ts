@@ -6,7 +6,9 @@
  * way. Here, in the client, and not in `live/`: a page that imports only `speak` does not
  * download it.
  */
-import { Observable, type OperatorFunction } from 'rxjs';
+import { defer, map, Observable, type OperatorFunction } from 'rxjs';
+import type { LiveSpeechEvent, SegmentWordTimestamp } from '../live/events.js';
+import { CaptionMap } from '../text/speakable-captions.js';
 import { ValidationError } from '../core/errors.js';
 import { createSpeakableText, loadNumberWords, speakableTextOptions, type SpeakableTextCore, type SpeakableTextOptions } from '../text/speakable.js';
 
@@ -43,7 +45,7 @@ export function resolveSpeakable(input: boolean | SpeakableTextOptions | undefin
  *
  * @internal
  */
-export function speakableStep(options: SpeakableTextOptions = {}): OperatorFunction<string, string> {
+export function speakableStep(options: SpeakableTextOptions = {}, captions?: CaptionMap): OperatorFunction<string, string> {
   const checked = speakableTextOptions(options);
   const needsWords = checked.spokenForm && options.numberWords === undefined;
   return (source) =>
@@ -57,8 +59,15 @@ export function speakableStep(options: SpeakableTextOptions = {}): OperatorFunct
         for (const p of pieces) if (p.hidden === undefined) text += p.text;
         if (text.length > 0) subscriber.next(text);
       };
+      const feed = (c: SpeakableTextCore, token: string): void => {
+        const pieces = c.feed(token);
+        captions?.add(token, pieces);
+        emit(pieces);
+      };
       const finish = (c: SpeakableTextCore, how: { error: unknown } | 'complete'): void => {
-        emit(c.end());
+        const pieces = c.end();
+        captions?.add('', pieces);
+        emit(pieces);
         if (how === 'complete') subscriber.complete();
         else subscriber.error(how.error);
       };
@@ -67,7 +76,7 @@ export function speakableStep(options: SpeakableTextOptions = {}): OperatorFunct
           (numberWords) => {
             if (subscriber.closed) return;
             const c = (core = createSpeakableText({ ...options, numberWords }));
-            for (const token of waiting.splice(0)) emit(c.feed(token));
+            for (const token of waiting.splice(0)) feed(c, token);
             if (ended) finish(c, ended);
           },
           (err: unknown) => subscriber.error(err),
@@ -75,7 +84,7 @@ export function speakableStep(options: SpeakableTextOptions = {}): OperatorFunct
       }
       return source.subscribe({
         next(token) {
-          if (core) emit(core.feed(token));
+          if (core) feed(core, token);
           else waiting.push(token);
         },
         error(err: unknown) {
@@ -103,4 +112,50 @@ export async function speakableString(text: string, options: SpeakableTextOption
   let out = '';
   for (const p of [...core.feed(text), ...core.end()]) if (p.hidden === undefined) out += p.text;
   return out;
+}
+
+/**
+ * `client.speak({ speakable })`: the speakable step before `session`, and each `segmentStart`
+ * given the words as written: `sourceText`, and `source` on each word timestamp (see
+ * `docs/speakable.md`, "Captions"). `text` and `word` stay what was spoken.
+ *
+ * @internal
+ */
+export function speakWithCaptions(options: SpeakableTextOptions, session: OperatorFunction<string, LiveSpeechEvent>): OperatorFunction<string, LiveSpeechEvent> {
+  return (text$) =>
+    defer(() => {
+      const captions = new CaptionMap();
+      const segments = new SegmentFinder(captions);
+      return session(text$.pipe(speakableStep(options, captions))).pipe(map((event) => segments.annotate(event)));
+    });
+}
+
+/** Finds each segment of the session in the spoken stream, in order, and maps it back. */
+class SegmentFinder {
+  /** The spoken stream after the last segment found, and where that segment began. */
+  private cursor = 0;
+  private lastStart = 0;
+
+  constructor(private readonly captions: CaptionMap) {}
+
+  annotate(event: LiveSpeechEvent): LiveSpeechEvent {
+    if (event.type !== 'segmentStart' && event.type !== 'segmentSkipped') return event;
+    // the next segment follows the last; a segment sent again (after a reconnect) repeats it
+    const span = this.captions.locate(event.text, this.cursor) ?? this.captions.locate(event.text, this.lastStart);
+    if (span === undefined) return event; // the service reworded it: left as it is
+    [this.lastStart, this.cursor] = span;
+    this.captions.forget(this.lastStart);
+    if (event.type === 'segmentSkipped') return event;
+    const sourceText = this.captions.sourceOf(span[0], span[1]);
+    if (event.word_timestamps === undefined) return { ...event, sourceText };
+    let at = span[0];
+    const words = event.word_timestamps.map((w): SegmentWordTimestamp => {
+      const found = this.captions.locate(w.word, at, span[1]);
+      if (found === undefined) return w;
+      at = found[1];
+      const source = this.captions.sourceOf(found[0], found[1]);
+      return source === '' ? w : { ...w, source };
+    });
+    return { ...event, sourceText, word_timestamps: words };
+  }
 }

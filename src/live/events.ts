@@ -19,9 +19,26 @@ export interface ReadyEvent {
 export interface SegmentStartEvent {
   type: 'segmentStart';
   segment_id: number;
+  /** The text spoken (what was sent, as the service segmented it). */
   text: string;
-  word_timestamps?: WordTimestamp[];
+  /**
+   * With `client.speak({ speakable })`: the text as written before it was made speakable
+   * (`SQL` for the lexicon's `sequel`, the URL for its host, `$3.50` for its spoken form;
+   * markup and thoughts left out), for captions. Absent when the segment could not be found in
+   * what was sent (the service reworded it).
+   */
+  sourceText?: string;
+  word_timestamps?: SegmentWordTimestamp[];
 }
+/**
+ * A word of a segment and when it is spoken; with `client.speak({ speakable })`, `source` is
+ * the word(s) as written that it was spoken for (all three of `three dollars fifty` have
+ * `$3.50`).
+ */
+export type SegmentWordTimestamp = WordTimestamp & {
+  /** The original word(s) this spoken word came from (set with `speakable`). */
+  source?: string;
+};
 /** One binary audio frame of the segment most recently started (at most 64 KiB). */
 export interface AudioEvent {
   type: 'audio';

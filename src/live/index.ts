@@ -37,6 +37,7 @@ export type {
   LiveSpeechEvent,
   ReadyEvent,
   SegmentStartEvent,
+  SegmentWordTimestamp,
   AudioEvent,
   SegmentDoneEvent,
   SegmentSkippedEvent,

@@ -23,7 +23,8 @@ export type { SpeakableTextOptions, SpeakablePiece, CodeBlockMode, HiddenBlock, 
  * paragraph break (`"\n\n"`), so any sentence splitter ends the sentence there, stop or not.
  *
  * Thoughts and tool calls (`<think>...</think>`, `<tool_call>...</tool_call>`) are not spoken
- * (`onHiddenBlock` hears of each, also one cut off by the end); a URL is spoken as its host
+ * (`onHiddenBlock` hears of each, also one cut off by the end; `thoughts: 'drop-open'` when the
+ * model's template already sent `<think>`); a URL is spoken as its host
  * (`links`), e-mail addresses and paths readably (`addresses`); SSML-like tags are stripped
  * or kept (`markup`); the `lexicon` rewrites words; `spokenForm` with `language` speaks
  * numbers, money, dates and times in words (the number words load on subscription; tokens

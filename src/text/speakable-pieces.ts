@@ -51,8 +51,14 @@ export interface SpeakableTextOptions {
    * beyond this the block is spoken. Default 65 536, at least 16.
    */
   maxBufferSize?: number;
-  /** `<think>`, `<thinking>`, `<reasoning>` blocks: `'drop'` (default: not spoken, kept as hidden pieces) or `'speak'`. */
-  thoughts?: 'drop' | 'speak';
+  /**
+   * `<think>`, `<thinking>`, `<reasoning>` blocks: `'drop'` (default: not spoken, kept as hidden
+   * pieces) or `'speak'`. `'drop-open'`: as `'drop'`, and the text starts inside a thought whose
+   * `<think>` the model's chat template already sent (DeepSeek R1): nothing is spoken before the
+   * first `</think>`; a text with no `</think>` speaks nothing and ends unclosed (`onHiddenBlock`
+   * with `closed: false`, `unclosed === 'thought'`).
+   */
+  thoughts?: 'drop' | 'speak' | 'drop-open';
   /** `<tool_call>` blocks: `'drop'` (default) or `'speak'`. */
   toolCalls?: 'drop' | 'speak';
   /** SSML-like tags (`<break/>`, `<say-as>`, `<phoneme>`, `<spell>`...): `'strip'` (default) or `'keep'` intact. */
@@ -91,6 +97,8 @@ export interface CheckedSpeakableOptions {
   codeBlocks: CodeBlockMode;
   maxBufferSize: number;
   tags: TagPolicy;
+  /** The text starts inside a thought (`thoughts: 'drop-open'`). */
+  openThought: boolean;
   links: LinkMode;
   addresses: 'readable' | 'verbatim';
   lexicon: readonly Lexicon[];
@@ -111,7 +119,8 @@ export function speakableTextOptions(options: SpeakableTextOptions = {}): Checke
     throw optionError('speakableText', ['codeBlocks'], "must be 'skip', 'speak' or { say: string }");
   }
   const hide = new Set<HiddenKind>();
-  if (oneOf(options.thoughts, ['drop', 'speak'], 'thoughts') === 'drop') hide.add('thought');
+  const thoughts = oneOf(options.thoughts, ['drop', 'speak', 'drop-open'], 'thoughts');
+  if (thoughts !== 'speak') hide.add('thought');
   if (oneOf(options.toolCalls, ['drop', 'speak'], 'toolCalls') === 'drop') hide.add('tool_call');
   const markup = oneOf(options.markup, ['strip', 'keep'], 'markup');
   const language = options.language ?? 'en-us';
@@ -123,6 +132,7 @@ export function speakableTextOptions(options: SpeakableTextOptions = {}): Checke
     codeBlocks,
     maxBufferSize: bufferSizeOption(options.maxBufferSize, 'speakableText'),
     tags: { hide, markup },
+    openThought: thoughts === 'drop-open',
     links: oneOf(options.links, ['host', 'drop', 'verbatim'], 'links'),
     addresses: oneOf(options.addresses, ['readable', 'verbatim'], 'addresses'),
     lexicon: lexiconOption(options.lexicon),

@@ -64,6 +64,8 @@ class MarkdownScanner implements SpeakableTextCore, ScanOps {
     this.codeBlocks = checked.codeBlocks;
     this.maxBufferSize = checked.maxBufferSize;
     this.tags = checked.tags;
+    // `thoughts: 'drop-open'`: the model's template sent `<think>`; the text starts inside it
+    if (checked.openThought) this.hidden = { name: 'think', kind: 'thought', start: 0, prev: Number.NaN, atLineStart: true };
   }
 
   feed(text: string): SpeakablePiece[] {

@@ -18,7 +18,8 @@
  *   their lines, `{ say: 'Here is some code.' }` says a phrase instead.
  * - **Thoughts and tool calls** (`<think>`, `<thinking>`, `<reasoning>`, `<tool_call>`) are not
  *   spoken (`thoughts`/`toolCalls: 'speak'` to speak them): their content comes out as pieces
- *   with `hidden` set, for captions; a text that ends inside one sets `unclosed`.
+ *   with `hidden` set, for captions; a text that ends inside one sets `unclosed`. With
+ *   `thoughts: 'drop-open'` the text starts inside a thought (its `<think>` was in the prompt).
  * - **Markup**: SSML-like tags (`<break/>`, `<say-as>`, `<phoneme>`, `<spell>`) are stripped
  *   (`<break/>` becomes a space), or kept intact with `markup: 'keep'`.
  * - **Words** (the word stage, `speakable-words.ts`): a URL is spoken as its host (`links`),
