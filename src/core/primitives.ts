@@ -6,6 +6,7 @@
  * and in Node. `zod` and `zod/mini` schemas compose: the HTTP schemas use these as they are.
  */
 import * as z from 'zod/mini';
+import { LIVE_OUTPUT_FORMATS } from './live-formats.js';
 
 /** A locale tag: lower-case `<language>-<region>`, e.g. `en-us`, `pt-br`, `zh-cn`. */
 export const LocaleTagSchema = z
@@ -34,8 +35,7 @@ export const VoiceIdSchema = z
   .int({ error: 'must be an integer voice id' })
   .check(z.nonnegative({ error: 'must be a non-negative integer voice id' }));
 
-/** Output formats of the live speech session (`session.start` `output_format`). */
-export const LIVE_OUTPUT_FORMATS = ['wav', 'mp3', 'flac', 'aac'] as const;
+export { LIVE_OUTPUT_FORMATS } from './live-formats.js';
 /** The zod schema of {@link LiveOutputFormat}. */
 export const LiveOutputFormatSchema = z.enum(LIVE_OUTPUT_FORMATS, { error: 'must be one of wav, mp3, flac, aac' });
 /** One of {@link LIVE_OUTPUT_FORMATS}. */

@@ -4,7 +4,7 @@
  * (or reconnects) with. Pure: the session adds the text not yet spoken.
  */
 import type { LiveSessionErrorCode } from '../core/errors.js';
-import { CloseCodes } from './protocol.js';
+import { CloseCodes } from './protocol-constants.js';
 
 /**
  * Close codes after a `session.error` that say the same request may succeed later: going

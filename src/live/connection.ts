@@ -6,7 +6,7 @@
  */
 import type { Subscription } from 'rxjs';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
-import { CloseCodes } from './protocol.js';
+import { CloseCodes } from './protocol-constants.js';
 
 /** One WebSocket of a session, and what the server said on it. */
 export interface Connection {

@@ -12,17 +12,15 @@
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
-import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.js';
-import { flag, func, integerAtLeast, milliseconds, positiveMilliseconds } from '../core/options.js';
 import { LIVE_TTS_PATH } from '../core/routes.js';
 import type { ValidationIssue } from '../core/schemas.js';
-import { toValidationIssues } from '../core/validation.js';
+import { checkClientOptions, checkSessionConfig, type ClientOptions } from './checks.js';
 import type { SpeechMetricsObserver } from './metrics.js';
 import type { FallbackSpeech } from './stall-fallback.js';
 
 export type { FallbackSpeech } from './stall-fallback.js';
-import { SessionConfigSchema, type ClientFrame, type SessionConfig, type SessionConfigInput } from './protocol.js';
+import type { ClientFrame, SessionConfig, SessionConfigInput } from './protocol.js';
 
 // ---------------------------------------------------------------------------
 // Transport
@@ -202,31 +200,6 @@ export const DEFAULT_CLOSE_GRACE_MS = 1000;
 /** rxvoice's default output format for live sessions (the service's own default is mp3). */
 export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
 
-/** The client options of {@link SpeakOptions} (everything but the `session.start` configuration and `scheduler`). */
-const ClientOptionsSchema = z.object({
-  reconnect: z.optional(
-    z.object({
-      maxAttempts: integerAtLeast(0).check(z.maximum(1000, { error: 'must be at most 1000' })),
-      baseDelayMs: z._default(milliseconds(), 250),
-      maxDelayMs: z._default(milliseconds(), 5000),
-      random: z._default(func<() => number>(), () => Math.random),
-    }),
-  ),
-  readyTimeoutMs: z._default(positiveMilliseconds(), 10_000),
-  maxPayload: z._default(integerAtLeast(1), DEFAULT_LIVE_MAX_PAYLOAD),
-  clientBoundaries: z._default(flag(), true),
-  boundaryHoldMs: z._default(milliseconds().check(z.maximum(60_000, { error: 'must be at most 60000 ms' })), 250),
-  responseTimeoutMs: z._default(positiveMilliseconds(), DEFAULT_RESPONSE_TIMEOUT_MS),
-  closeGraceMs: z._default(milliseconds(), DEFAULT_CLOSE_GRACE_MS),
-  stall: z.optional(
-    z.object({
-      afterMs: positiveMilliseconds(),
-      fallback: z.enum(['tts-stream', 'error'], { error: "must be 'tts-stream' or 'error'" }),
-    }),
-  ),
-  fallbackSpeech: z.optional(func<FallbackSpeech>()),
-});
-
 // ---------------------------------------------------------------------------
 // Resolution
 // ---------------------------------------------------------------------------
@@ -237,7 +210,7 @@ const ClientOptionsSchema = z.object({
  *
  * @internal
  */
-export interface ResolvedSpeak extends z.output<typeof ClientOptionsSchema> {
+export interface ResolvedSpeak extends ClientOptions {
   config: SessionConfig;
   scheduler: SchedulerLike;
   metrics: SpeechMetricsObserver | undefined;
@@ -275,24 +248,22 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
 export function resolveSpeak(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
   const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, stall, fallbackSpeech, ...configInput } = options;
   const issues: ValidationIssue[] = [];
-  const config = SessionConfigSchema.safeParse({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput });
-  if (!config.success) issues.push(...toValidationIssues(config.error, configInput, ['session.start']));
-  const clientInput = { reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, stall, fallbackSpeech };
-  const client = ClientOptionsSchema.safeParse(clientInput);
-  if (!client.success) issues.push(...toValidationIssues(client.error, clientInput, ['options']));
-  if (client.success && client.data.stall?.fallback === 'tts-stream' && client.data.fallbackSpeech === undefined) {
+  // plain checks that decide as SessionConfigSchema and ClientOptionsSchema (checks.ts): no schema library in a page
+  const config = checkSessionConfig({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput }, issues, ['session.start']);
+  const client = checkClientOptions({ reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, stall, fallbackSpeech }, issues, ['options']);
+  if (client !== undefined && client.stall?.fallback === 'tts-stream' && client.fallbackSpeech === undefined) {
     issues.push({ loc: ['options', 'fallbackSpeech'], msg: "is needed for stall.fallback 'tts-stream' (client.speak gives it)", type: 'missing' });
   }
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
   const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
   const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
-  if (!config.success || !client.success || url === undefined || issues.length > 0) {
+  if (config === undefined || client === undefined || url === undefined || issues.length > 0) {
     throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
   }
   return {
-    ...client.data,
-    config: config.data,
+    ...client,
+    config,
     scheduler: scheduler ?? asyncScheduler,
     metrics,
     url,

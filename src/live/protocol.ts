@@ -1,31 +1,16 @@
 /**
  * Frames of the live speech WebSocket (`/live-tts/ws`), as zod schemas shared by the
  * client session, the relay and the emulator. Server frames are parsed, never trusted.
- * Written with `zod/mini` (a browser loads this file), with the messages given here.
+ * Written with `zod/mini`, with the messages given here. A session in a page checks frames
+ * and options with the plain checks of `checks.ts` (proven to agree), not with these.
  */
 import * as z from 'zod/mini';
 import { LanguageSchema, LiveOutputFormatSchema, VoiceIdSchema } from '../core/primitives.js';
 
 export { LIVE_OUTPUT_FORMATS, LiveOutputFormatSchema, type LiveOutputFormat } from '../core/primitives.js';
 
-/** Largest binary frame the service sends. */
-export const MAX_AUDIO_FRAME_BYTES = 64 * 1024;
-/** Default idle timeout, seconds. */
-export const DEFAULT_IDLE_TIMEOUT = 1.0;
-
-/** Close codes of the live session. */
-export const CloseCodes = {
-  normal: 1000,
-  invalidKey: 4401,
-  rejected: 4400,
-  creditsExhausted: 4402,
-  /** Not in the contract (its other codes are "not shown"); the emulator's choice, after HTTP 408: the session sat idle. */
-  idleTimeout: 4408,
-  /** Not in the contract; the emulator's choice, after HTTP 429: too many live sessions open for the key. */
-  tooManySessions: 4429,
-  /** Not in the contract; `rxvoice/relay`'s, after HTTP 403: the page's origin is not allowed (not retried). */
-  forbidden: 4403,
-} as const;
+export { CloseCodes, DEFAULT_IDLE_TIMEOUT, MAX_AUDIO_FRAME_BYTES } from './protocol-constants.js';
+import { DEFAULT_IDLE_TIMEOUT } from './protocol-constants.js';
 
 /** The configuration carried by `session.start` (everything but `type`). */
 const flagOff = () => z._default(z.boolean({ error: 'must be true or false' }), false);

@@ -9,7 +9,7 @@
  * - the socket: opened in `open()`, closed in `closeSocket()`;
  * - text out: from the source in `pushText()` (through the boundary gate), out in
  *   `sendText()` (buffered until `session.ready`);
- * - frames in: parsed with the zod schemas of `protocol.ts` (`server-frames.ts`) and
+ * - frames in: read as the schemas of `protocol.ts` decide (`server-frames.ts`) and
  *   handled, by type, in `onServerFrame()`; audio in `onAudioFrame()`;
  * - closes and socket errors: `onClose()`, `onSocketError()`;
  * - timeouts: `session.ready` (`readyTimeoutMs`) and the service's progress
@@ -30,7 +30,8 @@ import { SpeechMetricsRecorder } from './metrics.js';
 import { StallFallback } from './stall-fallback.js';
 import { resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
 import { closeQuietly, cutOff, newConnection, openSocket, OPEN, progressAudioBytes, toBytes, type Connection } from './connection.js';
-import { CloseCodes, MAX_AUDIO_FRAME_BYTES, type ClientFrame, type ServerFrame } from './protocol.js';
+import { CloseCodes, MAX_AUDIO_FRAME_BYTES } from './protocol-constants.js';
+import type { ClientFrame, ServerFrame } from './protocol.js';
 import { parseServerFrame } from './server-frames.js';
 
 // The options moved to options.ts: their names stay importable from here.

@@ -2,11 +2,12 @@
  * `TTS.synthesize(text)`: one text over `POST /tts-stream` as raw PCM (`pcm_s16le` at the
  * TTS's sample rate), cut into LiveKit `AudioFrame`s as the bytes arrive.
  */
-import { AudioByteStream, shortuuid, tts } from '@livekit/agents';
+import { shortuuid, tts } from '@livekit/agents';
 import { from, concatMap, type Subscription } from 'rxjs';
 import { speakableString } from '../client/speakable.js';
 import { createSentenceSegmenter } from '../text/sentences.js';
 import { isAbort, toLiveKitError } from './errors.js';
+import { PcmFrameCutter } from './frame-cutter.js';
 import type { APIConnectOptions, AudioFrame, LiveKitAgents } from './peer.js';
 import type { StreamSettings } from './settings.js';
 
@@ -69,7 +70,7 @@ export class ChunkedStream extends Base {
     if (this.abortSignal.aborted) return;
     const { client, speak, sampleRate, frameSamples, locale } = this.#settings;
     const requestId = shortuuid();
-    const bytes = new AudioByteStream(sampleRate, 1, frameSamples);
+    const bytes = new PcmFrameCutter(sampleRate, frameSamples); // LiveKit's AudioByteStream, without its copies
     let last: AudioFrame | undefined;
     const put = (frame: AudioFrame, final: boolean): void => this.queue.put({ requestId, segmentId: requestId, frame, final });
     const take = (frames: AudioFrame[]): void => {

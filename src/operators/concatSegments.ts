@@ -1,10 +1,10 @@
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import { LimitExceededError } from '../core/errors.js';
-import * as z from 'zod/mini';
+import { checkNumber, optionIssues, throwIfIssues } from '../core/checks.js';
+import { LIVE_OUTPUT_FORMATS } from '../core/live-formats.js';
 import { concatBytes } from '../core/bytes.js';
-import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../live/events.js';
-import { LIVE_OUTPUT_FORMATS, type LiveOutputFormat, type WordTimestamp } from '../live/protocol.js';
+import type { LiveOutputFormat, WordTimestamp } from '../live/protocol.js';
 
 interface Pending {
   segment_id: number;
@@ -27,7 +27,18 @@ export interface ConcatSegmentsOptions {
   maxSegmentBytes?: number;
 }
 
-const OptionsSchema = z.object({ maxSegmentBytes: z.optional(z.int().check(z.positive())) });
+/** The options checked as `z.object({ maxSegmentBytes: z.optional(z.int().check(z.positive())) })` would (test/operators/option-checks.test.ts), without loading zod. */
+function checkConcatOptions(options: unknown): ConcatSegmentsOptions {
+  const issues = optionIssues();
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) issues.out.push({ loc: ['options'], msg: 'must be an object', type: 'object_type' });
+  else {
+    const { maxSegmentBytes } = options as ConcatSegmentsOptions;
+    const positive = 'must be a positive integer';
+    if (maxSegmentBytes !== undefined) checkNumber(issues, 'maxSegmentBytes', maxSegmentBytes, { int: true, msg: positive, min: [0, false, positive] });
+  }
+  throwIfIssues(issues.out, 'concatSegments');
+  return options as ConcatSegmentsOptions;
+}
 
 function formatOf(config: Record<string, unknown>): LiveOutputFormat | undefined {
   const value = config['output_format'];
@@ -76,7 +87,7 @@ function formatOf(config: Record<string, unknown>): LiveOutputFormat | undefined
  * @return A function that returns an Observable of {@link SpokenSegment}s, in order.
  */
 export function concatSegments(options: ConcatSegmentsOptions = {}): OperatorFunction<LiveSpeechEvent, SpokenSegment> {
-  const { maxSegmentBytes = DEFAULT_MAX_SEGMENT_BYTES } = checkOptions(OptionsSchema, options, 'concatSegments');
+  const { maxSegmentBytes = DEFAULT_MAX_SEGMENT_BYTES } = checkConcatOptions(options);
   return (source) =>
     defer(() => {
       let format: LiveOutputFormat | undefined;

@@ -1,16 +1,29 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import * as z from 'zod/mini';
-import { milliseconds, scheduler } from '../core/options.js';
-import { checkOptions } from '../core/validation.js';
+import { add, checkNumber, isRecord, optionIssues, throwIfIssues } from '../core/checks.js';
 import { createSentenceSegmenter, sentenceSegmenterOptions } from '../text/sentences.js';
 
-const OptionsSchema = z.object({
-  locale: z.optional(z.string()),
-  maxBufferSize: z.optional(z.number()),
-  idleTimeout: z.optional(milliseconds()),
-  firstIdleTimeout: z.optional(milliseconds()),
-  scheduler: z.optional(scheduler()),
-});
+/**
+ * The options checked as `z.object({ locale: z.optional(z.string()), maxBufferSize:
+ * z.optional(z.number()), idleTimeout, firstIdleTimeout: z.optional(milliseconds()),
+ * scheduler: z.optional(scheduler()) })` would (test/operators/option-checks.test.ts),
+ * without loading zod.
+ */
+function checkSegmentOptions(options: unknown): SegmentSentencesOptions {
+  const issues = optionIssues();
+  if (!isRecord(options)) issues.out.push({ loc: ['options'], msg: 'must be an object', type: 'object_type' });
+  else {
+    const { locale, maxBufferSize, idleTimeout, firstIdleTimeout, scheduler } = options;
+    if (locale !== undefined && typeof locale !== 'string') add(issues, 'locale', 'must be a string', 'string_type');
+    if (maxBufferSize !== undefined) checkNumber(issues, 'maxBufferSize', maxBufferSize, { msg: 'must be a number' });
+    const ms = { msg: 'must be a finite number of milliseconds', min: [0, true, 'must be >= 0 ms'] } as const;
+    if (idleTimeout !== undefined) checkNumber(issues, 'idleTimeout', idleTimeout, ms);
+    if (firstIdleTimeout !== undefined) checkNumber(issues, 'firstIdleTimeout', firstIdleTimeout, ms);
+    const isScheduler = isRecord(scheduler) && typeof scheduler['now'] === 'function' && typeof scheduler['schedule'] === 'function';
+    if (scheduler !== undefined && !isScheduler) add(issues, 'scheduler', 'must be an RxJS scheduler', 'value_error');
+  }
+  throwIfIssues(issues.out, 'segmentSentences');
+  return options as SegmentSentencesOptions;
+}
 
 /** Options of {@link segmentSentences}. */
 export interface SegmentSentencesOptions {
@@ -91,7 +104,7 @@ export interface SegmentSentencesOptions {
  * @return A function that returns an Observable of sentences (strings, never empty).
  */
 export function segmentSentences(options: SegmentSentencesOptions = {}): OperatorFunction<string, string> {
-  const { locale, maxBufferSize, idleTimeout, firstIdleTimeout, ...rest } = checkOptions(OptionsSchema, options, 'segmentSentences');
+  const { locale, maxBufferSize, idleTimeout, firstIdleTimeout, ...rest } = checkSegmentOptions(options);
   const scheduler = rest.scheduler ?? asyncScheduler;
   const segmenterOptions = {
     ...(locale !== undefined ? { locale } : {}),

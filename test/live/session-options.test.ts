@@ -207,8 +207,9 @@ describe('speak: the browser path', () => {
     return bare;
   }
 
-  it('speak, rxvoice/operators and rxvoice/sources load no Node built-in and not the full zod: only rxjs, zod/mini and ws (the default constructor)', async () => {
-    expect([...(await runtimeImports('../../src/live/session.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod/mini']);
+  it('speak, rxvoice/operators and rxvoice/sources load no Node built-in and not the full zod: only rxjs, zod/mini and ws (the default constructor); speak itself not even zod/mini', async () => {
+    // speak itself checks frames and options without a schema library (live/checks.ts)
+    expect([...(await runtimeImports('../../src/live/session.ts'))].sort()).toEqual(['rxjs', 'ws']);
     // src/live/index.ts: the browser entry (speak, events, errors)
     expect([...(await runtimeImports('../../src/live/index.ts'))].sort()).toEqual(['rxjs', 'ws', 'zod/mini']);
     // the emulator's graph does load the full zod (HTTP schemas): the scan sees it
