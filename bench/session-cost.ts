@@ -14,6 +14,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import { Subject } from 'rxjs';
 import { WebSocket } from 'ws';
 import { startEmulator } from '../src/emulator/index.js';
@@ -146,6 +147,10 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
   }
   gc();
   const heapPerSessionKB = (process.memoryUsage().heapUsed - heapBefore) / args.sessions / 1024;
+  // evidence: SESSION_COST_SNAPSHOT=dir writes a heap snapshot of the open sessions (read it
+  // with `npx tsx bench/tools/heap-by-constructor.ts <ours> <peer>`)
+  const snapshotDir = process.env['SESSION_COST_SNAPSHOT'];
+  if (snapshotDir) writeHeapSnapshot(`${snapshotDir}/session-cost-${args.who}.heapsnapshot`);
   const cpu0 = process.cpuUsage();
   await Promise.all(
     open.map(async (session) => {

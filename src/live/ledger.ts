@@ -319,8 +319,9 @@ export class SpeechLedger {
     let drop = 0;
     while (drop < this.chunks.length && (this.chunkStarts[drop] as Offset) + (this.chunks[drop] as string).length <= this.completed) drop++;
     if (drop > 0) {
-      this.chunks.splice(0, drop);
-      this.chunkStarts.splice(0, drop);
+      // new arrays of the size left (a waiting session keeps no spare capacity of the old ones)
+      this.chunks = this.chunks.slice(drop);
+      this.chunkStarts = this.chunkStarts.slice(drop);
     }
     this.sentenceEnds.dropThrough(this.completed);
   }
@@ -347,7 +348,11 @@ class OffsetQueue {
   /** Drop the offsets at or before `offset`. */
   dropThrough(offset: Offset): void {
     while (this.head < this.items.length && (this.items[this.head] as Offset) <= offset) this.head++;
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
+    if (this.head === this.items.length) {
+      // all dropped (a session between sentences): no storage kept
+      this.items = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
       this.head = 0;
     }

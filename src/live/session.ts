@@ -18,7 +18,7 @@
  * - endings: `retryOrFail()` reconnects or ends, `finish()` ends the output;
  * - the session's state is one `phase`.
  */
-import { Observable, timer, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, timer, type Observer, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import { backoffDelay } from '../core/backoff.js';
 import { liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
@@ -224,21 +224,24 @@ class LiveSession {
    * a source that ends at once with nothing to speak opens no socket at all.
    */
   start(text$: Observable<string>): void {
-    this.textSubscription = text$.subscribe({
-      next: (text) => this.pushText(text),
-      error: (error: unknown) =>
-        this.finish(this.error('text_source', `The text source failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })),
-      complete: () => {
-        this.holdTimer?.unsubscribe();
-        for (const chunk of this.gate?.end() ?? []) this.sendText(chunk);
-        this.textComplete = true;
-        // nothing to speak: the same local ValidationError as other bad input, nothing paid
-        if (!this.hasText) return this.finish(nothingToSpeakError());
-        if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
-        if (this.phase === 'fallback') this.fallback?.end();
-      },
-    });
+    this.textSubscription = text$.subscribe(new TextObserver(this));
     if (this.phase !== 'finished') this.open();
+  }
+
+  /** The text source failed: the socket closes, the output errors with `'text_source'`. */
+  textFailed(error: unknown): void {
+    this.finish(this.error('text_source', `The text source failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+  }
+
+  /** The text source completed: what the gate holds goes out, then `text.done`. */
+  textCompleted(): void {
+    this.holdTimer?.unsubscribe();
+    for (const chunk of this.gate?.end() ?? []) this.sendText(chunk);
+    this.textComplete = true;
+    // nothing to speak: the same local ValidationError as other bad input, nothing paid
+    if (!this.hasText) return this.finish(nothingToSpeakError());
+    if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
+    if (this.phase === 'fallback') this.fallback?.end();
   }
 
   /** Teardown: unsubscribing closes the socket at once (1000) and clears every timer. */
@@ -313,7 +316,7 @@ class LiveSession {
    * A token from the source: through the boundary gate (what it releases is sent; an
    * undecided stop waits for the next token or `boundaryHoldMs`), or sent as it is.
    */
-  private pushText(text: string): void {
+  pushText(text: string): void {
     // Timed when the source pushes it: a stop held by the gate counts as latency.
     if (this.phase !== 'finished' && typeof text === 'string' && text.length > 0) this.metrics?.textPushed(text);
     if (typeof text === 'string' && text.trim() !== '') this.hasText = true;
@@ -510,7 +513,8 @@ class LiveSession {
    */
   private noteProgress(connection: Connection, data: unknown): void {
     if (typeof data !== 'string') {
-      connection.audioSinceProgress += toBytes(data)?.byteLength ?? 0;
+      // the length alone: a view of the bytes is made once, in onAudioFrame
+      connection.audioSinceProgress += data instanceof ArrayBuffer || ArrayBuffer.isView(data) ? data.byteLength : 0;
       if (connection.audioSinceProgress < progressAudioBytes(this.options.config)) return;
     }
     connection.audioSinceProgress = 0;
@@ -657,3 +661,21 @@ class LiveSession {
     return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
   }
 }
+
+/** The text source's observer: forwards to the session (prototype methods, no closures built per session). */
+class TextObserver implements Observer<string> {
+  constructor(private readonly session: LiveSession) {}
+
+  next(text: string): void {
+    this.session.pushText(text);
+  }
+
+  error(error: unknown): void {
+    this.session.textFailed(error);
+  }
+
+  complete(): void {
+    this.session.textCompleted();
+  }
+}
+

@@ -31,69 +31,90 @@ export interface BoundaryGate {
 /** Stops and the closers glued to them: a chunk never ends with one of these unless certain. */
 const TRAILING_STOPS = /[.!?;:…。！？｡．।॥؟۔։።፧፨။‼⁇⁈⁉‽"'”’»)\]」』》]+$/u;
 
-/** Create a boundary gate (the same rules and options as `createSentenceSegmenter`). */
+/**
+ * Create a boundary gate (the same rules and options as `createSentenceSegmenter`).
+ *
+ * @example
+ * ```ts
+ * const gate = createBoundaryGate({ locale: 'en-us' });
+ * gate.feed('See Dr.'); // ['See Dr'] (the stop waits: "Dr." may not end the sentence)
+ * gate.feed(' Smith.'); // ['. Smith'] (the sentence's stop waits for what follows)
+ * gate.feed(' He'); // ['.', ' He'] (the sentence ends exactly at its boundary)
+ * gate.end(); // [] (whatever was still held)
+ * ```
+ */
 export function createBoundaryGate(options: SentenceSegmenterOptions = {}): BoundaryGate {
-  const segmenter: SentenceSegmenter = createSentenceSegmenter(options);
-  /** Text fed but not released (a prefix of it is released at a time). */
-  let unsent = '';
-  /** Length of the segmenter's pending text, and how much of it was released already. */
-  let pendingLen = 0;
-  let sent = 0;
+  return new Gate(createSentenceSegmenter(options));
+}
 
-  function take(n: number, out: string[]): void {
-    if (n <= 0) return;
-    out.push(unsent.slice(0, n));
-    unsent = unsent.slice(n);
+/**
+ * The gate's state is three fields and its code prototype methods (shared by every live
+ * session, where a closure per method used to be built for each).
+ */
+class Gate implements BoundaryGate {
+  /** Text fed but not released (a prefix of it is released at a time). */
+  private unsent = '';
+  /** Length of the segmenter's pending text, and how much of it was released already. */
+  private pendingLen = 0;
+  private sent = 0;
+
+  constructor(private readonly segmenter: SentenceSegmenter) {}
+
+  feed(text: string): string[] {
+    if (text.length === 0) return [];
+    this.unsent += text;
+    this.pendingLen += text.length;
+    return this.release(this.segmenter.feed(text));
   }
 
-  function release(pieces: string[]): string[] {
+  flush(): string[] {
+    return this.releaseAll();
+  }
+
+  end(): string[] {
+    this.segmenter.end();
+    this.pendingLen = 0;
+    const out = this.releaseAll();
+    this.sent = 0;
+    return out;
+  }
+
+  held(): string {
+    return this.unsent;
+  }
+
+  private take(n: number, out: string[]): void {
+    if (n <= 0) return;
+    out.push(this.unsent.slice(0, n));
+    this.unsent = this.unsent.slice(n);
+  }
+
+  private release(pieces: string[]): string[] {
     const out: string[] = [];
     for (const piece of pieces) {
       // a completed sentence: what is left of it, ending at its boundary
-      take(piece.length - sent, out);
-      sent = Math.max(0, sent - piece.length);
-      pendingLen -= piece.length;
+      this.take(piece.length - this.sent, out);
+      this.sent = Math.max(0, this.sent - piece.length);
+      this.pendingLen -= piece.length;
     }
-    const undecided = segmenter.undecidedFrom();
-    let safe = (undecided >= 0 ? undecided : pendingLen) - sent;
+    const undecided = this.segmenter.undecidedFrom();
+    let safe = (undecided >= 0 ? undecided : this.pendingLen) - this.sent;
     if (safe > 0) {
-      const before = unsent.slice(Math.max(0, safe - 16), safe);
+      const before = this.unsent.slice(Math.max(0, safe - 16), safe);
       const trailing = TRAILING_STOPS.exec(before);
       if (trailing) safe -= trailing[0].length;
     }
     if (safe > 0) {
-      take(safe, out);
-      sent += safe;
+      this.take(safe, out);
+      this.sent += safe;
     }
     return out;
   }
 
-  function releaseAll(): string[] {
+  private releaseAll(): string[] {
     const out: string[] = [];
-    sent += unsent.length;
-    take(unsent.length, out);
+    this.sent += this.unsent.length;
+    this.take(this.unsent.length, out);
     return out;
   }
-
-  return {
-    feed(text) {
-      if (text.length === 0) return [];
-      unsent += text;
-      pendingLen += text.length;
-      return release(segmenter.feed(text));
-    },
-    flush() {
-      return releaseAll();
-    },
-    end() {
-      segmenter.end();
-      pendingLen = 0;
-      const out = releaseAll();
-      sent = 0;
-      return out;
-    },
-    held() {
-      return unsent;
-    },
-  };
 }

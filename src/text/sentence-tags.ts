@@ -21,40 +21,88 @@ const mask = (tag: string): string => `<${'x'.repeat(tag.length - 2)}>`;
 
 /** The segmenter `inner`, with tags kept whole (see the module documentation). */
 export function tagSafeSegmenter(inner: SentenceSegmenter): SentenceSegmenter {
-  /** Text from a `<` whose tag is not decided yet. */
-  let held = '';
-  /** Original text given to `inner` and not yet returned by it (as masked text, same length). */
-  let given = '';
+  return new TagSafeSegmenter(inner);
+}
 
-  /** `inner`'s pieces (masked) as pieces of the original text. */
-  function unmask(pieces: string[]): string[] {
+/**
+ * The wrapper's state is two strings and its code prototype methods (shared by every
+ * segmenter: a live session builds two, where a closure per method used to be built).
+ */
+class TagSafeSegmenter implements SentenceSegmenter {
+  /** Text from a `<` whose tag is not decided yet. */
+  private held = '';
+  /** Original text given to `inner` and not yet returned by it (as masked text, same length). */
+  private given = '';
+
+  constructor(private readonly inner: SentenceSegmenter) {}
+
+  feed(text: string): string[] {
+    if (text.length === 0) return [];
     const out: string[] = [];
-    let at = 0;
-    for (const piece of pieces) {
-      out.push(given.slice(at, at + piece.length));
-      at += piece.length;
+    if (this.held === '' && !text.includes('<')) {
+      this.give(text, text, out); // no tag: as the segmenter would
+      return out;
     }
-    given = given.slice(at);
+    this.held += text;
+    this.run(false, out);
     return out;
   }
 
-  function give(text: string, masked: string, out: string[]): void {
+  end(): string[] {
+    const out: string[] = [];
+    this.run(true, out);
+    out.push(...this.unmask(this.inner.end()));
+    return out;
+  }
+
+  pending(): string {
+    return this.given + this.held;
+  }
+
+  flushWords(): string[] {
+    return this.unmask(this.inner.flushWords());
+  }
+
+  atBoundary(): boolean {
+    return this.held === '' && this.inner.atBoundary();
+  }
+
+  undecidedFrom(): number {
+    const undecided = this.inner.undecidedFrom();
+    if (undecided >= 0) return undecided;
+    return this.held === '' ? -1 : this.given.length;
+  }
+
+  /** `inner`'s pieces (masked) as pieces of the original text. */
+  private unmask(pieces: string[]): string[] {
+    const out: string[] = [];
+    let at = 0;
+    for (const piece of pieces) {
+      out.push(this.given.slice(at, at + piece.length));
+      at += piece.length;
+    }
+    this.given = this.given.slice(at);
+    return out;
+  }
+
+  private give(text: string, masked: string, out: string[]): void {
     if (text.length === 0) return;
-    given += text;
-    out.push(...unmask(inner.feed(masked)));
+    this.given += text;
+    out.push(...this.unmask(this.inner.feed(masked)));
   }
 
   /** Give `inner` everything decided in `held`; keep an undecided tag. */
-  function run(final: boolean, out: string[]): void {
+  private run(final: boolean, out: string[]): void {
+    const held = this.held;
     let from = 0;
     for (;;) {
       const lt = held.indexOf('<', from);
       if (lt < 0) break;
-      give(held.slice(from, lt), held.slice(from, lt), out);
+      this.give(held.slice(from, lt), held.slice(from, lt), out);
       from = lt;
       if (lt + 1 >= held.length && !final) break;
       if (!/^[A-Za-z/!]$/.test(held.charAt(lt + 1))) {
-        give('<', '<', out);
+        this.give('<', '<', out);
         from = lt + 1;
         continue;
       }
@@ -63,43 +111,15 @@ export function tagSafeSegmenter(inner: SentenceSegmenter): SentenceSegmenter {
       if (k >= held.length && !final && k - lt < TAG_LOOKAHEAD) break; // wait for the `>`
       const tag = held[k] === '>' ? held.slice(lt, k + 1) : '';
       if (TAG.test(tag)) {
-        give(tag, mask(tag), out);
+        this.give(tag, mask(tag), out);
         from = k + 1;
       } else {
-        give('<', '<', out);
+        this.give('<', '<', out);
         from = lt + 1;
       }
     }
     const rest = held.indexOf('<', from) < 0 || final ? held.length : held.indexOf('<', from);
-    give(held.slice(from, rest), held.slice(from, rest), out);
-    held = held.slice(rest);
+    this.give(held.slice(from, rest), held.slice(from, rest), out);
+    this.held = held.slice(rest);
   }
-
-  return {
-    feed(text) {
-      if (text.length === 0) return [];
-      const out: string[] = [];
-      if (held === '' && !text.includes('<')) {
-        give(text, text, out); // no tag: as the segmenter would
-        return out;
-      }
-      held += text;
-      run(false, out);
-      return out;
-    },
-    end() {
-      const out: string[] = [];
-      run(true, out);
-      out.push(...unmask(inner.end()));
-      return out;
-    },
-    pending: () => given + held,
-    flushWords: () => unmask(inner.flushWords()),
-    atBoundary: () => held === '' && inner.atBoundary(),
-    undecidedFrom() {
-      const undecided = inner.undecidedFrom();
-      if (undecided >= 0) return undecided;
-      return held === '' ? -1 : given.length;
-    },
-  };
 }
