@@ -662,20 +662,28 @@ class LiveSession {
   }
 }
 
-/** The text source's observer: forwards to the session (prototype methods, no closures built per session). */
+/**
+ * The text source's observer: forwards to the session (prototype methods, no closures built
+ * per session). The session is in a private field: the source holds this observer, and
+ * `util.inspect` of the source must not reach the session's socket (its headers hold the key).
+ */
 class TextObserver implements Observer<string> {
-  constructor(private readonly session: LiveSession) {}
+  readonly #session: LiveSession;
+
+  constructor(session: LiveSession) {
+    this.#session = session;
+  }
 
   next(text: string): void {
-    this.session.pushText(text);
+    this.#session.pushText(text);
   }
 
   error(error: unknown): void {
-    this.session.textFailed(error);
+    this.#session.textFailed(error);
   }
 
   complete(): void {
-    this.session.textCompleted();
+    this.#session.textCompleted();
   }
 }
 
