@@ -17,7 +17,9 @@ export default defineConfig({
     // seed makes the run's seed fast-check's global seed.
     setupFiles: ['test/setup/secret-scan.ts', 'test/setup/seed.ts'],
     // RXVOICE_FROM_SOURCE: bin/rxvoice.js in child processes runs src/, never a stale dist/.
-    env: { RXVOICE_SEED: seed, RXVOICE_FROM_SOURCE: '1' },
+    // CAMB_API_KEY / CAMB_BASE_URL blank (read as unset): a developer's own key, which wins
+    // over the RXVOICE_ variables the suites set, never sends a test to the real service.
+    env: { RXVOICE_SEED: seed, RXVOICE_FROM_SOURCE: '1', CAMB_API_KEY: '', CAMB_BASE_URL: '' },
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],

@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: every benchmark, one table, `bench/results.json`, and the README's
- * Benchmarks table regenerated from it (`bench/tools/readme-table.ts`).
+ * `npm run bench`: every benchmark, one table, `bench/results.json`, and the
+ * table of bench/README.md regenerated from it (`bench/tools/readme-table.ts`).
  *
  * Each benchmark is a module exporting `run(options?): Promise<BenchRow[]>`; a module that
  * is missing, fails or runs past its time cap is reported as skipped (with the reason)
@@ -15,7 +15,7 @@
  * - `--list`: print the benchmark names;
  * - `--fail-on-error`: exit 1 when a module failed or could not be loaded (not when it
  *   ran past its time cap: no timing is asserted); CI runs `--quick --fail-on-error`.
- * Only a full run writes `bench/results.json` and the README table.
+ * Only a full run writes `bench/results.json` and the table in bench/README.md.
  *
  * `ratio` is ours / peer; whether lower or higher is better is in `better` (and in
  * the table, an arrow after the ratio).
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
   console.error(`wrote ${file}`);
   if (!args.only && !args.quick) {
     const { updateReadme } = await import('./tools/readme-table.js');
-    console.error(`${(await updateReadme()) ? 'updated' : 'unchanged'}: the Benchmarks table of README.md`);
+    console.error(`${(await updateReadme()) ? 'updated' : 'unchanged'}: the Benchmarks table of bench/README.md`);
   }
   if (args.failOnError && broken.length > 0) {
     console.error(`failed: ${broken.join(', ')}`);

@@ -4,6 +4,13 @@
 // RXVOICE_FROM_SOURCE=1 always runs the source, even when a (possibly stale) build exists:
 // the tests set it, so they test the code they see.
 import { existsSync } from 'node:fs';
+
+// engines: node >= 20.19 (the same check as src/core/node-version.ts, before anything loads)
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  process.stderr.write(`rxvoice: rxvoice needs Node 20.19 or later; this is ${process.versions.node}\n`);
+  process.exit(1);
+}
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const built = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));

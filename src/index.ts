@@ -7,12 +7,15 @@
  * `ValidationError`, `LiveSessionError`, ...) come from `rxvoice/live`, which browsers load
  * without this client; `parseSse`, `createSseParser` and `SseError` from `rxvoice/operators`.
  */
+// first: an older Node fails here with one clear sentence
+import './core/node-version.js';
 import { RxVoiceClient } from './client/client.js';
 import type { ClientOptions } from './client/config.js';
 
 /**
- * Make a client. With no `apiKey` / `baseUrl` it reads `RXVOICE_API_KEY` and
- * `RXVOICE_BASE_URL`; a missing one is an `RxVoiceError` with code `'config'`.
+ * Make a client. With no `apiKey` / `baseUrl` it reads `CAMB_API_KEY` (then `RXVOICE_API_KEY`)
+ * and `CAMB_BASE_URL` (then `RXVOICE_BASE_URL`, then the public service `https://client.camb.ai/apis`);
+ * a missing key is an `RxVoiceError` with code `'config'`. `liveUrl` overrides the derived live address.
  * Plain `http://` is refused for hosts other than loopback unless `allowInsecureHttp`.
  *
  * ## Example

@@ -1,12 +1,12 @@
 /**
- * The README's Benchmarks table, generated from `bench/results.json` (never hand-copied):
- * everything between `<!-- bench:start -->` and `<!-- bench:end -->` in README.md is
+ * The Benchmarks table of `bench/README.md`, generated from `bench/results.json` (never
+ * hand-copied): everything between `<!-- bench:start -->` and `<!-- bench:end -->` there is
  * replaced by the rows of the last full `npm run bench`, with its machine line, date,
  * per-benchmark time and what was skipped. A full `npm run bench` runs it at the end;
- * `test/project/bench-smoke.test.ts` checks that the committed README equals what this makes of
+ * `test/project/bench-smoke.test.ts` checks that the committed bench/README.md equals what this makes of
  * the committed results, so a stale or hand-edited row fails `npm test`.
  *
- * Run alone: `npx tsx bench/tools/readme-table.ts` (rewrite README.md), or with
+ * Run alone: `npx tsx bench/tools/readme-table.ts` (rewrite bench/README.md), or with
  * `--check` (exit 1 when the README differs).
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import type { BenchResults } from '../types.js';
 export const START = '<!-- bench:start';
 export const END = '<!-- bench:end -->';
 
-export const README_PATH = fileURLToPath(new URL('../../README.md', import.meta.url));
+export const README_PATH = fileURLToPath(new URL('../README.md', import.meta.url));
 export const RESULTS_PATH = fileURLToPath(new URL('../results.json', import.meta.url));
 
 /** A table cell: pipes escaped, no line breaks. */
@@ -58,8 +58,36 @@ export function withTable(readme: string, table: string): string {
   const start = readme.indexOf(START);
   const startEnd = start < 0 ? -1 : readme.indexOf('-->', start);
   const end = readme.indexOf(END);
-  if (start < 0 || startEnd < 0 || end < startEnd) throw new Error(`README.md has no ${START} --> ... ${END} markers in its Benchmarks section`);
+  if (start < 0 || startEnd < 0 || end < startEnd) throw new Error(`bench/README.md has no ${START} --> ... ${END} markers in its Benchmarks section`);
   return `${readme.slice(0, startEnd + 3)}\n${table}\n${readme.slice(end)}`;
+}
+
+/** The root README's summary markers: its three-line Benchmarks summary comes from the same run. */
+export const SUMMARY_START = '<!-- bench-summary:start -->';
+export const SUMMARY_END = '<!-- bench-summary:end -->';
+export const ROOT_README_PATH = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+/** The first row whose name starts with `prefix`, or undefined. */
+const rowNamed = (results: BenchResults, prefix: string) => results.rows.find((r) => r.name.startsWith(prefix));
+
+/** The root README's Benchmarks summary (three lines), from one run's results. */
+export function renderReadmeSummary(results: BenchResults): string {
+  const firstAudio = rowNamed(results, 'live: time to first audio');
+  const golden = rowNamed(results, 'Golden Rules sentence boundaries, all 23 languages');
+  const sentencex = rowNamed(results, 'Sentence accuracy, sentencex');
+  const parts = [`Last full run (${results.date.slice(0, 10)}, ${results.machineLine.split(", ").find((part) => part.endsWith("cores")) ?? "see bench/README.md"}):`];
+  if (firstAudio) parts.push(`first audio ${figure(firstAudio.ours)} ${firstAudio.unit} against ${figure(firstAudio.peer)} ${firstAudio.unit} for a bare \`ws\` client on loopback;`);
+  if (golden) parts.push(`the sentence core ${figure(golden.ours)}% exact on the Golden Rules (Intl.Segmenter ${figure(golden.peer)}%)`);
+  if (sentencex) parts.push(`and ${figure(sentencex.ours)}% on sentencex, a suite it was not tuned on (Intl.Segmenter ${figure(sentencex.peer)}%).`);
+  return parts.join(' ');
+}
+
+/** `readme` with the part between the summary markers replaced by `summary`; unchanged without markers. */
+export function withSummary(readme: string, summary: string): string {
+  const start = readme.indexOf(SUMMARY_START);
+  const end = readme.indexOf(SUMMARY_END);
+  if (start < 0 || end < start) return readme;
+  return `${readme.slice(0, start + SUMMARY_START.length)}\n${summary}\n${readme.slice(end)}`;
 }
 
 /** Rewrite the README's table from the results file; true when it changed. */
@@ -67,7 +95,10 @@ export async function updateReadme(readmePath = README_PATH, resultsPath = RESUL
   const results = JSON.parse(await readFile(resultsPath, 'utf8')) as BenchResults;
   const readme = await readFile(readmePath, 'utf8');
   const next = withTable(readme, renderReadmeTable(results));
-  if (next === readme) return false;
+  const root = await readFile(ROOT_README_PATH, 'utf8');
+  const nextRoot = withSummary(root, renderReadmeSummary(results));
+  if (nextRoot !== root) await writeFile(ROOT_README_PATH, nextRoot);
+  if (next === readme) return nextRoot !== root;
   await writeFile(readmePath, next);
   return true;
 }
@@ -76,11 +107,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--check')) {
     const results = JSON.parse(await readFile(RESULTS_PATH, 'utf8')) as BenchResults;
     const readme = await readFile(README_PATH, 'utf8');
+    const root = await readFile(ROOT_README_PATH, 'utf8');
+    if (withSummary(root, renderReadmeSummary(results)) !== root) {
+      console.error('README.md: the Benchmarks summary differs from bench/results.json (run npx tsx bench/tools/readme-table.ts)');
+      process.exitCode = 1;
+    }
     if (withTable(readme, renderReadmeTable(results)) !== readme) {
-      console.error('README.md: the Benchmarks table differs from bench/results.json (run npx tsx bench/tools/readme-table.ts)');
+      console.error('bench/README.md: the Benchmarks table differs from bench/results.json (run npx tsx bench/tools/readme-table.ts)');
       process.exitCode = 1;
     }
   } else {
-    console.log((await updateReadme()) ? 'README.md: Benchmarks table updated' : 'README.md: Benchmarks table unchanged');
+    console.log((await updateReadme()) ? 'bench/README.md: Benchmarks table updated' : 'bench/README.md: Benchmarks table unchanged');
   }
 }

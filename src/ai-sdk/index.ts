@@ -5,7 +5,7 @@
  *
  * ```ts
  * import { experimental_generateSpeech as generateSpeech } from 'ai';
- * import { camb } from 'rxvoice/ai-sdk'; // RXVOICE_API_KEY, RXVOICE_BASE_URL
+ * import { camb } from 'rxvoice/ai-sdk'; // CAMB_API_KEY (and CAMB_BASE_URL, default the public service)
  *
  * const { audio } = await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '1' });
  * ```

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { RxVoiceClient } from '../client/client.js';
-import { ClientOptionsSchema, type ClientOptions } from '../client/config.js';
+import { API_KEY_VARIABLES, BASE_URL_VARIABLES, ClientOptionsSchema, DEFAULT_BASE_URL, envValue, type ClientOptions } from '../client/config.js';
 import { LocaleTagSchema, VoiceIdSchema } from '../core/primitives.js';
 import { checkOptions, optionError } from '../core/validation.js';
 import type { ProviderContext } from './call.js';
@@ -23,7 +23,8 @@ export interface CambProviderSettings extends ClientOptions {
   /**
    * An rxvoice client to use as it is (then `apiKey`, `baseUrl` and the other client
    * options must not be given). Default: one made on the first call from `apiKey` and
-   * `baseUrl`, else the environment variables `RXVOICE_API_KEY` and `RXVOICE_BASE_URL`.
+   * `baseUrl`, else the environment variables `CAMB_API_KEY` (then `RXVOICE_API_KEY`) and
+   * `CAMB_BASE_URL` (then `RXVOICE_BASE_URL`, then the public service `https://client.camb.ai/apis`).
    */
   client?: RxVoiceClient;
   /** Voice id used when `generateSpeech` gets no `voice`. Default: none (then `voice` is required). */
@@ -133,14 +134,11 @@ export function createCamb(settings: CambProviderSettings = {}): CambProvider {
     client(sdk: AiSdkProvider): RxVoiceClient {
       if (client) return client;
       const env = clientOptions.env ?? process.env;
-      const apiKey = clientOptions.apiKey ?? env['RXVOICE_API_KEY'];
+      const apiKey = clientOptions.apiKey ?? envValue(env, API_KEY_VARIABLES);
       if (!apiKey) {
-        throw new sdk.LoadAPIKeyError({ message: 'The API key is missing: pass it as createCamb({ apiKey }) or set the environment variable RXVOICE_API_KEY.' });
+        throw new sdk.LoadAPIKeyError({ message: 'The API key is missing: pass it as createCamb({ apiKey }) or set the environment variable CAMB_API_KEY (or RXVOICE_API_KEY).' });
       }
-      const baseUrl = clientOptions.baseUrl ?? env['RXVOICE_BASE_URL'];
-      if (!baseUrl) {
-        throw new sdk.LoadSettingError({ message: 'The base address is missing: pass it as createCamb({ baseUrl }) or set the environment variable RXVOICE_BASE_URL.' });
-      }
+      const baseUrl = clientOptions.baseUrl ?? envValue(env, BASE_URL_VARIABLES) ?? DEFAULT_BASE_URL;
       try {
         made = new RxVoiceClient({ ...clientOptions, apiKey, baseUrl });
       } catch (error) {
@@ -178,7 +176,7 @@ export function createCamb(settings: CambProviderSettings = {}): CambProvider {
 }
 
 /**
- * The default provider: `createCamb()`, reading `RXVOICE_API_KEY` and `RXVOICE_BASE_URL`
+ * The default provider: `createCamb()`, reading `CAMB_API_KEY` and `CAMB_BASE_URL` (or their `RXVOICE_` forms)
  * on its first call (not when imported).
  *
  * ## Example

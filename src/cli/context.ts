@@ -1,11 +1,12 @@
 /**
  * What every command gets (streams, interrupt signal, secrets to scrub), and how it
- * reaches the service: `RXVOICE_API_KEY` / `RXVOICE_BASE_URL`, or with neither an
- * embedded emulator started for the command.
+ * reaches the service: `CAMB_API_KEY` / `CAMB_BASE_URL` (or their `RXVOICE_` forms; the
+ * public service when only a key is set), or with neither an embedded emulator.
  */
 import { createClient, type RxVoiceClient } from '../index.js';
 import { startEmulator } from '../emulator/index.js';
-import { AuthenticationError } from '../core/errors.js';
+import { AuthenticationError, RxVoiceError } from '../core/errors.js';
+import { API_KEY_VARIABLES, BASE_URL_VARIABLES, DEFAULT_BASE_URL, envValue } from '../client/config.js';
 import { UsageError } from './exit-codes.js';
 import { writeLine, type CliIo } from './io.js';
 
@@ -38,20 +39,22 @@ export function embeddedSynth(io: CliIo): 'espeak' | 'tone' | undefined {
 }
 
 /**
- * Connect to the service named by the environment, or start an embedded emulator when
- * neither `RXVOICE_API_KEY` nor `RXVOICE_BASE_URL` is set (one line on stderr says so).
+ * Connect to the service named by the environment: the key from `CAMB_API_KEY` (then
+ * `RXVOICE_API_KEY`), the address from `CAMB_BASE_URL` (then `RXVOICE_BASE_URL`, then the
+ * public service). With neither a key nor an address, an embedded emulator is started
+ * (one line on stderr says so).
  */
 export async function connect(context: CommandContext): Promise<Connection> {
   const { io } = context;
-  const apiKey = nonEmpty(io.env['RXVOICE_API_KEY']);
-  const baseUrl = nonEmpty(io.env['RXVOICE_BASE_URL']);
+  const apiKey = envValue(io.env, API_KEY_VARIABLES);
+  const baseUrl = envValue(io.env, BASE_URL_VARIABLES);
   if (apiKey === undefined && baseUrl === undefined) {
     const synth = embeddedSynth(io);
     const emulator = await startEmulator({ ...(synth ? { synth } : {}), warn: (line) => writeLine(io.stderr, line) });
     context.secrets.push(emulator.apiKey);
     writeLine(
       io.stderr,
-      `rxvoice: RXVOICE_API_KEY and RXVOICE_BASE_URL are not set; using an embedded emulator at ${emulator.baseUrl} (synth ${emulator.synth})`,
+      `rxvoice: CAMB_API_KEY and CAMB_BASE_URL are not set; using an embedded emulator at ${emulator.baseUrl} (synth ${emulator.synth})`,
     );
     const client = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, env: {}, warn: quiet });
     return {
@@ -65,16 +68,21 @@ export async function connect(context: CommandContext): Promise<Connection> {
     };
   }
   if (apiKey === undefined) {
-    throw new AuthenticationError('RXVOICE_BASE_URL is set but RXVOICE_API_KEY is not: set the API key (or unset both to use the embedded emulator)');
-  }
-  if (baseUrl === undefined) {
-    throw new UsageError('RXVOICE_API_KEY is set but RXVOICE_BASE_URL is not: set the base address of the service (or unset both to use the embedded emulator)');
+    throw new AuthenticationError('CAMB_BASE_URL (or RXVOICE_BASE_URL) is set but CAMB_API_KEY is not: set the API key (or unset both to use the embedded emulator)');
   }
   context.secrets.push(apiKey);
-  const client = createClient({ apiKey, baseUrl, env: {}, warn: quiet });
+  const address = baseUrl ?? DEFAULT_BASE_URL;
+  let client: RxVoiceClient;
+  try {
+    client = createClient({ apiKey, baseUrl: address, env: {}, warn: quiet });
+  } catch (error) {
+    // a base address the client refuses (no scheme, plain http to a remote host) is a usage error
+    if (error instanceof RxVoiceError && error.code === 'config') throw new UsageError(`${error.message} (from CAMB_BASE_URL / RXVOICE_BASE_URL)`);
+    throw error;
+  }
   return {
     client,
-    baseUrl,
+    baseUrl: client.baseUrl,
     embedded: false,
     close: () => closeClient(client),
   };
@@ -90,9 +98,6 @@ async function closeClient(client: RxVoiceClient): Promise<void> {
  */
 const quiet = (): void => undefined;
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
-}
 
 /** Run `body` with a connection, closing it afterwards whatever happens. */
 export async function withConnection<T>(context: CommandContext, body: (connection: Connection) => Promise<T>): Promise<T> {

@@ -4,10 +4,12 @@
 import { EXIT_CODES_HELP } from './exit-codes.js';
 
 const ENVIRONMENT = `Environment:
-  RXVOICE_API_KEY          API key of the service (never printed)
-  RXVOICE_BASE_URL         base address of the service
-                           With neither set, commands start an embedded emulator
-                           (and say so on stderr).
+  CAMB_API_KEY             API key of the service (never printed); RXVOICE_API_KEY
+                           is read when CAMB_API_KEY is not set
+  CAMB_BASE_URL            base address of the service (or RXVOICE_BASE_URL);
+                           default https://client.camb.ai/apis, the public service
+                           With no key and no address, commands start an embedded
+                           emulator (and say so on stderr).
   RXVOICE_EMULATOR_SYNTH   synth of the embedded emulator: espeak or tone (default:
                            espeak if the optional package espeak-ng is installed,
                            else tone, with a warning: npm install espeak-ng for speech)`;
@@ -46,7 +48,7 @@ export const COMMAND_HELP: Record<string, string> = {
 
 Processes batch jobs that \`rxvoice batch --queue\` put on a BullMQ queue, until
 SIGINT/SIGTERM; run it on as many machines as you like. The API key is this process's
-(RXVOICE_API_KEY); the queue never holds it. Each job's task id is written into its
+(CAMB_API_KEY or RXVOICE_API_KEY); the queue never holds it. Each job's task id is written into its
 record in the queue as soon as the task exists, so a job whose worker dies is picked up
 by another worker, which resumes the task instead of creating it again.
 

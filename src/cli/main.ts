@@ -40,7 +40,7 @@ const COMMANDS: Record<string, Command> = {
  * Resolves with the exit code; never throws, never calls `process.exit`.
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const secrets = [io.env['RXVOICE_API_KEY']];
+  const secrets = [io.env['CAMB_API_KEY'], io.env['RXVOICE_API_KEY']];
   const controller = new AbortController();
   const interrupted = { signal: undefined as string | undefined };
   const removeInterrupt = io.onInterrupt?.((signal) => {

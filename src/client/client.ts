@@ -425,7 +425,7 @@ export class RxVoiceClient {
 
   #liveConnection(): LiveConnection {
     const t = this.#transport;
-    return { wsUrl: this.wsUrl, apiKey: t.apiKey(), WebSocket: t.config.WebSocket };
+    return { wsUrl: this.wsUrl, apiKey: t.apiKey(), WebSocket: t.config.WebSocket, exactUrl: true };
   }
 
   /** `RxVoiceClient(<baseUrl>)`: never the API key. */

@@ -32,33 +32,34 @@ export type WarnHook = (message: string, code: string) => void;
  * completion is likely.
  */
 export const PollingOptionsSchema = z.object({
-  /** Delay before the first status call, ms (and between calls, with `multiplier` 1). */
+  /** Delay before the first status call, ms (and between calls, with `multiplier` 1). Default 1000. */
   initialDelayMs: z.number().nonnegative().default(1000),
-  /** Growth of the delay between two status calls (1: a fixed interval). */
+  /** Growth of the delay between two status calls (1: a fixed interval). Default 1. */
   multiplier: z.number().min(1).default(1),
-  /** Cap of the delay between two status calls, ms. */
+  /** Cap of the delay between two status calls, ms. Default 5000. */
   maxDelayMs: z.number().nonnegative().default(5000),
   /**
    * Learned polling: each wait is shortened by up to this fraction at random (0.2 = up
    * to 20 %), so tasks created together poll apart. The schedule before anything is
-   * learned (and with `adaptive: false`) is exact, like a plain loop.
+   * learned (and with `adaptive: false`) is exact, like a plain loop. Default 0.2.
    */
   jitter: z.number().min(0).max(1).default(0.2),
-  /** Overall deadline of the polling, ms; past it the task Observable errors with a TimeoutError. */
+  /** Overall deadline of the polling, ms; past it the task Observable errors with a TimeoutError. Default 600000 (10 min). */
   deadlineMs: z.number().positive().default(10 * 60_000),
   /**
    * Learn from the tasks this client has seen (per family, against request size) and
    * poll where completion is likely (see `src/client/polling.ts`); false: always back off.
+   * Default true.
    */
   adaptive: z.boolean().default(true),
   /**
    * Learned polling: the expected lateness (time a result sits done but unseen) one
-   * status call is worth, ms. Lower: more calls, results sooner.
+   * status call is worth, ms. Lower: more calls, results sooner. Default 130.
    */
   latenessPerPollMs: z.number().positive().default(130),
-  /** Learned polling: shortest time between two status calls, ms. */
+  /** Learned polling: shortest time between two status calls, ms. Default 100. */
   minIntervalMs: z.number().nonnegative().default(100),
-  /** Learned polling: longest wait before a status call, ms. */
+  /** Learned polling: longest wait before a status call, ms. Default 60000. */
   maxLearnedDelayMs: z.number().positive().default(60_000),
 });
 /**
@@ -73,9 +74,11 @@ export type ResolvedPollingOptions = z.infer<typeof PollingOptionsSchema>;
 
 /** Backoff between HTTP retries: `baseDelayMs * 2^attempt`, capped, with jitter. */
 export const RetryOptionsSchema = z.object({
+  /** Delay before the first retry, ms, doubled at each next one. Default 500. */
   baseDelayMs: z.number().nonnegative().default(500),
+  /** Cap of the delay between two retries, ms. Default 8000. */
   maxDelayMs: z.number().nonnegative().default(8000),
-  /** Upper bound on a `Retry-After` the client is willing to honour, ms. */
+  /** Upper bound on a `Retry-After` the client is willing to honour, ms. Default 60000. */
   maxRetryAfterMs: z.number().nonnegative().default(60_000),
 });
 /**
@@ -90,11 +93,23 @@ const isFunction = (v: unknown): boolean => typeof v === 'function';
 
 /** Options of `createClient`. */
 export const ClientOptionsSchema = z.object({
-  /** API key; falls back to the environment variable `RXVOICE_API_KEY`. */
+  /**
+   * API key; default the environment variable `CAMB_API_KEY`, then `RXVOICE_API_KEY`
+   * (`CAMB_API_KEY` wins when both are set).
+   */
   apiKey: z.string().min(1).optional(),
-  /** Base address of the service; falls back to `RXVOICE_BASE_URL`. */
+  /**
+   * Base address of the service; default `CAMB_BASE_URL`, then `RXVOICE_BASE_URL`, then
+   * the public service `https://client.camb.ai/apis`. The emulator and tests pass their own.
+   */
   baseUrl: z.string().min(1).optional(),
-  /** Timeout of one HTTP attempt, ms (for streams: until the answer's headers). */
+  /**
+   * Full address of the live speech WebSocket, used as given. Default: derived from
+   * `baseUrl` (`wss://<host>/<base path>/live-tts/ws`); the service does not publish its
+   * live path, so set this when the derived one answers 404.
+   */
+  liveUrl: z.string().min(1).optional(),
+  /** Timeout of one HTTP attempt, ms (for streams: until the answer's headers). Default 60000. */
   timeoutMs: z.number().positive().default(60_000),
   /**
    * Largest byte result read into memory (audio results such as `sound.result()`), in
@@ -108,9 +123,14 @@ export const ClientOptionsSchema = z.object({
    * `StreamIdleError` (a `TimeoutError`) carrying what was received. Default 30 s.
    */
   streamIdleTimeoutMs: z.number().positive().default(30_000),
-  /** Retries of a failed attempt (see the retry rules in `request.ts`). */
+  /**
+   * Retries of a failed attempt: connection failures and 408/429/5xx of status and result
+   * calls; a creation call only when it surely never reached the service. Default 2.
+   */
   maxRetries: z.int().nonnegative().default(2),
+  /** Backoff between retries (`RetryOptions`). Default `{ baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60000 }`. */
   retry: RetryOptionsSchema.default({ baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 }),
+  /** Polling of task status (`PollingOptions`). Default: a call every second until a family is learned, then learned polling. */
   polling: PollingOptionsSchema.default({
     initialDelayMs: 1000,
     multiplier: 1,
@@ -128,15 +148,15 @@ export const ClientOptionsSchema = z.object({
   dispatcher: z.custom<Dispatcher>((v) => v !== null && typeof v === 'object').optional(),
   /** fetch implementation (default: undici's `fetch`). */
   fetch: z.custom<FetchLike>(isFunction).optional(),
-  /** Allow sending the key over plain `http://` to a host that is not loopback. */
+  /** Allow sending the key over plain `http://` to a host that is not loopback. Default false. */
   allowInsecureHttp: z.boolean().default(false),
   /** WebSocket constructor for the live session (default: `ws`, connecting without printing its options under NODE_DEBUG). */
   WebSocket: z.custom<WebSocketConstructor>(isFunction).optional(),
   /** Deprecation warnings hook (default: `process.emitWarning`). */
   warn: z.custom<WarnHook>(isFunction).optional(),
-  /** Bulk result calls run at once (bulk id lists are split in batches of 2 to 5). */
+  /** Bulk result calls run at once (bulk id lists are split in batches of 2 to 5). Default 3. */
   bulkConcurrency: z.int().positive().default(3),
-  /** Random source in [0, 1), for jitter (tests make it deterministic). */
+  /** Random source in [0, 1), for jitter (tests make it deterministic). Default `Math.random`. */
   random: z.custom<() => number>(isFunction).optional(),
   /** Environment to read the fallbacks from (default `process.env`). */
   env: z.record(z.string(), z.string().optional()).optional(),
@@ -196,6 +216,92 @@ const defaultWarn: WarnHook = (message, code) => {
   process.emitWarning(message, { type: 'DeprecationWarning', code });
 };
 
+/** Base address of the public service (the one of its official SDK, `@camb-ai/sdk`). */
+export const DEFAULT_BASE_URL = 'https://client.camb.ai/apis';
+/** Environment variables of the API key, first one set wins. */
+export const API_KEY_VARIABLES = ['CAMB_API_KEY', 'RXVOICE_API_KEY'] as const;
+/** Environment variables of the base address, first one set wins. */
+export const BASE_URL_VARIABLES = ['CAMB_BASE_URL', 'RXVOICE_BASE_URL'] as const;
+
+/** The first of `names` set to a non-blank value in `env`. */
+export function envValue(env: Record<string, string | undefined>, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}
+
+/**
+ * Check a base address and derive the live session address from it. Throws
+ * `RxVoiceError('config')`; a value without a scheme is shown, `apiKey` masked in it.
+ */
+export function parseBaseUrl(raw: string, allowInsecureHttp = false, apiKey?: string): { baseUrl: string; wsUrl: string } {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    const cut = raw.length > 100 ? `${raw.slice(0, 100)}...` : raw;
+    // the value is shown to help, the key never (pasted into the wrong variable)
+    const shown = apiKey ? cut.split(apiKey).join('***') : cut;
+    throw new RxVoiceError('config', `The base address ${JSON.stringify(shown)} has no scheme: write it as https://${shown.replace(/^\/+/, '')}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new RxVoiceError('config', 'The base address (`baseUrl` / CAMB_BASE_URL / RXVOICE_BASE_URL) is not a valid URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new RxVoiceError('config', `The base address must use http or https, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new RxVoiceError('config', 'The base address must not carry credentials.');
+  }
+  if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
+    throw new RxVoiceError(
+      'config',
+      `Refusing to send the API key over plain http to ${url.hostname}: use https, ` +
+        'or pass `allowInsecureHttp: true` (loopback hosts are always allowed).',
+    );
+  }
+  const basePath = url.pathname.replace(/\/+$/, '');
+  return {
+    baseUrl: `${url.origin}${basePath}`,
+    wsUrl: `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${routes.liveTts}`,
+  };
+}
+
+function parseLiveUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'ws:' && url.protocol !== 'wss:')) {
+    throw new RxVoiceError('config', 'The live address (`liveUrl`) must be a ws:// or wss:// URL.');
+  }
+  if (url.username || url.password) throw new RxVoiceError('config', 'The live address must not carry credentials.');
+  return url.toString();
+}
+
+/**
+ * Message of a call that could not reach the service: names the host (e.g.
+ * `client.camb.ai`), the low-level reason, and the variables that choose the address.
+ */
+export function unreachableMessage(endpoint: string, baseUrl: string, reason: string): string {
+  const host = new URL(baseUrl).host;
+  return (
+    `${endpoint}: could not reach the service at ${host} (${reason}). ` +
+    'Check the network, or set the address with `baseUrl` / CAMB_BASE_URL (e.g. the emulator: npx rxvoice emulator).'
+  );
+}
+
+/** Message of a 401 or 403 answer: the key was refused, say where it comes from. */
+export function refusedKeyMessage(endpoint: string, status: number, serviceMessage: string): string {
+  const suffix = serviceMessage ? `: ${serviceMessage}` : '';
+  const what = status === 401 ? 'The API key was refused' : 'This API key is not allowed here';
+  return `${endpoint} answered ${status}${suffix}. ${what}: check CAMB_API_KEY (or the \`apiKey\` option).`;
+}
+
 /**
  * Resolve client options: defaults, environment fallbacks, the http check.
  * Throws `RxVoiceError` with code `'config'` on any problem. Returns the key apart.
@@ -209,36 +315,12 @@ export function resolveConfig(options: ClientOptions = {}): { config: ResolvedCo
   }
   const o = parsed.data;
   const env = o.env ?? process.env;
-  const apiKey = o.apiKey ?? env['RXVOICE_API_KEY'];
-  const baseUrlRaw = o.baseUrl ?? env['RXVOICE_BASE_URL'];
-  const missing: string[] = [];
-  if (!apiKey) missing.push('an API key (option `apiKey` or environment variable RXVOICE_API_KEY)');
-  if (!baseUrlRaw) missing.push('a base address (option `baseUrl` or environment variable RXVOICE_BASE_URL)');
-  if (missing.length > 0 || !apiKey || !baseUrlRaw) {
-    throw new RxVoiceError('config', `rxvoice needs ${missing.join(' and ')}.`);
+  const apiKey = o.apiKey ?? envValue(env, API_KEY_VARIABLES);
+  if (!apiKey) {
+    throw new RxVoiceError('config', 'rxvoice needs an API key (option `apiKey` or environment variable CAMB_API_KEY or RXVOICE_API_KEY).');
   }
-  let url: URL;
-  try {
-    url = new URL(baseUrlRaw);
-  } catch {
-    throw new RxVoiceError('config', 'The base address (`baseUrl` / RXVOICE_BASE_URL) is not a valid URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new RxVoiceError('config', `The base address must use http or https, not ${url.protocol}`);
-  }
-  if (url.username || url.password) {
-    throw new RxVoiceError('config', 'The base address must not carry credentials.');
-  }
-  if (url.protocol === 'http:' && !o.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-    throw new RxVoiceError(
-      'config',
-      `Refusing to send the API key over plain http to ${url.hostname}: use https, ` +
-        'or pass `allowInsecureHttp: true` (loopback hosts are always allowed).',
-    );
-  }
-  const basePath = url.pathname.replace(/\/+$/, '');
-  const baseUrl = `${url.origin}${basePath}`;
-  const wsUrl = `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${basePath}${routes.liveTts}`;
+  const { baseUrl, wsUrl: derivedWsUrl } = parseBaseUrl(o.baseUrl ?? envValue(env, BASE_URL_VARIABLES) ?? DEFAULT_BASE_URL, o.allowInsecureHttp, apiKey);
+  const wsUrl = o.liveUrl === undefined ? derivedWsUrl : parseLiveUrl(o.liveUrl);
   const config: ResolvedConfig = Object.freeze({
     baseUrl,
     wsUrl,

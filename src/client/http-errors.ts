@@ -6,6 +6,7 @@
 import { ApiError, AuthenticationError, RateLimitError, ValidationError, type RxVoiceError } from '../core/errors.js';
 import { ErrorBodySchema, ValidationErrorBodySchema, type ValidationIssue } from '../core/schemas.js';
 import { errorCodes, parseRetryAfter } from './retry-policy.js';
+import { refusedKeyMessage } from './config.js';
 
 /** A non-2xx answer, its body read (JSON when it parses, else the text; undefined when empty). */
 export interface StatusAnswer {
@@ -50,7 +51,7 @@ export function statusError(endpoint: string, answer: StatusAnswer, scrub: (text
   const serviceMessage = scrub(messageOf(body) ?? answer.statusText ?? '');
   const suffix = serviceMessage ? `: ${serviceMessage}` : '';
   if (status === 401 || status === 403) {
-    return new AuthenticationError(`${endpoint} answered ${status}${suffix}. Check the API key.`, { status });
+    return new AuthenticationError(refusedKeyMessage(endpoint, status, serviceMessage), { status });
   }
   const retryAfter = parseRetryAfter(headers.get('retry-after'));
   if (status === 429) {

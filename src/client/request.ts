@@ -38,7 +38,7 @@ import {
 } from '../core/errors.js';
 import { toValidationIssues } from '../core/validation.js';
 import { bodyBytes, readLimited, readUpTo } from './body.js';
-import type { FetchLike, ResolvedConfig } from './config.js';
+import { unreachableMessage, type FetchLike, type ResolvedConfig } from './config.js';
 import { messageOf, parseBody, sanitizeCause, statusError } from './http-errors.js';
 import { sendFollowingRedirects, type SendContext } from './redirect.js';
 import { errorCodes, retryDelay, shouldRetry, wasNotSent } from './retry-policy.js';
@@ -363,7 +363,7 @@ export class HttpTransport {
     if (timedOut) return this.#timeoutError(spec);
     const cause = sanitizeCause(error, (text) => this.redact(text));
     const reason = errorCodes(error)[0] ?? cause.message;
-    return new ConnectionError(`${spec.endpoint}: could not reach the service (${reason})`, { cause, notSent: wasNotSent(error) });
+    return new ConnectionError(unreachableMessage(spec.endpoint, this.config.baseUrl, reason), { cause, notSent: wasNotSent(error) });
   }
 
   #timeoutError(spec: RequestSpec): TimeoutError {

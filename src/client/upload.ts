@@ -12,7 +12,10 @@
  * first, since a retry must send it again and a stream cannot be replayed: pass a path
  * for large files.
  */
-import { constants, openAsBlob, ReadStream } from 'node:fs';
+// a namespace import: Node before 19.8 lacks openAsBlob, and a named import of it would
+// fail the whole import before the version check can say so
+import * as fs from 'node:fs';
+import { constants, ReadStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { Readable } from 'node:stream';
@@ -143,7 +146,7 @@ export async function toBlob(upload: CheckedUpload, endpoint?: string): Promise<
       fail(upload.field, 'file not found or not readable', 'value_error', endpoint);
     }
     if (isReadable(data)) (data as Readable).destroy();
-    blob = await openAsBlob(path, { type: contentType });
+    blob = await fs.openAsBlob(path, { type: contentType });
   } else if (typeof Blob !== 'undefined' && data instanceof Blob) blob = data;
   else if (data instanceof Uint8Array) blob = new Blob([data as Uint8Array<ArrayBuffer>], { type: contentType });
   else {

@@ -5,6 +5,7 @@
 import { createSentenceSegmenter } from '../text/sentences.js';
 import type { DialogueItem, Voice } from '../core/schemas.js';
 import { resample } from '../audio/pcm.js';
+import { parseWavHeader } from '../audio/wav.js';
 import { pseudoLocalize } from './pseudo.js';
 import { mulberry32 } from './random.js';
 import { DEFAULT_VOICE_ID, resolveLanguage, type EmulatorState } from './state.js';
@@ -140,16 +141,37 @@ function round3(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-/** The transcript the emulator "hears" in any uploaded media: a short fixed dialogue. */
-export function heardTranscript(language: string): DialogueItem[] {
+/** Length of the fixed dialogue `heardTranscript` returns, in seconds. */
+export const HEARD_DIALOGUE_SECONDS = 7;
+
+/**
+ * The transcript the emulator "hears" in any uploaded media: a fixed three-line dialogue
+ * (`Welcome back to the show.`, ...), pseudo-localized for a language other than English,
+ * over 0 to 7 s. Given the media's duration (a WAV's), a shorter media has the times
+ * scaled to fit it, so no segment ends after the audio does.
+ */
+export function heardTranscript(language: string, durationSeconds?: number): DialogueItem[] {
   const locale = resolveLanguage(language);
+  const scale = durationSeconds !== undefined && durationSeconds < HEARD_DIALOGUE_SECONDS ? durationSeconds / HEARD_DIALOGUE_SECONDS : 1;
+  const fit = (seconds: number): number => Math.min(round3(seconds * scale), durationSeconds ?? Infinity);
   const lines: DialogueItem[] = [
     { start: 0, end: 2.1, text: 'Welcome back to the show.', speaker: 'Speaker 1' },
     { start: 2.1, end: 4.4, text: 'Thanks, it is good to be here.', speaker: 'Speaker 2' },
-    { start: 4.4, end: 7.0, text: 'Let us talk about what you built this year.', speaker: 'Speaker 1' },
-  ];
+    { start: 4.4, end: HEARD_DIALOGUE_SECONDS, text: 'Let us talk about what you built this year.', speaker: 'Speaker 1' },
+  ].map((item) => ({ ...item, start: fit(item.start), end: fit(item.end) }));
   if (locale.startsWith('en-')) return lines;
   return lines.map((item) => ({ ...item, text: pseudoLocalize(item.text, locale) }));
+}
+
+/** Duration of an uploaded media in seconds when it is a WAV (from its header), else undefined. */
+export function mediaDurationSeconds(bytes: Uint8Array): number | undefined {
+  const info = parseWavHeader(bytes);
+  if (info === undefined) return undefined;
+  const bytesPerSecond = info.sampleRate * info.channels * (info.bitsPerSample / 8);
+  if (!(bytesPerSecond > 0)) return undefined;
+  // a streamed WAV declares 0xFFFFFFFF: the bytes present are the audio
+  const dataBytes = Math.min(info.dataBytes, bytes.byteLength - info.dataOffset);
+  return Math.max(0, dataBytes) / bytesPerSecond;
 }
 
 /** Translate a transcript by pseudo-localization. */

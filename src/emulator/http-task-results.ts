@@ -199,7 +199,7 @@ export const translationResult: Handler = async (ctx) => {
 
 export const transcriptionResult: Handler = async (ctx) => {
   const data = runOf(ctx, pathRunId(ctx.params), 'transcription').data as TranscriptionRunData;
-  const answer: TranscriptionResult = { transcript: heardTranscript(data.language) };
+  const answer: TranscriptionResult = { transcript: heardTranscript(data.language, data.durationSeconds) };
   sendJson(ctx.res, 200, answer);
 };
 

@@ -19,6 +19,8 @@ export interface TranslationRunData {
 }
 export interface TranscriptionRunData {
   language: string;
+  /** Duration of the uploaded media (a WAV's), so the transcript fits it. */
+  durationSeconds: number | undefined;
 }
 export interface SubtitlesRunData {
   language: string;

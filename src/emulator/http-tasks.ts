@@ -33,10 +33,7 @@ import {
   type Handler,
   type HandlerContext,
 } from './http-util.js';
-import {
-  MUSIC_CLIP_SECONDS,
-} from './http-media.js';
-
+import { MUSIC_CLIP_SECONDS, mediaDurationSeconds } from './http-media.js';
 import {
   audioSeparationResult,
   bulkHandler,
@@ -116,16 +113,22 @@ const createTranslation: Handler = async (ctx) => {
 };
 
 /** A transcription-like multipart body needs `media_file` or `media_url`. */
-async function requireMedia(form: FormData, hasUrl: boolean): Promise<void> {
+async function requireMedia(form: FormData, hasUrl: boolean): Promise<UploadedMedia> {
   const file = await formFile(form, 'media_file', undefined, false);
   if (!file && !hasUrl) throw invalidAt(['body', 'media_file'], 'either media_file or media_url is required', 'missing');
+  return { durationSeconds: file ? mediaDurationSeconds(file.bytes) : undefined };
+}
+
+/** What the emulator knows of an uploaded media. */
+interface UploadedMedia {
+  durationSeconds: number | undefined;
 }
 
 const createTranscription: Handler = async (ctx) => {
   const form = await parseFormBody(ctx.req, await ctx.body());
   const fields = validate(TranscriptionFieldsSchema, formFields(form, { language: 'string', media_url: 'string' }));
-  await requireMedia(form, fields.media_url !== undefined);
-  const data: TranscriptionRunData = { language: String(fields.language) };
+  const media = await requireMedia(form, fields.media_url !== undefined);
+  const data: TranscriptionRunData = { language: String(fields.language), durationSeconds: media.durationSeconds };
   created(ctx, 'transcription', data);
 };
 

@@ -71,6 +71,8 @@ export interface LiveConnection {
    * declaring three parameters, false otherwise (browser-style).
    */
   headersSupported?: boolean | undefined;
+  /** `wsUrl` is the full session address, used as given (`/live-tts/ws` not appended). */
+  exactUrl?: boolean | undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -224,7 +226,7 @@ export interface ResolvedSpeak extends ClientOptions {
  * The live session address for a base (or full) WebSocket address, with `api_key` in the
  * query when given; undefined when it is not a ws(s):// (or http(s)://) address.
  */
-function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undefined {
+function sessionUrl(wsUrl: string, queryKey: string | undefined, exact = false): string | undefined {
   let url: URL;
   try {
     url = new URL(wsUrl);
@@ -234,7 +236,7 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined): string | undef
   if (url.protocol === 'http:') url.protocol = 'ws:';
   if (url.protocol === 'https:') url.protocol = 'wss:';
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return undefined;
-  if (!url.pathname.endsWith(LIVE_TTS_PATH)) url.pathname = url.pathname.replace(/\/+$/, '') + LIVE_TTS_PATH;
+  if (!exact && !url.pathname.endsWith(LIVE_TTS_PATH)) url.pathname = url.pathname.replace(/\/+$/, '') + LIVE_TTS_PATH;
   if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
   return url.toString();
 }
@@ -256,7 +258,7 @@ export function resolveSpeak(connection: LiveConnection, options: SpeakOptions):
   }
   const Ctor = connection.WebSocket ?? DefaultWebSocket;
   const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
-  const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey);
+  const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey, connection.exactUrl);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
   if (config === undefined || client === undefined || url === undefined || issues.length > 0) {
     throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });

@@ -22,7 +22,7 @@ import { Observable, timer, type Observer, type OperatorFunction, type Subscribe
 import { backoffDelay } from '../core/backoff.js';
 import { liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
-import { closeError, isRefusal } from './close-error.js';
+import { closeError, isRefusal, livePathHint } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
@@ -472,7 +472,8 @@ class LiveSession {
     const lostAfterAll = this.readyCount > 0 && allDelivered && !isRefusal(code);
     if (cleanEnd || lostAfterAll) return this.finish();
     const { code: errorCode, message, ...options } = closeError(code, this.scrub(reason), connection.sessionError, connection.transportError);
-    const error = this.error(errorCode, message, options);
+    const hint = errorCode === 'connection' ? livePathHint(connection.transportError, this.options.url) : '';
+    const error = this.error(errorCode, message + hint, options);
     // a refusal ends the session: asking again cannot change the answer
     return isRefusal(code) ? this.finish(error) : this.retryOrFail(error);
   }

@@ -22,9 +22,9 @@ export interface TTSOptions {
   voice_id: number;
   /** Locale of the text, e.g. `en-us` (the default), `de-de`. */
   language?: SessionConfigInput['language'];
-  /** The service's API key; default `RXVOICE_API_KEY` (ignored when `client` is given). */
+  /** The service's API key; default `CAMB_API_KEY`, then `RXVOICE_API_KEY` (ignored when `client` is given). */
   apiKey?: string;
-  /** The service's address; default `RXVOICE_BASE_URL` (ignored when `client` is given). */
+  /** The service's address; default `CAMB_BASE_URL`, then `RXVOICE_BASE_URL`, then `https://client.camb.ai/apis` (ignored when `client` is given). */
   baseUrl?: string;
   /** An rxvoice client to use as it is (its key, address, WebSocket, warm sessions); the TTS does not close it. */
   client?: RxVoiceClient;

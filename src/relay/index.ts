@@ -9,7 +9,7 @@
  * import { attachLiveRelay } from 'rxvoice/relay';
  *
  * const server = createServer(); // it also serves the page, so the page has the relay's origin
- * const relay = attachLiveRelay(server, { path: '/speech' }); // key from RXVOICE_API_KEY
+ * const relay = attachLiveRelay(server, { path: '/speech' }); // key from CAMB_API_KEY
  * server.listen(8080);
  * // in the page at http://localhost:8080/: speak({ wsUrl: 'ws://localhost:8080/speech', WebSocket }, { voice_id: 1 })
  * ```

@@ -130,9 +130,9 @@ export interface LiveRelayOptions {
    * `path + '/live-tts/ws'` (what `speak()` from `rxvoice/live` appends to a base address).
    */
   path: string;
-  /** The service key; default the environment variable `RXVOICE_API_KEY`. Never sent to a browser. */
+  /** The service key; default the environment variable `CAMB_API_KEY`, then `RXVOICE_API_KEY`. Never sent to a browser. */
   apiKey?: string;
-  /** The service base address (`https://...`); default the environment variable `RXVOICE_BASE_URL`. */
+  /** The service base address (`https://...`); default `CAMB_BASE_URL`, then `RXVOICE_BASE_URL`, then `https://client.camb.ai/apis`. */
   baseUrl?: string;
   /**
    * The relay's origin as browsers see it (`https://example.com`). Production needs it (or

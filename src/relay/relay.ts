@@ -85,7 +85,7 @@ import { memoryRelayStore } from './store.js';
  * const server = createServer();
  * const relay = attachLiveRelay(server, {
  *   path: '/speech',
- *   apiKey: process.env['RXVOICE_API_KEY'],
+ *   apiKey: process.env['CAMB_API_KEY'],
  *   baseUrl: 'https://api.example.com',
  *   publicOrigin: 'https://chat.example.com',
  *   authorize: userOf,

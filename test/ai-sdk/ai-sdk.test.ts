@@ -195,21 +195,29 @@ describe('generateSpeech (ai) through camb.speech()', () => {
     }
   });
 
-  it('no key: creating camb and its models does not throw; the first call fails with LoadAPIKeyError (no address: LoadSettingError)', async () => {
+  it('no key: creating camb and its models does not throw; the first call fails with LoadAPIKeyError (bad address: LoadSettingError)', async () => {
     const keyless = createCamb({ env: {} });
     const model = keyless.speech();
     const noKey = await generateSpeech({ model, text: 'Hello there.', voice: '1' }).catch((e: unknown) => e);
     expect(noKey).toBeInstanceOf(LoadAPIKeyError);
-    expect((noKey as Error).message).toContain('RXVOICE_API_KEY');
-    const noAddress = await generateSpeech({ model: createCamb({ env: { RXVOICE_API_KEY: 'k-0123456789' } }).speech(), text: 'Hello there.', voice: '1' }).catch(
-      (e: unknown) => e,
-    );
-    expect(noAddress).toBeInstanceOf(LoadSettingError);
-    // the environment variables, read on the first call
-    const fromEnv = createCamb({ env: { RXVOICE_API_KEY: emu.apiKey, RXVOICE_BASE_URL: emu.baseUrl } });
-    providers.push(fromEnv);
-    const { audio } = await generateSpeech({ model: fromEnv.speech(), text: 'Hello there.', voice: '1' });
-    expect(audio.uint8Array.byteLength).toBeGreaterThan(44);
+    expect((noKey as Error).message).toContain('CAMB_API_KEY');
+    const badAddress = await generateSpeech({
+      model: createCamb({ env: { CAMB_API_KEY: 'k-0123456789', CAMB_BASE_URL: 'client.camb.ai/apis' } }).speech(),
+      text: 'Hello there.',
+      voice: '1',
+    }).catch((e: unknown) => e);
+    expect(badAddress).toBeInstanceOf(LoadSettingError);
+    expect((badAddress as Error).message).toContain('no scheme');
+    // the environment variables, read on the first call: CAMB_ first, then RXVOICE_
+    for (const env of [
+      { CAMB_API_KEY: emu.apiKey, CAMB_BASE_URL: emu.baseUrl, RXVOICE_BASE_URL: 'https://unused.example' },
+      { RXVOICE_API_KEY: emu.apiKey, RXVOICE_BASE_URL: emu.baseUrl },
+    ]) {
+      const fromEnv = createCamb({ env });
+      providers.push(fromEnv);
+      const { audio } = await generateSpeech({ model: fromEnv.speech(), text: 'Hello there.', voice: '1' });
+      expect(audio.uint8Array.byteLength).toBeGreaterThan(44);
+    }
   });
 
   it('options of the wrong type throw a ValidationError from createCamb at once', () => {

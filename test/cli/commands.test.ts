@@ -483,11 +483,17 @@ describe('exit codes and messages', () => {
     }
   });
 
-  it('exits 3 when only the base URL is set, 2 when only the key is set', async () => {
+  it('exits 3 when only the base URL is set, 2 for a base URL without a scheme (value shown, key not)', async () => {
     expect((await cli(['voices'], { RXVOICE_BASE_URL: emulator.baseUrl })).code).toBe(3);
-    const onlyKey = await cli(['voices'], { RXVOICE_API_KEY: 'sk-only-key-abcdef' });
-    expect(onlyKey.code).toBe(2);
-    expect(onlyKey.stderr).not.toContain('sk-only-key-abcdef');
+    expect((await cli(['voices'], { CAMB_BASE_URL: emulator.baseUrl })).code).toBe(3);
+    const noScheme = await cli(['voices'], { CAMB_API_KEY: 'sk-only-key-abcdef', CAMB_BASE_URL: 'client.camb.ai/apis' });
+    expect(noScheme.code).toBe(2);
+    expect(noScheme.stderr).toContain('"client.camb.ai/apis"');
+    expect(noScheme.stderr).toContain('https://client.camb.ai/apis');
+    expect(noScheme.stderr).not.toContain('sk-only-key-abcdef');
+    // control: the same key with a full address reaches the service (the emulator refuses it: 3)
+    expect((await cli(['voices'], { CAMB_API_KEY: 'sk-only-key-abcdef', CAMB_BASE_URL: emulator.baseUrl })).code).toBe(3);
+    // (only a key: the public service; test/client/real-service.test.ts checks it without network)
   });
 
   it('exits 6 when the service cannot be reached', async () => {

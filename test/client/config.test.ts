@@ -78,13 +78,15 @@ function configError(fn: () => unknown): RxVoiceError {
 }
 
 describe('configuration', () => {
-  it('a missing key and base address name both variables', () => {
+  it('a missing key names both variables; a key alone goes to the public service', () => {
     const error = configError(() => createClient({ env: {} }));
+    expect(error.message).toContain('CAMB_API_KEY');
     expect(error.message).toContain('RXVOICE_API_KEY');
-    expect(error.message).toContain('RXVOICE_BASE_URL');
-    const onlyKey = configError(() => createClient({ env: { RXVOICE_BASE_URL: 'https://api.example.com' } }));
-    expect(onlyKey.message).toContain('RXVOICE_API_KEY');
-    expect(onlyKey.message).not.toContain('RXVOICE_BASE_URL');
+    const onlyAddress = configError(() => createClient({ env: { RXVOICE_BASE_URL: 'https://api.example.com' } }));
+    expect(onlyAddress.message).toContain('CAMB_API_KEY');
+    const onlyKey = createClient({ env: { CAMB_API_KEY: KEY } });
+    expect(onlyKey.baseUrl).toBe('https://client.camb.ai/apis');
+    expect(onlyKey.wsUrl).toBe('wss://client.camb.ai/apis/live-tts/ws');
   });
 
   it('falls back to RXVOICE_API_KEY and RXVOICE_BASE_URL', async () => {

@@ -22,7 +22,8 @@ describe('statusError: a non-2xx answer to the error tree (pure)', () => {
   it.each([401, 403])('%i: AuthenticationError naming the key, not retryable', (status) => {
     const error = statusError('GET /voices', answer(status, { error: 'invalid key' }), scrub);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect(error.message).toBe(`GET /voices answered ${status}: invalid key. Check the API key.`);
+    const what = status === 401 ? 'The API key was refused' : 'This API key is not allowed here';
+    expect(error.message).toBe(`GET /voices answered ${status}: invalid key. ${what}: check CAMB_API_KEY (or the \`apiKey\` option).`);
     expect(error.retryable).toBe(false);
   });
 

@@ -8,7 +8,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createClient } from '../../src/index.js';
 import { readFile } from 'node:fs/promises';
 import { renderTable } from '../../bench/index.js';
-import { README_PATH, RESULTS_PATH, renderReadmeTable, withTable } from '../../bench/tools/readme-table.js';
+import { README_PATH, RESULTS_PATH, ROOT_README_PATH, renderReadmeSummary, renderReadmeTable, withSummary, withTable } from '../../bench/tools/readme-table.js';
 import type { BenchResults } from '../../bench/types.js';
 import { realisticMix, simulateOurs, simulatePeer, SERVICE_MS, type MixTask } from '../../bench/polling.js';
 import { median, oursSession, peerSession, percentile, seeded, sentences, verifyOrder } from '../../bench/util.js';
@@ -122,6 +122,10 @@ describe("the README's Benchmarks table", () => {
     expect(results.machineLine).toMatch(/cores/);
     expect(Number.isNaN(Date.parse(results.date))).toBe(false);
     expect(withTable(readme, renderReadmeTable(results))).toBe(readme);
+    // The root README's three-line summary comes from the same run, by the same script.
+    const root = await readFile(ROOT_README_PATH, 'utf8');
+    expect(root).toContain('<!-- bench-summary:start -->');
+    expect(withSummary(root, renderReadmeSummary(results))).toBe(root);
     // control: a hand edit of one figure is caught
     const row = results.rows[0]!;
     const edited = { ...results, rows: [{ ...row, ours: row.ours + 1 }, ...results.rows.slice(1)] };

@@ -31,7 +31,7 @@ let dir: string;
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(RXVOICE_|OPENAI_)/.test(key)) env[key] = value;
+    if (!/^(RXVOICE_|OPENAI_|CAMB_)/.test(key)) env[key] = value;
   }
   return env;
 }

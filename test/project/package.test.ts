@@ -29,11 +29,12 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi } from '../../examples/lib/fake-openai.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { requireTool } from '../setup/tools.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -135,13 +136,18 @@ interface Block {
 /** A fenced TypeScript block; group 1 the rest of the info string (`runnable`), group 2 the code. */
 const FENCE = /```(?:ts|typescript)(?:[ \t]+([^\n]*))?\n([\s\S]*?)```/g;
 
+/** The README's pages: README.md and the guides under docs/ (docs/api.md is generated from the sources). */
+const GUIDE_FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((n) => n.endsWith('.md') && n !== 'api.md').map((n) => `docs/${n}`)];
+
 function readmeBlocks(): Block[] {
-  const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return [...text.matchAll(FENCE)].map((m) => ({
-    origin: `README.md:${text.slice(0, m.index).split('\n').length}`,
-    code: m[2] as string,
-    runnable: /\brunnable\b/.test(m[1] ?? ''),
-  }));
+  return GUIDE_FILES.flatMap((file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    return [...text.matchAll(FENCE)].map((m) => ({
+      origin: `${file}:${text.slice(0, m.index).split('\n').length}`,
+      code: m[2] as string,
+      runnable: /\brunnable\b/.test(m[1] ?? ''),
+    }));
+  });
 }
 
 function jsdocBlocks(): Block[] {
@@ -307,6 +313,36 @@ export const parse: typeof operators.parseSse = operators.parseSse;
 root.createClient(42);
 `;
 
+let peersConsumer: { dir: string; copied: string } | undefined;
+
+/**
+ * A second consumer: a copy of the unpacked package (Node resolves a package's imports
+ * from where it really is), the same dependencies, and the frameworks (made once).
+ */
+function consumerWithPeers(): { dir: string; copied: string } {
+  if (peersConsumer) return peersConsumer;
+  const withPeers = join(work, 'consumer-frameworks');
+  const copied = join(withPeers, 'node_modules', pkg.name);
+  mkdirSync(join(withPeers, 'src'), { recursive: true });
+  for (const name of readdirSync(join(consumer, 'node_modules'))) {
+    const names = name.startsWith('@') ? readdirSync(join(consumer, 'node_modules', name)).map((n) => `${name}/${n}`) : [name];
+    for (const n of names) {
+      mkdirSync(dirname(join(withPeers, 'node_modules', n)), { recursive: true });
+      if (n === pkg.name) cpSync(installed, copied, { recursive: true });
+      else symlinkSync(join(consumer, 'node_modules', n), join(withPeers, 'node_modules', n), 'dir');
+    }
+  }
+  for (const peer of FRAMEWORK_PEERS) {
+    mkdirSync(dirname(join(withPeers, 'node_modules', peer)), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', peer), join(withPeers, 'node_modules', peer), 'dir');
+  }
+  writeFileSync(join(withPeers, 'package.json'), JSON.stringify({ name: 'consumer-frameworks', private: true, type: 'module' }));
+  writeFileSync(join(withPeers, 'tsconfig.json'), JSON.stringify({ compilerOptions: STRICT, include: ['src'] }));
+
+  peersConsumer = { dir: withPeers, copied };
+  return peersConsumer;
+}
+
 let pack: { files: string[]; tarball: string };
 
 beforeAll(() => {
@@ -319,6 +355,8 @@ beforeAll(() => {
   for (const name of pkg.files.filter((f) => f !== 'dist')) cpSync(join(ROOT, name), join(staged, name), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(staged, 'node_modules'), 'dir');
   execFileSync(process.execPath, [TSC, '-p', join(staged, 'tsconfig.build.json')], { cwd: staged, stdio: 'pipe' });
+  // the rest of `npm run build`: the ready browser build (dist/browser/rxvoice.js)
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-browser.mjs'), staged], { cwd: staged, stdio: 'pipe' });
   const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: staged, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const info = (JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
   pack = { tarball: join(work, info.filename), files: info.files.map((f) => f.path) };
@@ -351,7 +389,7 @@ beforeAll(() => {
 describe('the README', () => {
   it('names in its Entry points table every export of the package its blocks import', () => {
     const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const table = text.slice(text.indexOf('### Entry points'));
+    const table = text.slice(text.search(/^#{2,3} Entry points$/m));
     const rows = new Map(
       [...table.matchAll(/^\| `([^`]+)` \|(.*)\|[^|]*\|$/gm)].map((m) => [m[1] as string, m[2] as string]),
     );
@@ -409,23 +447,25 @@ describe('the packed package in a strict consumer', () => {
   it('runs every README block marked runnable, as pasted, against the emulator', { timeout: 300_000 }, async () => {
     // The blocks run in the consumer (the packed package, no optional peer: the Quick start's
     // own emulator speaks tones), each in a fresh directory for the files it writes. Blocks
-    // that use createClient() find an emulator (tone synth) in RXVOICE_*; the openai block a
+    // that use createClient() find an emulator (tone synth) in CAMB_*; the openai block a
     // tiny OpenAI-compatible server in OPENAI_BASE_URL.
     const dir = join(consumer, 'readme');
     mkdirSync(dir, { recursive: true });
     const emulator = await startEmulator({ synth: 'tone', taskDurationMs: 5 });
     const llm = await startFakeOpenAi({ answer: 'The **Moon** is bright. It has no air!', pace: { delayMs: [1, 3] } });
     const env: NodeJS.ProcessEnv = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(RXVOICE|OPENAI)_/.test(name))),
-      RXVOICE_API_KEY: emulator.apiKey,
-      RXVOICE_BASE_URL: emulator.baseUrl,
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(RXVOICE|OPENAI|CAMB)_/.test(name))),
+      // the variables the README names
+      CAMB_API_KEY: emulator.apiKey,
+      CAMB_BASE_URL: emulator.baseUrl,
       OPENAI_BASE_URL: llm.baseURL,
       OPENAI_API_KEY: 'sk-fake',
     };
     const outcomes: Array<{ origin: string; code: number | string; stderr: string; files: Record<string, string> }> = [];
     try {
       for (const [i, block] of readmeBlocks().filter((b) => b.runnable).entries()) {
-        const file = join(dir, `run-${i}.mjs`);
+        // a block that imports a framework runs where the framework is installed
+        const file = join(needsFramework(block) ? consumerWithPeers().dir : dir, `run-${i}.mjs`);
         writeFileSync(file, ts.transpileModule(block.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
         const cwd = mkdtempSync(join(work, 'run-'));
         const { code, stderr } = await runNode(file, cwd, env, 60_000);
@@ -644,25 +684,7 @@ describe('the packed package in a strict consumer', () => {
   });
 
   it('framework entries with their framework: strict types (and the README and JSDoc blocks that import it, as printed), import and require', { timeout: 240_000 }, () => {
-    // a second consumer: a copy of the unpacked package (Node resolves a package's imports
-    // from where it really is), the same dependencies, and the frameworks
-    const withPeers = join(work, 'consumer-frameworks');
-    const copied = join(withPeers, 'node_modules', pkg.name);
-    mkdirSync(join(withPeers, 'src'), { recursive: true });
-    for (const name of readdirSync(join(consumer, 'node_modules'))) {
-      const names = name.startsWith('@') ? readdirSync(join(consumer, 'node_modules', name)).map((n) => `${name}/${n}`) : [name];
-      for (const n of names) {
-        mkdirSync(dirname(join(withPeers, 'node_modules', n)), { recursive: true });
-        if (n === pkg.name) cpSync(installed, copied, { recursive: true });
-        else symlinkSync(join(consumer, 'node_modules', n), join(withPeers, 'node_modules', n), 'dir');
-      }
-    }
-    for (const peer of FRAMEWORK_PEERS) {
-      mkdirSync(dirname(join(withPeers, 'node_modules', peer)), { recursive: true });
-      symlinkSync(join(ROOT, 'node_modules', peer), join(withPeers, 'node_modules', peer), 'dir');
-    }
-    writeFileSync(join(withPeers, 'package.json'), JSON.stringify({ name: 'consumer-frameworks', private: true, type: 'module' }));
-    writeFileSync(join(withPeers, 'tsconfig.json'), JSON.stringify({ compilerOptions: STRICT, include: ['src'] }));
+    const { dir: withPeers, copied } = consumerWithPeers();
     const blocks = [...readmeBlocks(), ...jsdocBlocks()].filter(needsFramework);
     expect(blocks.length).toBeGreaterThan(0);
     const frameworks = Object.values(FRAMEWORKS).map((f, i) => {
@@ -716,5 +738,134 @@ describe('the packed package in a strict consumer', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+});
+
+/** The README's relay guide as printed, run from the consumer of the tarball against `emulator`: its address and its process. */
+async function startRelayGuide(emulator: { apiKey: string; baseUrl: string }): Promise<{ address: string; stop: () => void }> {
+  const block = readmeBlocks().find((b) => b.origin.startsWith('README.md') && b.code.includes('attachLiveRelay(server'));
+  if (!block) throw new Error('the README has no relay guide');
+  const file = join(consumer, 'relay-guide.mjs');
+  writeFileSync(file, ts.transpileModule(block.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
+  const env: NodeJS.ProcessEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(RXVOICE|OPENAI|CAMB)_/.test(name))),
+    CAMB_API_KEY: emulator.apiKey,
+    CAMB_BASE_URL: emulator.baseUrl,
+    PORT: '0',
+  };
+  const server = spawn(process.execPath, [file], { cwd: consumer, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  server.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const stop = (): void => void server.kill('SIGKILL');
+  // the guide prints its address first
+  const address = await new Promise<string>((resolvePage, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the guide's server printed no address in 20 s: ${stderr}`)), 20_000);
+    server.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /http:\/\/localhost:\d+\//.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolvePage(match[0]);
+      }
+    });
+    server.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the guide's server exited (${code}): ${stderr}`));
+    });
+  }).catch((error: unknown) => {
+    stop();
+    throw error;
+  });
+  return { address, stop };
+}
+
+describe('the relay guide, as printed', () => {
+  const CHROMIUM = requireTool('chromium', "the README's relay guide in headless Chromium (test/project/package.test.ts)");
+
+  it('serves its page and the ready browser build, whose speak() speaks through the relay with the page origin (Node)', { timeout: 120_000 }, async () => {
+    expect(pack.files).toContain('dist/browser/rxvoice.js');
+    const emulator = await startEmulator({ synth: 'tone' });
+    const guide = await startRelayGuide(emulator);
+    try {
+      const page = await (await fetch(guide.address)).text();
+      expect(page).toContain("from '/rxvoice.js'");
+      const moduleAnswer = await fetch(`${guide.address}rxvoice.js`);
+      expect(moduleAnswer.headers.get('content-type')).toBe('text/javascript');
+      const moduleFile = join(consumer, 'served-rxvoice.mjs');
+      writeFileSync(moduleFile, await moduleAnswer.text());
+      // the module the page loads, run in Node: its speak() through the guide's relay, with
+      // the page's Origin (what a browser sends) and no key
+      const script = `
+        import { WebSocket as Ws } from 'ws';
+        import { of, speak } from ${JSON.stringify(pathToFileURL(moduleFile).href)};
+        class PageSocket extends Ws { constructor(url) { super(url, { headers: { origin: ${JSON.stringify(guide.address.replace(/\/$/, ''))} } }); } }
+        const events = [];
+        of('Hello from the browser.')
+          .pipe(speak({ wsUrl: ${JSON.stringify(`${guide.address.replace('http', 'ws')}speech`)}, WebSocket: PageSocket }, { voice_id: 1, word_timestamps: true }))
+          .subscribe({
+            next: (event) => events.push(event),
+            error: (error) => { console.error(error.message); process.exit(1); },
+            complete: () => {
+              const words = events.filter((e) => e.type === 'segmentStart').flatMap((e) => (e.word_timestamps ?? []).map((w) => w.word));
+              console.log(JSON.stringify({ words, audio: events.filter((e) => e.type === 'audio').length }));
+            },
+          });
+      `;
+      const runner = join(consumer, 'served-run.mjs');
+      writeFileSync(runner, script);
+      // not spawnSync: the emulator runs in this process and must keep answering
+      const run = await new Promise<{ stdout: string; stderr: string }>((resolveRun) => {
+        const child = spawn(process.execPath, [runner], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.on('close', () => {
+          clearTimeout(timer);
+          resolveRun({ stdout, stderr });
+        });
+      });
+      expect(run.stderr).toBe('');
+      const result = JSON.parse(run.stdout.trim()) as { words: string[]; audio: number };
+      expect(result.words.join(' ').replace(/[.]/g, '')).toBe('Hello from the browser');
+      expect(result.audio).toBeGreaterThan(0);
+    } finally {
+      guide.stop();
+      await emulator.close();
+    }
+  });
+
+  it.skipIf(!CHROMIUM)('in Chromium: the page speaks through the relay and hears the words', { timeout: 120_000 }, async () => {
+    const emulator = await startEmulator({ synth: 'tone' });
+    const guide = await startRelayGuide(emulator);
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM!,
+      timeout: 20_000,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'],
+    });
+    try {
+      const page = await browser.newPage();
+      const heard: string[] = [];
+      const errors: string[] = [];
+      page.on('console', (message) => {
+        const text = message.text();
+        if (text.startsWith('heard ')) heard.push(text.slice('heard '.length));
+        else if (message.type() === 'error') errors.push(text);
+      });
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(guide.address);
+      await page.click('#say');
+      const deadline = Date.now() + 60_000;
+      while (heard.length < 4 && errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(errors).toEqual([]);
+      expect(heard.join(' ').replace(/[.]/g, '')).toBe('Hello from the browser');
+    } finally {
+      await browser.close();
+      guide.stop();
+      await emulator.close();
+    }
   });
 });

@@ -226,14 +226,19 @@ describe('rxvoice/relay', () => {
     expect(() => attachLiveRelay(server, { path: '/s', apiKey: SECRET, baseUrl: 'http://127.0.0.1:1', limits: { frameBytes: -1 } })).toThrow(
       /limits.frameBytes/,
     );
-    let message = '';
-    try {
-      attachLiveRelay(server, { path: '/s', apiKey: SECRET, env: {} });
-    } catch (error) {
-      message = (error as Error).message;
-    }
-    expect(message).toMatch(/base address/);
-    expect(message).not.toContain(SECRET);
+    const messageOf = (make: () => unknown): string => {
+      try {
+        make();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    // no key anywhere: named with its variable; a base address without a scheme: shown, the key not
+    expect(messageOf(() => attachLiveRelay(server, { path: '/s', env: {} }))).toMatch(/CAMB_API_KEY/);
+    const noScheme = messageOf(() => attachLiveRelay(server, { path: '/s', apiKey: SECRET, baseUrl: 'client.camb.ai/apis', env: {} }));
+    expect(noScheme).toMatch(/base address "client\.camb\.ai\/apis" has no scheme/);
+    expect(noScheme).not.toContain(SECRET);
     expect(server.listenerCount('upgrade')).toBe(0);
   });
 });

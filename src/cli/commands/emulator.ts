@@ -49,7 +49,7 @@ export async function emulatorCommand(argv: string[], context: CommandContext): 
       writeLine(io.stdout, `  live WS:   ${emulator.wsUrl}`);
       writeLine(io.stdout, `  API key:   ${emulator.apiKey}`);
       writeLine(io.stdout, '');
-      writeLine(io.stdout, `  export RXVOICE_BASE_URL=${emulator.baseUrl} RXVOICE_API_KEY=${emulator.apiKey}`);
+      writeLine(io.stdout, `  export CAMB_BASE_URL=${emulator.baseUrl} CAMB_API_KEY=${emulator.apiKey}`);
       writeLine(io.stdout, '  Press Ctrl-C to stop.');
     }
     await untilAborted(context.signal);

@@ -1,7 +1,7 @@
 /**
  * `rxvoice worker --queue redis://… --out DIR`: process batch jobs from a BullMQ queue
  * until SIGINT/SIGTERM, on any number of machines. The API key is this process's own
- * (`RXVOICE_API_KEY`); the queue never holds it. Also `rxvoice batch --queue`: put a
+ * (`CAMB_API_KEY` or `RXVOICE_API_KEY`); the queue never holds it. Also `rxvoice batch --queue`: put a
  * jobs file on the queue and follow it to the end.
  */
 import { resolve } from 'node:path';
