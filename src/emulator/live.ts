@@ -45,7 +45,6 @@ import { canEncode, missingEncoderHint, encodeAudio, encodedSampleRate } from '.
 import {
   CloseCodes,
   MAX_AUDIO_FRAME_BYTES,
-  SessionStartFrameSchema,
   TextChunkFrameSchema,
   type SessionConfig,
   type WordTimestamp,
@@ -53,6 +52,9 @@ import {
 import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 import { sentenceEndingChunk } from '../text/chunkEnd.js';
 import { drawLatencyMs, type Faults } from './options.js';
+import { injectFailure } from './live-faults.js';
+import { openSessions, type LiveSessionStats, type OpenLiveSession } from './live-sessions.js';
+import { rawToString, readSessionStart } from './live-start.js';
 import { resolveLanguage } from './state.js';
 import type { EmulatorContext, LiveConnectionHandler, Synthesizer } from './types.js';
 import type { Voice } from '../core/schemas.js';
@@ -92,18 +94,6 @@ export interface LiveRunData {
   segments: { segment_id: number; text: string; status: 'delivered' | 'skipped' }[];
 }
 
-function rawToString(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
-  return data.toString('utf8');
-}
-
-function describeIssues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
-  return error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : 'frame'}: ${issue.message}`)
-    .join('; ');
-}
-
 /**
  * Serve one live speech session on an authenticated WebSocket.
  *
@@ -116,28 +106,8 @@ export const handleLiveConnection: LiveConnectionHandler = (socket, _request: In
   new LiveSession(socket, apiKey, context).start();
 };
 
-/** Open live sessions per emulator and key (for `liveSessionsPerKey`). */
-const openSessions = new WeakMap<EmulatorContext, Map<string, Set<LiveSession>>>();
-
-/** What one open live session holds (for tests and benchmarks of the emulator's fairness). */
-export interface LiveSessionStats {
-  /** Received text not yet sent as segments, characters (segmenter buffer included). */
-  pendingTextChars: number;
-  /** Reading of the socket is paused (backpressure on the client). */
-  readingPaused: boolean;
-  /** An `idle_timeout` timer is running (trailing text without a boundary waits for it). */
-  idleFlushArmed: boolean;
-  /** Segments created / sent so far. */
-  segments: number;
-  sent: number;
-}
-
-/** Stats of every open live session of an emulator, by key order of opening. */
-export function liveSessionStats(context: EmulatorContext): LiveSessionStats[] {
-  const perKey = openSessions.get(context);
-  if (!perKey) return [];
-  return [...perKey.values()].flatMap((sessions) => [...sessions].map((session) => session.stats()));
-}
+// The registry of open sessions moved to live-sessions.ts: its names stay importable from here.
+export { liveSessionStats, type LiveSessionStats } from './live-sessions.js';
 
 /** Resolves on the next turn of the event loop, after pending I/O. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -206,9 +176,9 @@ class LiveSession {
       this.socket.close(CLOSE_GOING_AWAY, 'emulator closing');
       return;
     }
-    const perKey = openSessions.get(this.context) ?? new Map<string, Set<LiveSession>>();
+    const perKey = openSessions.get(this.context) ?? new Map<string, Set<OpenLiveSession>>();
     openSessions.set(this.context, perKey);
-    const open = perKey.get(this.apiKey) ?? new Set<LiveSession>();
+    const open = perKey.get(this.apiKey) ?? new Set<OpenLiveSession>();
     const limit = this.context.options.liveSessionsPerKey;
     if (open.size >= limit) {
       this.socket.on('error', () => undefined);
@@ -266,18 +236,9 @@ class LiveSession {
   private readonly early: string[] = [];
 
   private async onStart(data: RawData, isBinary: boolean): Promise<void> {
-    if (isBinary) return this.reject('the first frame must be a JSON session.start text frame, not binary');
-    let json: unknown;
-    try {
-      json = JSON.parse(rawToString(data));
-    } catch {
-      return this.reject('the first frame is not valid JSON; expected session.start');
-    }
-    const type = typeof json === 'object' && json !== null ? (json as { type?: unknown }).type : undefined;
-    if (type !== 'session.start') return this.reject(`the first frame must be session.start, got ${JSON.stringify(type ?? null).slice(0, 60)}`);
-    const parsed = SessionStartFrameSchema.safeParse(json);
-    if (!parsed.success) return this.reject(`invalid session.start: ${describeIssues(parsed.error)}`);
-    const { type: _type, ...config } = parsed.data;
+    const first = readSessionStart(data, isBinary);
+    if ('reject' in first) return this.reject(first.reject);
+    const { config } = first;
 
     const voice = this.context.voice(config.voice_id);
     if (!voice) return this.reject(`voice ${config.voice_id} is not available`);
@@ -423,7 +384,9 @@ class LiveSession {
         const latency = drawLatencyMs(this.faults.synthesisLatencyMs);
         if (latency > 0) await this.sleep(latency);
         if (!this.isLive()) return;
-        this.injectFailure(segment);
+        const attempt = this.attempts.get(segment.id) ?? 0;
+        this.attempts.set(segment.id, attempt + 1);
+        injectFailure(this.faults, segment, attempt);
         const result = await this.synth.synthesize({
           text: segment.text,
           language: this.language,
@@ -444,22 +407,6 @@ class LiveSession {
       }
     }
     segment.state = 'skipped';
-  }
-
-  /** Throw when a fault says this attempt of this segment fails. */
-  private injectFailure(segment: Segment): void {
-    const attempt = this.attempts.get(segment.id) ?? 0;
-    this.attempts.set(segment.id, attempt + 1);
-    const bySegment = this.faults.failSynthesis;
-    if (bySegment && attempt < bySegment.times) {
-      if (bySegment.segments === 'all' || bySegment.segments.includes(segment.id)) {
-        throw new Error('injected synthesis failure (connection to the synthesis engine lost)');
-      }
-    }
-    const byText = this.faults.failSynthesisMatching;
-    if (byText && attempt < byText.times && segment.text.includes(byText.text)) {
-      throw new Error('injected synthesis failure (connection to the synthesis engine lost)');
-    }
   }
 
   // ---------------------------------------------------------------------------

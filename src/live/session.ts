@@ -4,11 +4,12 @@
  * One subscription is one {@link LiveSession}: one WebSocket session (or, with
  * `reconnect`, a chain of sessions that together speak the text exactly once). Its
  * options and their resolution are in `options.ts`; what a close code means in
- * `close-error.ts`. Where things happen in the session (sections of the class, in order):
+ * `close-error.ts`; opening, closing and cutting off a socket in `connection.ts`; reading a
+ * text frame in `server-frames.ts`. Where things happen in the session (sections of the class, in order):
  * - the socket: opened in `open()`, closed in `closeSocket()`;
  * - text out: from the source in `pushText()` (through the boundary gate), out in
  *   `sendText()` (buffered until `session.ready`);
- * - frames in: parsed with the zod schemas of `protocol.ts` in `onTextFrame()` and
+ * - frames in: read as the schemas of `protocol.ts` decide (`server-frames.ts`) and
  *   handled, by type, in `onServerFrame()`; audio in `onAudioFrame()`;
  * - closes and socket errors: `onClose()`, `onSocketError()`;
  * - timeouts: `session.ready` (`readyTimeoutMs`) and the service's progress
@@ -27,10 +28,11 @@ import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
 import { SpeechMetricsRecorder } from './metrics.js';
 import { StallFallback } from './stall-fallback.js';
-import { PROGRESS_AUDIO_SECONDS, keyHeader, resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
-import { checkServerFrame } from './checks.js';
+import { resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
+import { closeQuietly, cutOff, newConnection, openSocket, OPEN, progressAudioBytes, toBytes, type Connection } from './connection.js';
 import { CloseCodes, MAX_AUDIO_FRAME_BYTES } from './protocol-constants.js';
 import type { ClientFrame, ServerFrame } from './protocol.js';
+import { parseServerFrame } from './server-frames.js';
 
 // The options moved to options.ts: their names stay importable from here.
 export {
@@ -170,26 +172,6 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
  */
 type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'fallback' | 'finished';
 
-/** One WebSocket of a session, and what the server said on it. */
-interface Connection {
-  socket: WebSocketLike;
-  /** Last segment id seen from the server on this socket (-1 before any). */
-  lastServerId: number;
-  /** Server id of the segment started and not yet done. */
-  inProgress: number | undefined;
-  /** The message of a `session.error` (scrubbed). */
-  sessionError: string | undefined;
-  /** The message of the socket's last error event (scrubbed). */
-  transportError: string | undefined;
-  readyTimer: Subscription | undefined;
-  /** Scheduler time of the server's last progress (for `responseTimeoutMs`): a JSON frame, or enough audio. */
-  lastFrameAt: number;
-  /** Audio bytes received since the last progress (a trickle of tiny frames is not progress). */
-  audioSinceProgress: number;
-}
-
-const OPEN = 1;
-
 /** One subscription of {@link speak}. */
 class LiveSession {
   private phase: Phase = 'connecting';
@@ -284,30 +266,14 @@ class LiveSession {
     const options = this.options;
     let socket: WebSocketLike;
     try {
-      socket = options.headersSupported
-        ? new options.WebSocket(options.url, undefined, {
-            headers: keyHeader(this.#apiKey),
-            maxPayload: options.maxPayload,
-            closeTimeout: options.closeGraceMs,
-          })
-        : new options.WebSocket(options.url);
+      socket = openSocket(options, this.#apiKey);
     } catch (cause) {
       // no `cause`: its message may hold the address (and a query key)
       const message = this.scrub(cause instanceof Error ? cause.message : String(cause));
       this.retryOrFail(this.error('connection', `Could not open the live session: ${message}`));
       return;
     }
-    if (socket.binaryType !== 'nodebuffer') socket.binaryType = 'arraybuffer';
-    const connection: Connection = {
-      socket,
-      lastServerId: -1,
-      inProgress: undefined,
-      sessionError: undefined,
-      transportError: undefined,
-      readyTimer: undefined,
-      lastFrameAt: options.scheduler.now(),
-      audioSinceProgress: 0,
-    };
+    const connection = newConnection(socket, options.scheduler.now());
     this.connection = connection;
     // Listeners are never removed: once the socket is not the current one they do
     // nothing (ws emits 'error' on a socket closed while connecting, which must stay handled).
@@ -336,16 +302,7 @@ class LiveSession {
       this.stopResponseWatch();
     }
     connection.readyTimer?.unsubscribe();
-    try {
-      connection.socket.close(code, reason);
-    } catch {
-      // Browsers only allow 1000 and 3000-4999.
-      try {
-        connection.socket.close(CloseCodes.normal);
-      } catch {
-        // already closed
-      }
-    }
+    closeQuietly(connection.socket, code, reason);
   }
 
   private send(connection: Connection, frame: ClientFrame): void {
@@ -391,20 +348,9 @@ class LiveSession {
   // --- frames in -------------------------------------------------------------
 
   private onTextFrame(connection: Connection, data: string): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      this.protocolError(connection, 'The server sent a text frame that is not JSON');
-      return;
-    }
-    const frame = checkServerFrame(json); // decides as ServerFrameSchema (checks.ts)
-    if (frame === undefined) {
-      const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
-      this.protocolError(connection, `The server sent an invalid frame${typeof type === 'string' ? ` (${this.scrub(type).slice(0, 64)})` : ''}`);
-      return;
-    }
-    this.onServerFrame(connection, frame);
+    const parsed = parseServerFrame(data, (text) => this.scrub(text));
+    if ('error' in parsed) return this.protocolError(connection, parsed.error);
+    this.onServerFrame(connection, parsed.frame);
   }
 
   private onServerFrame(connection: Connection, frame: ServerFrame): void {
@@ -570,17 +516,10 @@ class LiveSession {
     if (typeof data !== 'string') {
       // the length alone: a view of the bytes is made once, in onAudioFrame
       connection.audioSinceProgress += data instanceof ArrayBuffer || ArrayBuffer.isView(data) ? data.byteLength : 0;
-      if (connection.audioSinceProgress < this.progressAudioBytes) return;
+      if (connection.audioSinceProgress < progressAudioBytes(this.options.config)) return;
     }
     connection.audioSinceProgress = 0;
     connection.lastFrameAt = this.options.scheduler.now();
-  }
-
-  /** Bytes of `PROGRESS_AUDIO_SECONDS` of audio: exact for 16-bit WAV, a 128 kbit/s estimate for compressed formats. */
-  private get progressAudioBytes(): number {
-    const { output_format, sample_rate } = this.options.config;
-    const bytesPerSecond = output_format === 'wav' ? (sample_rate ?? 16_000) * 2 : 16_000;
-    return Math.ceil(bytesPerSecond * PROGRESS_AUDIO_SECONDS);
   }
 
   private stopResponseWatch(): void {
@@ -612,7 +551,7 @@ class LiveSession {
     this.stopResponseWatch();
     this.closeSocket(connection, CloseCodes.normal);
     // a silent peer is not trusted to answer the close frame either
-    (connection.socket as { terminate?: () => void }).terminate?.();
+    cutOff(connection.socket);
     this.retryOrFail(this.error('timeout', `The service sent nothing for ${ms} ms while text waited to be spoken (responseTimeoutMs)`));
   }
 
@@ -624,7 +563,7 @@ class LiveSession {
   private onStall(connection: Connection, afterMs: number): void {
     this.stopResponseWatch();
     this.closeSocket(connection, CloseCodes.normal);
-    (connection.socket as { terminate?: () => void }).terminate?.();
+    cutOff(connection.socket);
     const speech = this.options.fallbackSpeech;
     if (this.options.stall?.fallback !== 'tts-stream' || speech === undefined) {
       return this.retryOrFail(this.error('timeout', `No audio started within ${afterMs} ms while text waited to be spoken (stall.afterMs)`));
@@ -674,7 +613,7 @@ class LiveSession {
     this.closeSocket(connection, 1002, 'protocol error');
     // A peer that broke the protocol is not trusted to answer the close frame (`ws`
     // would keep the socket, and read what it still sends, for 30 s): cut it off.
-    (connection.socket as { terminate?: () => void }).terminate?.();
+    cutOff(connection.socket);
     this.finish(this.error('protocol', message));
   }
 
@@ -724,27 +663,28 @@ class LiveSession {
   }
 }
 
-/** The text source's observer: forwards to the session (prototype methods, no closures built per session). */
+/**
+ * The text source's observer: forwards to the session (prototype methods, no closures built
+ * per session). The session is in a private field: the source holds this observer, and
+ * `util.inspect` of the source must not reach the session's socket (its headers hold the key).
+ */
 class TextObserver implements Observer<string> {
-  constructor(private readonly session: LiveSession) {}
+  readonly #session: LiveSession;
+
+  constructor(session: LiveSession) {
+    this.#session = session;
+  }
 
   next(text: string): void {
-    this.session.pushText(text);
+    this.#session.pushText(text);
   }
 
   error(error: unknown): void {
-    this.session.textFailed(error);
+    this.#session.textFailed(error);
   }
 
   complete(): void {
-    this.session.textCompleted();
+    this.#session.textCompleted();
   }
 }
 
-function toBytes(data: unknown): Uint8Array | undefined {
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  // ws hands a fresh Buffer per message: a plain Uint8Array view on it, no copy (a view,
-  // not the Buffer itself, so that `.slice()` copies as it does on any Uint8Array).
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return undefined;
-}

@@ -42,6 +42,8 @@ const TRAILING_STOPS = /[.!?;:…。！？｡．।॥؟۔։።፧፨။‼⁇�
  * gate.feed(' He'); // ['.', ' He'] (the sentence ends exactly at its boundary)
  * gate.end(); // [] (whatever was still held)
  * ```
+ *
+ * @internal the live session's gate, not part of the package's API
  */
 export function createBoundaryGate(options: SentenceSegmenterOptions = {}): BoundaryGate {
   return new Gate(createSentenceSegmenter(options));

@@ -116,26 +116,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         errorOnAbort(context.signal),
         share(),
       );
-      const sinks: Array<Observable<{ type: string }>> = [];
-      if (output === '-') sinks.push(segments$.pipe(toWritable(io.stdout as unknown as Writable, { unwrapWav: true })));
-      else if (path !== undefined) sinks.push(segments$.pipe(toWavFile(path)));
-      let playbackError: SinkError | undefined;
-      if (values.play) {
-        const played$ = segments$.pipe(toAudioDevice({ env: { ...process.env, ...io.env } }));
-        // With an output too, a player that fails (no sound card) does not cost the file:
-        // the file is finished, then the command fails with the player's error.
-        sinks.push(
-          sinks.length === 0
-            ? played$
-            : played$.pipe(
-                catchError((error: unknown) => {
-                  if (!(error instanceof SinkError)) return throwError(() => error);
-                  playbackError = error;
-                  return EMPTY;
-                }),
-              ),
-        );
-      }
+      const { sinks, playbackError } = audioSinks(segments$, output, path, values.play === true, io);
       await runToEnd(merge(...sinks), context.signal, 3000);
       const summary = {
         type: 'done',
@@ -147,7 +128,7 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
         ...(timing ? { timing: { connectMs: timing.connectMs, readyMs: timing.readyMs, firstAudioMs: timing.firstAudioMs, totalMs: timing.totalMs } } : {}),
       };
       if (values.json) writeJson(io.stdout, summary);
-      if (playbackError) throw playbackError;
+      if (playbackError()) throw playbackError();
       if (lost.length > 0) {
         throw new LiveSessionError('segments_skipped', `${lost.length} segment(s) could not be synthesized and were not spoken`, { unspoken: lost.join(' ') });
       }
@@ -161,6 +142,41 @@ export async function speakCommand(argv: string[], context: CommandContext): Pro
       progress.stop();
     }
   });
+}
+
+/**
+ * Where the segments' audio goes: stdout (`-o -`), a WAV file, and/or the audio device. With
+ * an output too, a player that fails (no sound card) does not cost the file: its error is
+ * kept (`playbackError`) and the command fails with it once the file is finished.
+ */
+function audioSinks(
+  segments$: Observable<SpokenSegment>,
+  output: string | undefined,
+  path: string | undefined,
+  play: boolean,
+  io: CommandContext['io'],
+): { sinks: Array<Observable<{ type: string }>>; playbackError: () => SinkError | undefined } {
+  const sinks: Array<Observable<{ type: string }>> = [];
+  if (output === '-') sinks.push(segments$.pipe(toWritable(io.stdout as unknown as Writable, { unwrapWav: true })));
+  else if (path !== undefined) sinks.push(segments$.pipe(toWavFile(path)));
+  let playbackError: SinkError | undefined;
+  if (play) {
+    const played$ = segments$.pipe(toAudioDevice({ env: { ...process.env, ...io.env } }));
+    // With an output too, a player that fails (no sound card) does not cost the file:
+    // the file is finished, then the command fails with the player's error.
+    sinks.push(
+      sinks.length === 0
+        ? played$
+        : played$.pipe(
+            catchError((error: unknown) => {
+              if (!(error instanceof SinkError)) return throwError(() => error);
+              playbackError = error;
+              return EMPTY;
+            }),
+          ),
+    );
+  }
+  return { sinks, playbackError: () => playbackError };
 }
 
 function printSegment(out: CliOutput, segment: SpokenSegment, start: number, seconds: number, json: boolean, words: boolean): void {

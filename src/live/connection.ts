@@ -1,0 +1,96 @@
+/**
+ * One WebSocket of a live session (session.ts) and the small socket helpers it needs:
+ * opening it (the key in a header, or already in the address), closing it whatever the
+ * runtime allows, cutting off a peer that is not trusted to answer, and reading a binary
+ * frame's bytes.
+ */
+import type { Subscription } from 'rxjs';
+import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
+import { CloseCodes } from './protocol-constants.js';
+
+/** One WebSocket of a session, and what the server said on it. */
+export interface Connection {
+  socket: WebSocketLike;
+  /** Last segment id seen from the server on this socket (-1 before any). */
+  lastServerId: number;
+  /** Server id of the segment started and not yet done. */
+  inProgress: number | undefined;
+  /** The message of a `session.error` (scrubbed). */
+  sessionError: string | undefined;
+  /** The message of the socket's last error event (scrubbed). */
+  transportError: string | undefined;
+  readyTimer: Subscription | undefined;
+  /** Scheduler time of the server's last progress (for `responseTimeoutMs`): a JSON frame, or enough audio. */
+  lastFrameAt: number;
+  /** Audio bytes received since the last progress (a trickle of tiny frames is not progress). */
+  audioSinceProgress: number;
+}
+
+/** `WebSocket.OPEN`, the same number in `ws` and in browsers. */
+export const OPEN = 1;
+
+/**
+ * A new socket to the session's address: the key in the `x-api-key` header when the
+ * constructor takes headers (else it is in the address already). Throws what the
+ * constructor throws (a bad address...).
+ */
+export function openSocket(options: ResolvedSpeak, apiKey: string): WebSocketLike {
+  const socket = options.headersSupported
+    ? new options.WebSocket(options.url, undefined, {
+        headers: keyHeader(apiKey),
+        maxPayload: options.maxPayload,
+        closeTimeout: options.closeGraceMs,
+      })
+    : new options.WebSocket(options.url);
+  if (socket.binaryType !== 'nodebuffer') socket.binaryType = 'arraybuffer';
+  return socket;
+}
+
+/** A connection on a socket just opened, nothing heard yet. */
+export function newConnection(socket: WebSocketLike, now: number): Connection {
+  return {
+    socket,
+    lastServerId: -1,
+    inProgress: undefined,
+    sessionError: undefined,
+    transportError: undefined,
+    readyTimer: undefined,
+    lastFrameAt: now,
+    audioSinceProgress: 0,
+  };
+}
+
+/** Close with `code` (1000 where the runtime refuses it); a socket already closed is left as it is. */
+export function closeQuietly(socket: WebSocketLike, code: number, reason?: string): void {
+  try {
+    socket.close(code, reason);
+  } catch {
+    // Browsers only allow 1000 and 3000-4999.
+    try {
+      socket.close(CloseCodes.normal);
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/** Drop the TCP connection at once (`ws` only): for a peer not trusted to answer the close frame. */
+export function cutOff(socket: WebSocketLike): void {
+  (socket as { terminate?: () => void }).terminate?.();
+}
+
+/** A binary frame's bytes (a view, no copy), or undefined for a type no runtime sends. */
+export function toBytes(data: unknown): Uint8Array | undefined {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  // ws hands a fresh Buffer per message: a plain Uint8Array view on it, no copy (a view,
+  // not the Buffer itself, so that `.slice()` copies as it does on any Uint8Array).
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return undefined;
+}
+
+/** Bytes of `PROGRESS_AUDIO_SECONDS` of audio: exact for 16-bit WAV, a 128 kbit/s estimate for compressed formats. */
+export function progressAudioBytes(config: ResolvedSpeak['config']): number {
+  const { output_format, sample_rate } = config;
+  const bytesPerSecond = output_format === 'wav' ? (sample_rate ?? 16_000) * 2 : 16_000;
+  return Math.ceil(bytesPerSecond * PROGRESS_AUDIO_SECONDS);
+}
