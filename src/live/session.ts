@@ -13,7 +13,7 @@
  *   handled, by type, in `onServerFrame()`; audio in `onAudioFrame()`;
  * - closes and socket errors: `onClose()`, `onSocketError()`;
  * - timeouts: `session.ready` (`readyTimeoutMs`) and the service's progress
- *   (`responseTimeoutMs`);
+ *   (`responseTimeoutMs`, watched in `response-watch.ts`);
  * - protocol errors: `protocolError()` closes (1002) and cuts the socket off;
  * - endings: `retryOrFail()` reconnects or ends, `finish()` ends the output;
  * - the session's state is one `phase`.
@@ -28,11 +28,13 @@ import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
 import { SpeechMetricsRecorder } from './metrics.js';
 import { StallFallback } from './stall-fallback.js';
+import { ResponseWatch } from './response-watch.js';
 import { resolveSpeak, startFrame, type LiveConnection, type ResolvedSpeak, type SpeakOptions, type WebSocketLike } from './options.js';
-import { closeQuietly, cutOff, newConnection, openSocket, OPEN, progressAudioBytes, toBytes, type Connection } from './connection.js';
+import { closeQuietly, cutOff, newConnection, openSocket, OPEN, toBytes, type Connection } from './connection.js';
 import { CloseCodes, MAX_AUDIO_FRAME_BYTES } from './protocol-constants.js';
 import type { ClientFrame, ServerFrame } from './protocol.js';
 import { parseServerFrame } from './server-frames.js';
+import { segmentDone, segmentSkipped, segmentStart } from './segment-order.js';
 
 // The options moved to options.ts: their names stay importable from here.
 export {
@@ -195,8 +197,8 @@ class LiveSession {
   /** Added to the server's segment ids, so that ids keep increasing across reconnects. */
   private idOffset = 0;
   private maxConsumerId = -1;
-  /** Checks `responseTimeoutMs` while text waits to be spoken (undefined when nothing waits). */
-  private responseWatch: Subscription | undefined;
+  /** Checks `responseTimeoutMs` (and `stall.afterMs`) while text waits to be spoken. */
+  private readonly responseWatch: ResponseWatch;
   /**
    * The key, in a private field: no `util.inspect` of anything reaches it (the resolved
    * options, the socket's options and the connection hold no copy once connected).
@@ -217,6 +219,11 @@ class LiveSession {
     this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
     this.ledger = new SpeechLedger({ locale: typeof language === 'string' ? language : undefined });
     this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
+    this.responseWatch = new ResponseWatch(options, {
+      waitsForSpeech: (connection) => this.waitsForSpeech(connection),
+      stalled: (connection, afterMs) => this.onStall(connection, afterMs),
+      silent: (connection, ms) => this.onSilent(connection, ms),
+    });
   }
 
   /**
@@ -252,7 +259,7 @@ class LiveSession {
     this.textSubscription?.unsubscribe();
     this.reconnectTimer?.unsubscribe();
     this.holdTimer?.unsubscribe();
-    this.stopResponseWatch();
+    this.responseWatch.stop();
     this.fallback?.stop();
     if (this.connection) this.closeSocket(this.connection, CloseCodes.normal);
   }
@@ -284,7 +291,7 @@ class LiveSession {
     socket.addEventListener('message', (event) => {
       if (this.connection !== connection) return;
       const data = (event as { data: unknown }).data;
-      this.noteProgress(connection, data);
+      this.responseWatch.noteProgress(connection, data);
       if (typeof data === 'string') this.onTextFrame(connection, data);
       else this.onAudioFrame(connection, data);
     });
@@ -299,7 +306,7 @@ class LiveSession {
   private closeSocket(connection: Connection, code: number, reason?: string): void {
     if (this.connection === connection) {
       this.connection = undefined;
-      this.stopResponseWatch();
+      this.responseWatch.stop();
     }
     connection.readyTimer?.unsubscribe();
     closeQuietly(connection.socket, code, reason);
@@ -341,7 +348,7 @@ class LiveSession {
     this.ledger.push(text);
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
-      this.watchResponse(this.connection);
+      this.responseWatch.watch(this.connection);
     } else this.outbox.push(text);
   }
 
@@ -365,11 +372,8 @@ class LiveSession {
         this.onReady(connection, frame.session_id, frame.run_id, frame.config);
         return;
       case 'segment.start': {
-        if (connection.inProgress !== undefined)
-          return this.protocolError(connection, `segment.start ${frame.segment_id} before segment.done ${connection.inProgress}`);
-        if (frame.segment_id !== connection.lastServerId + 1) return this.outOfOrder(connection, frame.segment_id);
-        connection.lastServerId = frame.segment_id;
-        connection.inProgress = frame.segment_id;
+        const outOfOrder = segmentStart(connection, frame.segment_id);
+        if (outOfOrder) return this.protocolError(connection, outOfOrder);
         const match = ledger.segmentStarted(frame.segment_id, frame.text);
         const segment_id = this.consumerId(frame.segment_id);
         this.metrics?.segmentStarted(segment_id, frame.text);
@@ -381,27 +385,25 @@ class LiveSession {
         if (!match.matches) this.emit({ type: 'segmentMismatch', segment_id, sent: match.sent, reported: frame.text });
         return;
       }
-      case 'segment.done':
-        if (connection.inProgress !== frame.segment_id)
-          return this.protocolError(connection, `segment.done ${frame.segment_id} for a segment not started`);
-        connection.inProgress = undefined;
+      case 'segment.done': {
+        const outOfOrder = segmentDone(connection, frame.segment_id);
+        if (outOfOrder) return this.protocolError(connection, outOfOrder);
         ledger.segmentDelivered(frame.segment_id);
         this.metrics?.segmentDone();
         this.attemptsInRow = 0;
         this.emit({ type: 'segmentDone', segment_id: this.idOffset + frame.segment_id });
         return;
-      case 'segment.skipped':
-        if (connection.inProgress !== undefined && connection.inProgress !== frame.segment_id)
-          return this.protocolError(connection, `segment.skipped ${frame.segment_id} while segment ${connection.inProgress} is in progress`);
-        if (connection.inProgress === undefined && frame.segment_id !== connection.lastServerId + 1) return this.outOfOrder(connection, frame.segment_id);
-        connection.lastServerId = frame.segment_id;
-        connection.inProgress = undefined;
+      }
+      case 'segment.skipped': {
+        const outOfOrder = segmentSkipped(connection, frame.segment_id);
+        if (outOfOrder) return this.protocolError(connection, outOfOrder);
         const match = ledger.segmentSkipped(frame.segment_id, frame.text);
         const segment_id = this.consumerId(frame.segment_id);
         this.metrics?.segmentSkipped(segment_id, frame.text);
         this.emit({ type: 'segmentSkipped', segment_id, text: frame.text });
         if (!match.matches) this.emit({ type: 'segmentMismatch', segment_id, sent: match.sent, reported: frame.text });
         return;
+      }
       case 'session.error':
         connection.sessionError = this.scrub(frame.error);
         return;
@@ -427,7 +429,7 @@ class LiveSession {
       this.outbox = [];
       for (const text of pending) this.send(connection, { type: 'text.chunk', text });
       if (this.textComplete) this.send(connection, { type: 'text.done' });
-      this.watchResponse(connection);
+      this.responseWatch.watch(connection);
       this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.options.config } });
       return;
     }
@@ -437,7 +439,7 @@ class LiveSession {
     this.metrics?.reconnected(resent);
     if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
     if (this.textComplete) this.send(connection, { type: 'text.done' });
-    this.watchResponse(connection);
+    this.responseWatch.watch(connection);
     this.emit({ type: 'reconnected', attempt: this.attemptsInRow, session_id, run_id, resent });
   }
 
@@ -464,7 +466,7 @@ class LiveSession {
   private onClose(connection: Connection, code: number, reason: string): void {
     if (this.connection !== connection) return;
     this.connection = undefined;
-    this.stopResponseWatch();
+    this.responseWatch.stop();
     connection.readyTimer?.unsubscribe();
     const allDelivered = this.textComplete && this.ledger.unspoken() === '' && connection.inProgress === undefined;
     const cleanEnd = code === CloseCodes.normal && (this.phase === 'done' || allDelivered);
@@ -496,59 +498,13 @@ class LiveSession {
 
   // --- timeouts: session.ready and the service's progress ---------------------
 
-  /**
-   * Start watching for `responseTimeoutMs` of silence, if text waits to be spoken and no
-   * watch runs: the silence counts from now. Checked each third of the timeout.
-   */
-  private watchResponse(connection: Connection): void {
-    if (this.responseWatch !== undefined || !this.waitsForSpeech(connection)) return;
-    connection.lastFrameAt = this.options.scheduler.now();
-    const every = Math.min(this.options.responseTimeoutMs, this.options.stall?.afterMs ?? Infinity) / 3;
-    this.responseWatch = timer(every, every, this.options.scheduler).subscribe(() => this.checkResponse(connection));
-  }
-
-  /**
-   * Progress of the service, for `responseTimeoutMs`: any JSON frame (a segment event), or
-   * audio adding up to `PROGRESS_AUDIO_SECONDS` of sound. Counted in audio time, not
-   * frames, so a trickle of tiny frames cannot hold a session open forever.
-   */
-  private noteProgress(connection: Connection, data: unknown): void {
-    if (typeof data !== 'string') {
-      // the length alone: a view of the bytes is made once, in onAudioFrame
-      connection.audioSinceProgress += data instanceof ArrayBuffer || ArrayBuffer.isView(data) ? data.byteLength : 0;
-      if (connection.audioSinceProgress < progressAudioBytes(this.options.config)) return;
-    }
-    connection.audioSinceProgress = 0;
-    connection.lastFrameAt = this.options.scheduler.now();
-  }
-
-  private stopResponseWatch(): void {
-    this.responseWatch?.unsubscribe();
-    this.responseWatch = undefined;
-  }
-
   /** Text was pushed and not yet delivered as audio, on the socket in use, ready. */
   private waitsForSpeech(connection: Connection): boolean {
     return this.connection === connection && this.phase === 'ready' && (connection.inProgress !== undefined || this.ledger.unspoken() !== '');
   }
 
-  private checkResponse(connection: Connection): void {
-    if (!this.waitsForSpeech(connection)) return this.stopResponseWatch();
-    const ms = this.options.responseTimeoutMs;
-    const silent = this.options.scheduler.now() - connection.lastFrameAt;
-    const stall = this.options.stall;
-    // a stall: nothing started for afterMs (a segment already started stays live: responseTimeoutMs)
-    if (stall !== undefined && connection.inProgress === undefined && silent >= stall.afterMs) return this.onStall(connection, stall.afterMs);
-    if (silent < ms) {
-      // a ping keeps intermediaries open and makes a dead TCP peer fail sooner
-      try {
-        (connection.socket as { ping?: () => void }).ping?.();
-      } catch {
-        // closing meanwhile: the close event says what happened
-      }
-      return;
-    }
-    this.stopResponseWatch();
+  /** Nothing came for `responseTimeoutMs` while text waited: a timeout (a drop, for `reconnect`). */
+  private onSilent(connection: Connection, ms: number): void {
     this.closeSocket(connection, CloseCodes.normal);
     // a silent peer is not trusted to answer the close frame either
     cutOff(connection.socket);
@@ -561,7 +517,6 @@ class LiveSession {
    * and the text not begun, and all text after it, is spoken through `fallbackSpeech`.
    */
   private onStall(connection: Connection, afterMs: number): void {
-    this.stopResponseWatch();
     this.closeSocket(connection, CloseCodes.normal);
     cutOff(connection.socket);
     const speech = this.options.fallbackSpeech;
@@ -598,15 +553,6 @@ class LiveSession {
   }
 
   // --- protocol errors ---------------------------------------------------------
-
-  /**
-   * A segment id that is not the next one (the service numbers a session's segments 0, 1,
-   * 2, ...): a segment may be missing, so nothing after it can be mapped onto the text.
-   */
-  private outOfOrder(connection: Connection, segment_id: number): void {
-    const expected = connection.lastServerId + 1;
-    this.protocolError(connection, `Segment id ${segment_id} does not follow ${connection.lastServerId} (expected ${expected})`);
-  }
 
   private protocolError(connection: Connection, message: string): void {
     if (this.connection !== connection) return;
