@@ -51,6 +51,7 @@ import {
 import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 import { sentenceEndingChunk } from '../text/chunkEnd.js';
 import type { Faults } from './options.js';
+import { LiveFrameWriter } from './live-frames.js';
 import { synthesizeSegment, type LiveSegment, type SynthesisJob } from './live-synthesis.js';
 import { openSessions, type LiveSessionStats, type OpenLiveSession } from './live-sessions.js';
 import { rawToString, readSessionStart } from './live-start.js';
@@ -60,8 +61,6 @@ import type { Voice } from '../core/schemas.js';
 
 /** Sample rate when `session.start` gives none (both synthesizers' native rate). */
 export const DEFAULT_LIVE_SAMPLE_RATE = 22050;
-/** Stop sending while this many bytes wait in the socket's buffer. */
-export const SEND_HIGH_WATER_BYTES = 1024 * 1024;
 /** Reasons sent with the emulator's closes. */
 const CLOSE_REASONS: Record<number, string> = {
   [CloseCodes.creditsExhausted]: 'insufficient credits',
@@ -101,6 +100,8 @@ export const handleLiveConnection: LiveConnectionHandler = (socket, _request: In
 export { liveSessionStats, type LiveSessionStats } from './live-sessions.js';
 // Synthesis (retries, faults) moved to live-synthesis.ts: its constant stays importable from here.
 export { SYNTHESIS_RETRIES } from './live-synthesis.js';
+// Frames out moved to live-frames.ts: its constant stays importable from here.
+export { SEND_HIGH_WATER_BYTES } from './live-frames.js';
 
 /** Resolves on the next turn of the event loop, after pending I/O. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -120,6 +121,8 @@ class LiveSession {
   private readingPaused = false;
   private unregisterClose: (() => void) | undefined;
   private readonly faults: Faults;
+  /** Frames out (with the `dropAfterFrames` fault and the send buffer's back-pressure). */
+  private readonly writer: LiveFrameWriter;
 
   private config!: ResolvedSessionConfig;
   private voice!: Voice;
@@ -141,7 +144,6 @@ class LiveSession {
   private sending = false;
   /** A segment became ready while frames were going out: look again. */
   private pumpRequested = false;
-  private binaryFramesSent = 0;
   /** Whitespace-only text waiting to lead the next segment. */
   private whitespace = '';
 
@@ -151,6 +153,11 @@ class LiveSession {
     private readonly context: EmulatorContext,
   ) {
     this.faults = context.faultsFor(apiKey);
+    this.writer = new LiveFrameWriter(socket, this.faults, {
+      isLive: () => this.isLive(),
+      dropped: () => this.cleanup(),
+      log: (line) => this.log(line),
+    });
   }
 
   stats(): LiveSessionStats {
@@ -494,31 +501,12 @@ class LiveSession {
     this.cleanup();
   }
 
-  /** `dropAfterFrames`: once that many binary frames went out, the next frame drops the connection. */
-  private dropIfDue(): boolean {
-    const limit = this.faults.dropAfterFrames;
-    if (limit === undefined || this.binaryFramesSent < limit) return false;
-    this.log('dropping the connection (fault dropAfterFrames)');
-    this.cleanup();
-    this.socket.terminate();
-    return true;
-  }
-
   private sendJson(frame: object): boolean {
-    if (!this.isLive() || this.socket.readyState !== WebSocket.OPEN) return false;
-    if (this.phase !== 'awaiting-start' && this.phase !== 'starting' && this.dropIfDue()) return false;
-    this.socket.send(JSON.stringify(frame));
-    return true;
+    return this.writer.json(frame, this.phase !== 'awaiting-start' && this.phase !== 'starting');
   }
 
-  private async sendBinary(chunk: Uint8Array): Promise<boolean> {
-    if (!this.isLive() || this.socket.readyState !== WebSocket.OPEN) return false;
-    if (this.dropIfDue()) return false;
-    const flushed = new Promise<void>((resolve) => this.socket.send(chunk, { binary: true }, () => resolve()));
-    this.binaryFramesSent++;
-    // Backpressure: wait for the socket to flush while too much is buffered.
-    if (this.socket.bufferedAmount > SEND_HIGH_WATER_BYTES) await flushed;
-    return this.isLive();
+  private sendBinary(chunk: Uint8Array): Promise<boolean> {
+    return this.writer.binary(chunk);
   }
 
   // ---------------------------------------------------------------------------
