@@ -8,8 +8,8 @@
  * it (it is the least recently used by then).
  */
 import { Buffer } from 'node:buffer';
-import { RxVoiceError } from '../core/errors.js';
 import type { CacheSetOptions, CacheStore } from './store.js';
+import { loadIoredis } from '../core/ioredis.js';
 
 /** What {@link redisCacheStore} needs of a Redis client (an ioredis `Redis` has it all). */
 export interface RedisCacheClient {
@@ -83,7 +83,7 @@ export function redisCacheStore(redis: string | RedisCacheClient, options: Redis
   let client: Promise<OwnConnection> | undefined;
   const connect = (): Promise<RedisCacheClient> => {
     if (typeof redis !== 'string') return Promise.resolve(redis);
-    client ??= loadIoredis().then((Redis) => {
+    client ??= loadIoredis<OwnConnection>('redisCacheStore').then((Redis) => {
       // Each call fails after one reconnect attempt and 5 s at most: no wait without a timeout.
       const connection = new Redis(redis, { maxRetriesPerRequest: 1, commandTimeout: 5000, enableAutoPipelining: true });
       connection.on('error', () => undefined);
@@ -115,16 +115,4 @@ export function redisCacheStore(redis: string | RedisCacheClient, options: Redis
       if (made !== undefined) (await made).disconnect();
     },
   };
-}
-
-type IoredisConstructor = new (address: string, options: Record<string, unknown>) => OwnConnection;
-
-async function loadIoredis(): Promise<IoredisConstructor> {
-  const specifier = 'ioredis';
-  try {
-    const module = (await import(specifier)) as { default?: unknown; Redis?: unknown };
-    return (module.Redis ?? module.default) as IoredisConstructor;
-  } catch (error) {
-    throw new RxVoiceError('config', 'redisCacheStore with an address needs the optional package ioredis (npm install ioredis)', { cause: error });
-  }
 }

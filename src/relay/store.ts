@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RxVoiceError } from '../core/errors.js';
+import { loadIoredis } from '../core/ioredis.js';
 
 /**
  * The counts a relay keeps per client. Every method answers through a promise; the relay
@@ -208,7 +209,7 @@ export function redisRelayStore(redis: string | RedisEvalClient, options: RedisR
   let restoring: Promise<unknown> | undefined;
   const connect = (): Promise<RedisEvalClient> => {
     if (typeof redis !== 'string') return Promise.resolve(redis);
-    client ??= loadIoredis().then((Redis) => {
+    client ??= loadIoredis<OwnConnection>('redisRelayStore').then((Redis) => {
       const connection = new Redis(redis, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
       // a lost connection fails the calls waiting on it (the relay then refuses, 1013); ioredis reconnects
       connection.on('error', () => undefined);
@@ -284,16 +285,4 @@ export function redisRelayStore(redis: string | RedisEvalClient, options: RedisR
       if (made !== undefined) (await made).disconnect();
     },
   };
-}
-
-type IoredisConstructor = new (address: string, options: Record<string, unknown>) => OwnConnection;
-
-async function loadIoredis(): Promise<IoredisConstructor> {
-  const specifier = 'ioredis';
-  try {
-    const module = (await import(specifier)) as { default?: unknown; Redis?: unknown };
-    return (module.Redis ?? module.default) as IoredisConstructor;
-  } catch (error) {
-    throw new RxVoiceError('config', 'redisRelayStore with an address needs the optional package ioredis (npm install ioredis)', { cause: error });
-  }
 }

@@ -1,27 +1,13 @@
 /** speak() against the emulator and scripted servers: sessions, close codes as typed errors, teardown, reconnect without loss, client.speak. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { TestScheduler } from 'rxjs/testing';
-import { EMPTY, Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, timer, toArray } from 'rxjs';
-import { WebSocket as NodeWebSocket, WebSocketServer, type RawData } from 'ws';
-import type { AddressInfo } from 'node:net';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { IncomingMessage } from 'node:http';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import type { EmulatorOptions } from '../../src/emulator/options.js';
+import { describe, expect, it } from 'vitest';
+import { Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, toArray } from 'rxjs';
+import { WebSocket as NodeWebSocket } from 'ws';
 import { speak, type WebSocketConstructorLike } from '../../src/live/session.js';
-import { SpeechLedger } from '../../src/live/ledger.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../../src/live/events.js';
 import { concatSegments } from '../../src/operators/concatSegments.js';
 import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
 import { wordTimeline } from '../../src/operators/wordTimeline.js';
-import {
-  CreditsExhaustedError,
-  LiveSessionError,
-  SessionRejectedError,
-  ValidationError,
-  type LiveSessionErrorCode,
-} from '../../src/core/errors.js';
+import { CreditsExhaustedError, SessionRejectedError } from '../../src/core/errors.js';
 import { waitFor } from '../fixtures/sinkFixtures.js';
 import { emulator, scriptedServer, upgrades, squash, segmentsOf, failure, expectLiveError, TEXT, SENTENCES, tokens } from './helpers.js';
 

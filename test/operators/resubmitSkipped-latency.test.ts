@@ -1,28 +1,9 @@
 /** resubmitSkipped adds no latency: a skipped segment re-sent on the same live session against the emulator. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { TestScheduler } from 'rxjs/testing';
-import { EMPTY, Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, timer, toArray } from 'rxjs';
-import { WebSocket as NodeWebSocket, WebSocketServer, type RawData } from 'ws';
-import type { AddressInfo } from 'node:net';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { IncomingMessage } from 'node:http';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import type { EmulatorOptions } from '../../src/emulator/options.js';
+import { describe, expect, it } from 'vitest';
+import { Subject, lastValueFrom, map, of, toArray } from 'rxjs';
+import { WebSocket as NodeWebSocket } from 'ws';
 import { speak, type WebSocketConstructorLike } from '../../src/live/session.js';
-import { SpeechLedger } from '../../src/live/ledger.js';
-import type { LiveSpeechEvent, SpokenSegment } from '../../src/live/events.js';
-import { concatSegments } from '../../src/operators/concatSegments.js';
 import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
-import { wordTimeline } from '../../src/operators/wordTimeline.js';
-import {
-  CreditsExhaustedError,
-  LiveSessionError,
-  SessionRejectedError,
-  ValidationError,
-  type LiveSessionErrorCode,
-} from '../../src/core/errors.js';
-import { waitFor } from '../fixtures/sinkFixtures.js';
 import { emulator, upgrades, segmentsOf, TEXT, SENTENCES } from '../live/helpers.js';
 
 describe('resubmitSkipped adds no latency (emulator)', () => {
