@@ -41,18 +41,18 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type RawData } from 'ws';
-import { canEncode, missingEncoderHint, encodeAudio, encodedSampleRate } from '../audio/encode.js';
+import { canEncode, missingEncoderHint, encodedSampleRate } from '../audio/encode.js';
 import {
   CloseCodes,
   MAX_AUDIO_FRAME_BYTES,
   TextChunkFrameSchema,
   type SessionConfig,
-  type WordTimestamp,
 } from '../live/protocol.js';
 import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 import { sentenceEndingChunk } from '../text/chunkEnd.js';
-import { drawLatencyMs, type Faults } from './options.js';
-import { injectFailure } from './live-faults.js';
+import type { Faults } from './options.js';
+import { LiveFrameWriter } from './live-frames.js';
+import { synthesizeSegment, type LiveSegment, type SynthesisJob } from './live-synthesis.js';
 import { openSessions, type LiveSessionStats, type OpenLiveSession } from './live-sessions.js';
 import { rawToString, readSessionStart } from './live-start.js';
 import { resolveLanguage } from './state.js';
@@ -61,10 +61,6 @@ import type { Voice } from '../core/schemas.js';
 
 /** Sample rate when `session.start` gives none (both synthesizers' native rate). */
 export const DEFAULT_LIVE_SAMPLE_RATE = 22050;
-/** Synthesis retries after the first attempt. */
-export const SYNTHESIS_RETRIES = 3;
-/** Stop sending while this many bytes wait in the socket's buffer. */
-export const SEND_HIGH_WATER_BYTES = 1024 * 1024;
 /** Reasons sent with the emulator's closes. */
 const CLOSE_REASONS: Record<number, string> = {
   [CloseCodes.creditsExhausted]: 'insufficient credits',
@@ -78,13 +74,7 @@ const CLOSE_GOING_AWAY = 1001;
 /** The configuration echoed in `session.ready`: output format and rate resolved. */
 export type ResolvedSessionConfig = SessionConfig & { sample_rate: number };
 
-interface Segment {
-  id: number;
-  text: string;
-  state: 'waiting' | 'synthesizing' | 'ready' | 'skipped';
-  audio?: Uint8Array;
-  words?: WordTimestamp[];
-}
+type Segment = LiveSegment;
 
 /** Data of the text-to-speech run a live session creates. */
 export interface LiveRunData {
@@ -108,6 +98,10 @@ export const handleLiveConnection: LiveConnectionHandler = (socket, _request: In
 
 // The registry of open sessions moved to live-sessions.ts: its names stay importable from here.
 export { liveSessionStats, type LiveSessionStats } from './live-sessions.js';
+// Synthesis (retries, faults) moved to live-synthesis.ts: its constant stays importable from here.
+export { SYNTHESIS_RETRIES } from './live-synthesis.js';
+// Frames out moved to live-frames.ts: its constant stays importable from here.
+export { SEND_HIGH_WATER_BYTES } from './live-frames.js';
 
 /** Resolves on the next turn of the event loop, after pending I/O. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -127,6 +121,8 @@ class LiveSession {
   private readingPaused = false;
   private unregisterClose: (() => void) | undefined;
   private readonly faults: Faults;
+  /** Frames out (with the `dropAfterFrames` fault and the send buffer's back-pressure). */
+  private readonly writer: LiveFrameWriter;
 
   private config!: ResolvedSessionConfig;
   private voice!: Voice;
@@ -148,8 +144,6 @@ class LiveSession {
   private sending = false;
   /** A segment became ready while frames were going out: look again. */
   private pumpRequested = false;
-  private binaryFramesSent = 0;
-  private readonly attempts = new Map<number, number>();
   /** Whitespace-only text waiting to lead the next segment. */
   private whitespace = '';
 
@@ -159,6 +153,11 @@ class LiveSession {
     private readonly context: EmulatorContext,
   ) {
     this.faults = context.faultsFor(apiKey);
+    this.writer = new LiveFrameWriter(socket, this.faults, {
+      isLive: () => this.isLive(),
+      dropped: () => this.cleanup(),
+      log: (line) => this.log(line),
+    });
   }
 
   stats(): LiveSessionStats {
@@ -262,6 +261,17 @@ class LiveSession {
     this.language = language;
     this.synth = synth;
     this.segmenter = createSentenceSegmenter({ locale: language });
+    this.synthesisJob = {
+      synth,
+      voice,
+      language,
+      config: this.config,
+      faults: this.faults,
+      retryBaseMs: this.context.options.retryBaseMs,
+      isLive: () => this.isLive(),
+      sleep: (ms) => this.sleep(ms),
+      log: (line) => this.log(line),
+    };
     const sessionId = randomUUID();
     this.runData = { source: 'live', session_id: sessionId, config: this.config, segments: [] };
     const run = this.context.createRun('text-to-speech', this.apiKey, this.runData);
@@ -376,38 +386,12 @@ class LiveSession {
     }
   }
 
-  private async synthesize(segment: Segment): Promise<void> {
-    for (let attempt = 0; attempt <= SYNTHESIS_RETRIES; attempt++) {
-      if (attempt > 0) await this.sleep(this.context.options.retryBaseMs * 2 ** (attempt - 1));
-      if (!this.isLive()) return;
-      try {
-        const latency = drawLatencyMs(this.faults.synthesisLatencyMs);
-        if (latency > 0) await this.sleep(latency);
-        if (!this.isLive()) return;
-        const attempt = this.attempts.get(segment.id) ?? 0;
-        this.attempts.set(segment.id, attempt + 1);
-        injectFailure(this.faults, segment, attempt);
-        const result = await this.synth.synthesize({
-          text: segment.text,
-          language: this.language,
-          voice: this.voice,
-          sampleRate: this.config.sample_rate,
-          speakingRate: this.config.speaking_rate,
-          wordTimestamps: this.config.word_timestamps,
-        });
-        if (!this.isLive()) return;
-        segment.audio = encodeAudio(result.pcm, result.sampleRate, this.config.output_format);
-        segment.words = result.words;
-        segment.state = 'ready';
-        return;
-      } catch (error) {
-        this.log(
-          `segment ${segment.id}: synthesis attempt ${attempt + 1} failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    }
-    segment.state = 'skipped';
+  private synthesize(segment: Segment): Promise<void> {
+    return synthesizeSegment(segment, this.synthesisJob);
   }
+
+  /** What synthesis reads of the session (built once, when the session is ready). */
+  private synthesisJob!: SynthesisJob;
 
   // ---------------------------------------------------------------------------
   // Outgoing frames, strictly in segment order
@@ -517,31 +501,12 @@ class LiveSession {
     this.cleanup();
   }
 
-  /** `dropAfterFrames`: once that many binary frames went out, the next frame drops the connection. */
-  private dropIfDue(): boolean {
-    const limit = this.faults.dropAfterFrames;
-    if (limit === undefined || this.binaryFramesSent < limit) return false;
-    this.log('dropping the connection (fault dropAfterFrames)');
-    this.cleanup();
-    this.socket.terminate();
-    return true;
-  }
-
   private sendJson(frame: object): boolean {
-    if (!this.isLive() || this.socket.readyState !== WebSocket.OPEN) return false;
-    if (this.phase !== 'awaiting-start' && this.phase !== 'starting' && this.dropIfDue()) return false;
-    this.socket.send(JSON.stringify(frame));
-    return true;
+    return this.writer.json(frame, this.phase !== 'awaiting-start' && this.phase !== 'starting');
   }
 
-  private async sendBinary(chunk: Uint8Array): Promise<boolean> {
-    if (!this.isLive() || this.socket.readyState !== WebSocket.OPEN) return false;
-    if (this.dropIfDue()) return false;
-    const flushed = new Promise<void>((resolve) => this.socket.send(chunk, { binary: true }, () => resolve()));
-    this.binaryFramesSent++;
-    // Backpressure: wait for the socket to flush while too much is buffered.
-    if (this.socket.bufferedAmount > SEND_HIGH_WATER_BYTES) await flushed;
-    return this.isLive();
+  private sendBinary(chunk: Uint8Array): Promise<boolean> {
+    return this.writer.binary(chunk);
   }
 
   // ---------------------------------------------------------------------------

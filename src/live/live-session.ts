@@ -1,0 +1,504 @@
+/**
+ * One subscription of `speak` (session.ts). Elsewhere: close codes in `close-error.ts`,
+ * sockets in `connection.ts`, text frames in `server-frames.ts`, segment order in
+ * `segment-order.ts`, the progress watch in `response-watch.ts`. Sections, in order:
+ * - the socket: `open()`, `closeSocket()`; text out: `pushText()` (through the boundary
+ *   gate), `sendText()` (buffered until `session.ready`);
+ * - frames in: `onServerFrame()` by type, audio in `onAudioFrame()`;
+ * - closes and socket errors: `onClose()`, `onSocketError()`;
+ * - timeouts: `session.ready` (`readyTimeoutMs`), the service's progress (`onSilent`, `onStall`);
+ * - protocol errors: `protocolError()` closes (1002) and cuts the socket off;
+ * - endings: `retryOrFail()` reconnects or ends, `finish()` ends the output;
+ * - the session's state is one `phase`.
+ * @internal
+ */
+import { timer, type Observable, type Observer, type Subscriber, type Subscription } from 'rxjs';
+import { backoffDelay } from '../core/backoff.js';
+import { liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
+import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
+import { closeError, isRefusal, livePathHint } from './close-error.js';
+import type { LiveSpeechEvent } from './events.js';
+import { SpeechLedger } from './ledger.js';
+import { nothingToSpeakError } from './nothing-to-speak.js';
+import { SpeechMetricsRecorder } from './metrics.js';
+import { StallFallback } from './stall-fallback.js';
+import { ResponseWatch } from './response-watch.js';
+import { startFrame, type ResolvedSpeak, type WebSocketLike } from './options.js';
+import { closeQuietly, cutOff, newConnection, openSocket, OPEN, toBytes, type Connection } from './connection.js';
+import { CloseCodes, MAX_AUDIO_FRAME_BYTES } from './protocol-constants.js';
+import type { ClientFrame, ServerFrame } from './protocol.js';
+import { parseServerFrame } from './server-frames.js';
+import { segmentDone, segmentSkipped, segmentStart } from './segment-order.js';
+
+
+/**
+ * Where a subscription of `speak` is:
+ * - `connecting`: a socket is opening, `session.start` sent, waiting for `session.ready`;
+ * - `ready`: the session is ready, text flows;
+ * - `done`: `session.done` arrived, waiting for the close;
+ * - `backoff`: a connection was lost, waiting to reconnect;
+ * - `fallback`: the session stalled; the socket is closed and the text is spoken another way;
+ * - `finished`: the output completed or errored, or the subscriber unsubscribed.
+ */
+type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'fallback' | 'finished';
+
+/** One subscription of `speak`: started with the text source, stopped on unsubscribe. @internal */
+export class LiveSession {
+  private phase: Phase = 'connecting';
+  /** The socket in use; undefined once closed (events of closed sockets are ignored). */
+  private connection: Connection | undefined;
+  private readonly ledger: SpeechLedger;
+  /** Text pushed before the first `session.ready`, to send (in order) once it comes. */
+  private outbox: string[] = [];
+  private textComplete = false;
+  /** Whether the source pushed any text that is not whitespace. */
+  private hasText = false;
+  private textSubscription: Subscription | undefined;
+  /** Client-side sentence boundaries (undefined when turned off) and its hold timer. */
+  private readonly gate: BoundaryGate | undefined;
+  private holdTimer: Subscription | undefined;
+  /** Sessions that became ready (the first emits `ready`, the others `reconnected`). */
+  private readyCount = 0;
+  /** Reconnect attempts since the last delivered segment. */
+  private attemptsInRow = 0;
+  private reconnectTimer: Subscription | undefined;
+  /** Added to the server's segment ids, so that ids keep increasing across reconnects. */
+  private idOffset = 0;
+  private maxConsumerId = -1;
+  /** Checks `responseTimeoutMs` (and `stall.afterMs`) while text waits to be spoken. */
+  private readonly responseWatch: ResponseWatch;
+  /**
+   * The key, in a private field: no `util.inspect` of anything reaches it (the resolved
+   * options, the socket's options and the connection hold no copy once connected).
+   */
+  readonly #apiKey: string;
+  private readonly metrics: SpeechMetricsRecorder | undefined;
+  /** The second way to speak, once the session stalled (`stall: { fallback: 'tts-stream' }`). */
+  private fallback: StallFallback | undefined;
+
+  constructor(
+    private readonly options: ResolvedSpeak,
+    private readonly subscriber: Subscriber<LiveSpeechEvent>,
+    apiKey: string,
+  ) {
+    this.#apiKey = apiKey;
+    // a numeric language id (deprecated) says nothing of the script: the default rules apply
+    const language = options.config.language;
+    this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
+    this.ledger = new SpeechLedger({ locale: typeof language === 'string' ? language : undefined });
+    this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
+    this.responseWatch = new ResponseWatch(options, {
+      waitsForSpeech: (connection) => this.waitsForSpeech(connection),
+      stalled: (connection, afterMs) => this.onStall(connection, afterMs),
+      silent: (connection, ms) => this.onSilent(connection, ms),
+    });
+  }
+
+  /**
+   * Subscribe to the text, then open the socket (the text is produced while it connects):
+   * a source that ends at once with nothing to speak opens no socket at all.
+   */
+  start(text$: Observable<string>): void {
+    this.textSubscription = text$.subscribe(new TextObserver(this));
+    if (this.phase !== 'finished') this.open();
+  }
+
+  /** The text source failed: the socket closes, the output errors with `'text_source'`. */
+  textFailed(error: unknown): void {
+    this.finish(this.error('text_source', `The text source failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+  }
+
+  /** The text source completed: what the gate holds goes out, then `text.done`. */
+  textCompleted(): void {
+    this.holdTimer?.unsubscribe();
+    for (const chunk of this.gate?.end() ?? []) this.sendText(chunk);
+    this.textComplete = true;
+    // nothing to speak: the same local ValidationError as other bad input, nothing paid
+    if (!this.hasText) return this.finish(nothingToSpeakError());
+    if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
+    if (this.phase === 'fallback') this.fallback?.end();
+  }
+
+  /** Teardown: unsubscribing closes the socket at once (1000) and clears every timer. */
+  stop(): void {
+    if (this.phase === 'finished') return;
+    this.phase = 'finished';
+    this.metrics?.end('unsubscribed');
+    this.textSubscription?.unsubscribe();
+    this.reconnectTimer?.unsubscribe();
+    this.holdTimer?.unsubscribe();
+    this.responseWatch.stop();
+    this.fallback?.stop();
+    if (this.connection) this.closeSocket(this.connection, CloseCodes.normal);
+  }
+
+  // --- the socket ----------------------------------------------------------
+
+  /** Open a socket; `session.start` goes out when it opens. */
+  private open(): void {
+    if (this.phase === 'finished') return;
+    this.phase = 'connecting';
+    const options = this.options;
+    let socket: WebSocketLike;
+    try {
+      socket = openSocket(options, this.#apiKey);
+    } catch (cause) {
+      // no `cause`: its message may hold the address (and a query key)
+      const message = this.scrub(cause instanceof Error ? cause.message : String(cause));
+      this.retryOrFail(this.error('connection', `Could not open the live session: ${message}`));
+      return;
+    }
+    const connection = newConnection(socket, options.scheduler.now());
+    this.connection = connection;
+    // Listeners are never removed: once the socket is not the current one they do
+    // nothing (ws emits 'error' on a socket closed while connecting, which must stay handled).
+    socket.addEventListener('open', () => {
+      if (this.connection === connection) this.metrics?.opened();
+      this.send(connection, startFrame(options.config));
+    });
+    socket.addEventListener('message', (event) => {
+      if (this.connection !== connection) return;
+      const data = (event as { data: unknown }).data;
+      this.responseWatch.noteProgress(connection, data);
+      if (typeof data === 'string') this.onTextFrame(connection, data);
+      else this.onAudioFrame(connection, data);
+    });
+    socket.addEventListener('close', (event) => {
+      const { code, reason } = event as { code?: number; reason?: string };
+      this.onClose(connection, code ?? 1006, reason ?? '');
+    });
+    socket.addEventListener('error', (event) => this.onSocketError(connection, event as { message?: string; error?: unknown }));
+    connection.readyTimer = timer(options.readyTimeoutMs, options.scheduler).subscribe(() => this.onReadyTimeout(connection));
+  }
+
+  private closeSocket(connection: Connection, code: number, reason?: string): void {
+    if (this.connection === connection) {
+      this.connection = undefined;
+      this.responseWatch.stop();
+    }
+    connection.readyTimer?.unsubscribe();
+    closeQuietly(connection.socket, code, reason);
+  }
+
+  private send(connection: Connection, frame: ClientFrame): void {
+    if (this.connection !== connection || connection.socket.readyState !== OPEN) return;
+    connection.socket.send(JSON.stringify(frame));
+  }
+
+  // --- text out --------------------------------------------------------------
+
+  /**
+   * A token from the source: through the boundary gate (what it releases is sent; an
+   * undecided stop waits for the next token or `boundaryHoldMs`), or sent as it is.
+   */
+  pushText(text: string): void {
+    // Timed when the source pushes it: a stop held by the gate counts as latency.
+    if (this.phase !== 'finished' && typeof text === 'string' && text.length > 0) this.metrics?.textPushed(text);
+    if (typeof text === 'string' && text.trim() !== '') this.hasText = true;
+    const gate = this.gate;
+    if (!gate) return this.sendText(text);
+    if (this.phase === 'finished' || typeof text !== 'string') return;
+    for (const chunk of gate.feed(text)) this.sendText(chunk);
+    this.holdTimer?.unsubscribe();
+    this.holdTimer = undefined;
+    if (gate.held() !== '') {
+      this.holdTimer = timer(this.options.boundaryHoldMs, this.options.scheduler).subscribe(() => {
+        this.holdTimer = undefined;
+        for (const chunk of gate.flush()) this.sendText(chunk);
+      });
+    }
+  }
+
+  /** A piece of text to send: recorded in the ledger, sent when ready, else kept. */
+  private sendText(text: string): void {
+    if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
+    if (this.phase === 'fallback') return this.fallback?.push(text);
+    this.ledger.push(text);
+    if (this.phase === 'ready' && this.connection) {
+      this.send(this.connection, { type: 'text.chunk', text });
+      this.responseWatch.watch(this.connection);
+    } else this.outbox.push(text);
+  }
+
+  // --- frames in -------------------------------------------------------------
+
+  private onTextFrame(connection: Connection, data: string): void {
+    const parsed = parseServerFrame(data, (text) => this.scrub(text));
+    if ('error' in parsed) return this.protocolError(connection, parsed.error);
+    this.onServerFrame(connection, parsed.frame);
+  }
+
+  private onServerFrame(connection: Connection, frame: ServerFrame): void {
+    if (this.phase === 'connecting' && frame.type !== 'session.ready' && frame.type !== 'session.error') {
+      this.protocolError(connection, `The server sent ${frame.type} before session.ready`);
+      return;
+    }
+    const ledger = this.ledger;
+    switch (frame.type) {
+      case 'session.ready':
+        if (this.phase !== 'connecting') return this.protocolError(connection, 'The server sent session.ready twice');
+        this.onReady(connection, frame.session_id, frame.run_id, frame.config);
+        return;
+      case 'segment.start': {
+        const outOfOrder = segmentStart(connection, frame.segment_id);
+        if (outOfOrder) return this.protocolError(connection, outOfOrder);
+        const match = ledger.segmentStarted(frame.segment_id, frame.text);
+        const segment_id = this.consumerId(frame.segment_id);
+        this.metrics?.segmentStarted(segment_id, frame.text);
+        this.emit(
+          frame.word_timestamps
+            ? { type: 'segmentStart', segment_id, text: frame.text, word_timestamps: frame.word_timestamps }
+            : { type: 'segmentStart', segment_id, text: frame.text },
+        );
+        if (!match.matches) this.emit({ type: 'segmentMismatch', segment_id, sent: match.sent, reported: frame.text });
+        return;
+      }
+      case 'segment.done': {
+        const outOfOrder = segmentDone(connection, frame.segment_id);
+        if (outOfOrder) return this.protocolError(connection, outOfOrder);
+        ledger.segmentDelivered(frame.segment_id);
+        this.metrics?.segmentDone();
+        this.attemptsInRow = 0;
+        this.emit({ type: 'segmentDone', segment_id: this.idOffset + frame.segment_id });
+        return;
+      }
+      case 'segment.skipped': {
+        const outOfOrder = segmentSkipped(connection, frame.segment_id);
+        if (outOfOrder) return this.protocolError(connection, outOfOrder);
+        const match = ledger.segmentSkipped(frame.segment_id, frame.text);
+        const segment_id = this.consumerId(frame.segment_id);
+        this.metrics?.segmentSkipped(segment_id, frame.text);
+        this.emit({ type: 'segmentSkipped', segment_id, text: frame.text });
+        if (!match.matches) this.emit({ type: 'segmentMismatch', segment_id, sent: match.sent, reported: frame.text });
+        return;
+      }
+      case 'session.error':
+        connection.sessionError = this.scrub(frame.error);
+        return;
+      case 'session.done':
+        // "All work is finished" while text the server echoed faithfully is still
+        // unspoken (or a segment is open): completing would lose that text silently.
+        if (connection.inProgress !== undefined || (ledger.unspoken() !== '' && ledger.stats().mismatches === 0)) {
+          return this.protocolError(connection, 'The server sent session.done before all text was spoken');
+        }
+        this.phase = 'done';
+        this.emit({ type: 'done' });
+        return;
+    }
+  }
+
+  private onReady(connection: Connection, session_id: string, run_id: number, echoed: Record<string, unknown> | undefined): void {
+    connection.readyTimer?.unsubscribe();
+    this.phase = 'ready';
+    this.readyCount++;
+    if (this.readyCount === 1) {
+      this.metrics?.ready();
+      const pending = this.outbox;
+      this.outbox = [];
+      for (const text of pending) this.send(connection, { type: 'text.chunk', text });
+      if (this.textComplete) this.send(connection, { type: 'text.done' });
+      this.responseWatch.watch(connection);
+      this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.options.config } });
+      return;
+    }
+    // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
+    this.outbox = [];
+    const resent = this.ledger.resend();
+    this.metrics?.reconnected(resent);
+    if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
+    if (this.textComplete) this.send(connection, { type: 'text.done' });
+    this.responseWatch.watch(connection);
+    this.emit({ type: 'reconnected', attempt: this.attemptsInRow, session_id, run_id, resent });
+  }
+
+  private onAudioFrame(connection: Connection, data: unknown): void {
+    if (connection.inProgress === undefined) return this.protocolError(connection, 'The server sent audio outside of a segment');
+    const bytes = toBytes(data);
+    if (!bytes) return this.protocolError(connection, 'The server sent a binary frame of an unsupported type');
+    if (bytes.byteLength > MAX_AUDIO_FRAME_BYTES) {
+      return this.protocolError(connection, `The server sent an audio frame of ${bytes.byteLength} bytes (at most ${MAX_AUDIO_FRAME_BYTES})`);
+    }
+    this.metrics?.audio(bytes.byteLength);
+    this.emit({ type: 'audio', segment_id: this.idOffset + connection.inProgress, bytes });
+  }
+
+  /** The id the consumer sees for a server segment id (increasing across reconnects). */
+  private consumerId(serverId: number): number {
+    const id = this.idOffset + serverId;
+    this.maxConsumerId = Math.max(this.maxConsumerId, id);
+    return id;
+  }
+
+  // --- closes and socket errors ----------------------------------------------
+
+  private onClose(connection: Connection, code: number, reason: string): void {
+    if (this.connection !== connection) return;
+    this.connection = undefined;
+    this.responseWatch.stop();
+    connection.readyTimer?.unsubscribe();
+    const allDelivered = this.textComplete && this.ledger.unspoken() === '' && connection.inProgress === undefined;
+    const cleanEnd = code === CloseCodes.normal && (this.phase === 'done' || allDelivered);
+    // A connection lost after every text was delivered: nothing is missing, complete.
+    const lostAfterAll = this.readyCount > 0 && allDelivered && !isRefusal(code);
+    if (cleanEnd || lostAfterAll) return this.finish();
+    const { code: errorCode, message, ...options } = closeError(code, this.scrub(reason), connection.sessionError, connection.transportError);
+    const hint = errorCode === 'connection' ? livePathHint(connection.transportError, this.options.url) : '';
+    const error = this.error(errorCode, message + hint, options);
+    // a refusal ends the session: asking again cannot change the answer
+    return isRefusal(code) ? this.finish(error) : this.retryOrFail(error);
+  }
+
+  private onSocketError(connection: Connection, event: { message?: string; error?: unknown }): void {
+    const message = event.message ?? (event.error instanceof Error ? event.error.message : undefined);
+    if (message) connection.transportError = this.scrub(message);
+    // `ws` reports a peer breaking the WebSocket protocol (a message over
+    // maxPayload, a bad opcode, invalid UTF-8...) with a WS_ERR_* code.
+    const code = (event.error as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string' && code.startsWith('WS_ERR_') && this.connection === connection) {
+      this.protocolError(
+        connection,
+        code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
+          ? `The server sent a message larger than maxPayload (${this.options.maxPayload} bytes)`
+          : `The server broke the WebSocket protocol (${code})`,
+      );
+    }
+  }
+
+  // --- timeouts: session.ready and the service's progress ---------------------
+
+  /** Text was pushed and not yet delivered as audio, on the socket in use, ready. */
+  private waitsForSpeech(connection: Connection): boolean {
+    return this.connection === connection && this.phase === 'ready' && (connection.inProgress !== undefined || this.ledger.unspoken() !== '');
+  }
+
+  /** Nothing came for `responseTimeoutMs` while text waited: a timeout (a drop, for `reconnect`). */
+  private onSilent(connection: Connection, ms: number): void {
+    this.closeSocket(connection, CloseCodes.normal);
+    // a silent peer is not trusted to answer the close frame either
+    cutOff(connection.socket);
+    this.retryOrFail(this.error('timeout', `The service sent nothing for ${ms} ms while text waited to be spoken (responseTimeoutMs)`));
+  }
+
+  /**
+   * No segment started for `stall.afterMs` while text waited: with `'error'`, a timeout; with
+   * `'tts-stream'`, the socket is closed (nothing more is sent live, so nothing is paid twice)
+   * and the text not begun, and all text after it, is spoken through `fallbackSpeech`.
+   */
+  private onStall(connection: Connection, afterMs: number): void {
+    this.closeSocket(connection, CloseCodes.normal);
+    cutOff(connection.socket);
+    const speech = this.options.fallbackSpeech;
+    if (this.options.stall?.fallback !== 'tts-stream' || speech === undefined) {
+      return this.retryOrFail(this.error('timeout', `No audio started within ${afterMs} ms while text waited to be spoken (stall.afterMs)`));
+    }
+    this.phase = 'fallback';
+    const language = this.options.config.language;
+    this.fallback = new StallFallback(speech, this.maxConsumerId + 1, afterMs, typeof language === 'string' ? language : undefined, {
+      emit: (event) => this.emit(event),
+      done: () => {
+        this.emit({ type: 'done' });
+        this.finish();
+      },
+      failed: (cause, unspoken) =>
+        this.finish(
+          liveSessionError('connection', `The live session stalled and its fallback failed: ${cause instanceof Error ? this.scrub(cause.message) : 'unknown error'}`, {
+            cause,
+            unspoken: unspoken + (this.gate?.held() ?? ''),
+          }),
+        ),
+    });
+    // everything sent live and not begun (no segment is in progress), then what comes
+    const unspoken = this.ledger.unspoken();
+    this.ledger.abortInProgress();
+    if (unspoken !== '') this.fallback.push(unspoken);
+    if (this.textComplete) this.fallback.end();
+  }
+
+  private onReadyTimeout(connection: Connection): void {
+    if (this.connection !== connection || this.phase !== 'connecting') return;
+    this.closeSocket(connection, CloseCodes.normal);
+    this.retryOrFail(this.error('timeout', `No session.ready within ${this.options.readyTimeoutMs} ms`));
+  }
+
+  // --- protocol errors ---------------------------------------------------------
+
+  private protocolError(connection: Connection, message: string): void {
+    if (this.connection !== connection) return;
+    this.closeSocket(connection, 1002, 'protocol error');
+    // A peer that broke the protocol is not trusted to answer the close frame (`ws`
+    // would keep the socket, and read what it still sends, for 30 s): cut it off.
+    cutOff(connection.socket);
+    this.finish(this.error('protocol', message));
+  }
+
+  // --- endings: reconnect or finish ----------------------------------------------
+
+  /** Reconnect after a retryable error when the policy allows another attempt; else end with it. */
+  private retryOrFail(error: LiveSessionError): void {
+    if (this.phase === 'finished') return;
+    const policy = this.options.reconnect;
+    if (!policy || !error.retryable || this.attemptsInRow >= policy.maxAttempts) return this.finish(error);
+    this.attemptsInRow++;
+    this.ledger.abortInProgress();
+    this.idOffset = this.maxConsumerId + 1;
+    this.phase = 'backoff';
+    const delay = backoffDelay(this.attemptsInRow - 1, policy, policy.random);
+    this.reconnectTimer = timer(delay, this.options.scheduler).subscribe(() => this.open());
+  }
+
+  private finish(error?: LiveSessionError | ValidationError): void {
+    if (this.phase === 'finished') return;
+    this.metrics?.end(error === undefined ? 'complete' : 'error');
+    this.stop();
+    if (error === undefined) this.subscriber.complete();
+    else this.subscriber.error(error);
+  }
+
+  // --- output, errors and the key ------------------------------------------------
+
+  private emit(event: LiveSpeechEvent): void {
+    if (this.phase !== 'finished') this.subscriber.next(event);
+  }
+
+  /** An error of this session, carrying the text not yet spoken. */
+  private error(
+    code: LiveSessionErrorCode,
+    message: string,
+    options: { closeCode?: number; reason?: string | undefined; cause?: unknown; retryable?: boolean } = {},
+  ): LiveSessionError {
+    // text held by the boundary gate was never sent: it is unspoken too
+    const unspoken = this.fallback ? this.fallback.unspoken() : this.ledger.unspoken();
+    return liveSessionError(code, message, { ...options, unspoken: unspoken + (this.gate?.held() ?? '') });
+  }
+
+  private scrub(text: string): string {
+    const apiKey = this.#apiKey;
+    return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
+  }
+}
+
+/**
+ * The text source's observer: forwards to the session (prototype methods, no closures built
+ * per session). The session is in a private field: the source holds this observer, and
+ * `util.inspect` of the source must not reach the session's socket (its headers hold the key).
+ */
+class TextObserver implements Observer<string> {
+  readonly #session: LiveSession;
+
+  constructor(session: LiveSession) {
+    this.#session = session;
+  }
+
+  next(text: string): void {
+    this.#session.pushText(text);
+  }
+
+  error(error: unknown): void {
+    this.#session.textFailed(error);
+  }
+
+  complete(): void {
+    this.#session.textCompleted();
+  }
+}
+
