@@ -14,6 +14,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { Subject } from 'rxjs';
 import { WebSocket } from 'ws';
@@ -151,6 +153,16 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
   // with `npx tsx bench/tools/heap-by-constructor.ts <ours> <peer>`)
   const snapshotDir = process.env['SESSION_COST_SNAPSHOT'];
   if (snapshotDir) writeHeapSnapshot(`${snapshotDir}/session-cost-${args.who}.heapsnapshot`);
+  // evidence: SESSION_COST_PROFILE=dir writes a CPU profile of the sentence phase alone (read it
+  // with `npx tsx bench/tools/summarize-profile.ts <file>`)
+  const profileDir = process.env['SESSION_COST_PROFILE'];
+  const inspector = profileDir ? new Session() : undefined;
+  if (inspector) {
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.setSamplingInterval', { interval: 50 });
+    await inspector.post('Profiler.start');
+  }
   const cpu0 = process.cpuUsage();
   await Promise.all(
     open.map(async (session) => {
@@ -158,6 +170,11 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
     }),
   );
   const cpu = process.cpuUsage(cpu0);
+  if (inspector) {
+    const { profile } = await inspector.post('Profiler.stop');
+    writeFileSync(`${profileDir}/session-cost-${args.who}.cpuprofile`, JSON.stringify(profile));
+    inspector.disconnect();
+  }
   const cpuPerSentenceUs = (cpu.user + cpu.system) / (args.sessions * args.extra);
   process.send?.({ cost: { heapPerSessionKB: round(heapPerSessionKB), cpuPerSentenceUs: round(cpuPerSentenceUs) } satisfies Cost });
 }
