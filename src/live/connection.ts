@@ -1,10 +1,11 @@
 /**
- * One WebSocket of a live session (session.ts) and the small socket helpers it needs:
+ * One WebSocket of a live session (live-session.ts) and the small socket helpers it needs:
  * opening it (the key in a header, or already in the address), closing it whatever the
  * runtime allows, cutting off a peer that is not trusted to answer, and reading a binary
  * frame's bytes.
  */
 import type { Subscription } from 'rxjs';
+import { redact } from '../core/errors.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { CloseCodes } from './protocol-constants.js';
 
@@ -46,6 +47,14 @@ export function openSocket(options: ResolvedSpeak, apiKey: string): WebSocketLik
   return socket;
 }
 
+/**
+ * `text` (a close reason, an error message, a frame's type) with the key removed in every
+ * form a socket's address or headers may carry it: as is, URI-encoded, form-encoded.
+ */
+export function scrubKey(text: string, apiKey: string): string {
+  return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
+}
+
 /** A connection on a socket just opened, nothing heard yet. */
 export function newConnection(socket: WebSocketLike, now: number): Connection {
   return {
@@ -58,6 +67,37 @@ export function newConnection(socket: WebSocketLike, now: number): Connection {
     lastFrameAt: now,
     audioSinceProgress: 0,
   };
+}
+
+/** A socket's error event, as `ws` and browsers give it. */
+export interface SocketErrorEvent {
+  message?: string;
+  error?: unknown;
+}
+
+/** What a session does with its socket's events. */
+export interface SocketEventsHost {
+  onOpen(connection: Connection): void;
+  /** A frame: a JSON text (`string`), or audio (a `Buffer` / `ArrayBuffer`). */
+  onMessage(connection: Connection, data: unknown): void;
+  onClose(connection: Connection, code: number, reason: string): void;
+  onSocketError(connection: Connection, event: SocketErrorEvent): void;
+}
+
+/**
+ * Hand the connection's socket events to `host`. Listeners are never removed: once the
+ * socket is not the session's current one the host ignores them (`ws` emits 'error' on a
+ * socket closed while connecting, which must stay handled).
+ */
+export function listen(connection: Connection, host: SocketEventsHost): void {
+  const socket = connection.socket;
+  socket.addEventListener('open', () => host.onOpen(connection));
+  socket.addEventListener('message', (event) => host.onMessage(connection, (event as { data: unknown }).data));
+  socket.addEventListener('close', (event) => {
+    const { code, reason } = event as { code?: number; reason?: string };
+    host.onClose(connection, code ?? 1006, reason ?? '');
+  });
+  socket.addEventListener('error', (event) => host.onSocketError(connection, event as SocketErrorEvent));
 }
 
 /** Close with `code` (1000 where the runtime refuses it); a socket already closed is left as it is. */

@@ -1,9 +1,10 @@
 /**
- * One subscription of `speak` (session.ts). Elsewhere: close codes in `close-error.ts`,
- * sockets in `connection.ts`, text frames in `server-frames.ts`, segment order in
+ * One subscription of `speak` (session.ts). Elsewhere: close codes and socket errors in
+ * `close-error.ts`, sockets and their events in `connection.ts`, the source's observer and
+ * the boundary hold in `text-path.ts`, text frames in `server-frames.ts`, segment order in
  * `segment-order.ts`, the progress watch in `response-watch.ts`. Sections, in order:
- * - the socket: `open()`, `closeSocket()`; text out: `pushText()` (through the boundary
- *   gate), `sendText()` (buffered until `session.ready`);
+ * - the socket: `open()`, its events (`onOpen`, `onMessage`), `closeSocket()`; text out:
+ *   `pushText()` (through the boundary hold), `sendText()` (kept until `session.ready`);
  * - frames in: `onServerFrame()` by type, audio in `onAudioFrame()`;
  * - closes and socket errors: `onClose()`, `onSocketError()`;
  * - timeouts: `session.ready` (`readyTimeoutMs`), the service's progress (`onSilent`, `onStall`);
@@ -12,11 +13,10 @@
  * - the session's state is one `phase`.
  * @internal
  */
-import { timer, type Observable, type Observer, type Subscriber, type Subscription } from 'rxjs';
+import { timer, type Observable, type Subscriber, type Subscription } from 'rxjs';
 import { backoffDelay } from '../core/backoff.js';
-import { liveSessionError, redact, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
-import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
-import { closeError, isRefusal, livePathHint } from './close-error.js';
+import { liveSessionError, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
+import { closeError, isRefusal, livePathHint, protocolViolation } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
@@ -24,12 +24,12 @@ import { SpeechMetricsRecorder } from './metrics.js';
 import { StallFallback } from './stall-fallback.js';
 import { ResponseWatch } from './response-watch.js';
 import { startFrame, type ResolvedSpeak, type WebSocketLike } from './options.js';
-import { closeQuietly, cutOff, newConnection, openSocket, OPEN, toBytes, type Connection } from './connection.js';
-import { CloseCodes, MAX_AUDIO_FRAME_BYTES } from './protocol-constants.js';
+import { closeQuietly, cutOff, listen, newConnection, openSocket, OPEN, scrubKey, type Connection, type SocketErrorEvent, type SocketEventsHost } from './connection.js';
+import { CloseCodes } from './protocol-constants.js';
 import type { ClientFrame, ServerFrame } from './protocol.js';
-import { parseServerFrame } from './server-frames.js';
+import { parseServerFrame, readAudioFrame } from './server-frames.js';
 import { segmentDone, segmentSkipped, segmentStart } from './segment-order.js';
-
+import { BoundaryHold, TextObserver, type TextPathHost } from './text-path.js';
 
 /**
  * Where a subscription of `speak` is:
@@ -43,7 +43,7 @@ import { segmentDone, segmentSkipped, segmentStart } from './segment-order.js';
 type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'fallback' | 'finished';
 
 /** One subscription of `speak`: started with the text source, stopped on unsubscribe. @internal */
-export class LiveSession {
+export class LiveSession implements TextPathHost, SocketEventsHost {
   private phase: Phase = 'connecting';
   /** The socket in use; undefined once closed (events of closed sockets are ignored). */
   private connection: Connection | undefined;
@@ -54,9 +54,8 @@ export class LiveSession {
   /** Whether the source pushed any text that is not whitespace. */
   private hasText = false;
   private textSubscription: Subscription | undefined;
-  /** Client-side sentence boundaries (undefined when turned off) and its hold timer. */
-  private readonly gate: BoundaryGate | undefined;
-  private holdTimer: Subscription | undefined;
+  /** Client-side sentence boundaries (undefined when turned off). */
+  private readonly boundaries: BoundaryHold | undefined;
   /** Sessions that became ready (the first emits `ready`, the others `reconnected`). */
   private readyCount = 0;
   /** Reconnect attempts since the last delivered segment. */
@@ -84,8 +83,9 @@ export class LiveSession {
     this.#apiKey = apiKey;
     // a numeric language id (deprecated) says nothing of the script: the default rules apply
     const language = options.config.language;
-    this.gate = options.clientBoundaries ? createBoundaryGate(typeof language === 'string' ? { locale: language } : {}) : undefined;
-    this.ledger = new SpeechLedger({ locale: typeof language === 'string' ? language : undefined });
+    const locale = typeof language === 'string' ? language : undefined;
+    this.boundaries = options.clientBoundaries ? new BoundaryHold({ locale, holdMs: options.boundaryHoldMs, scheduler: options.scheduler }, this) : undefined;
+    this.ledger = new SpeechLedger({ locale });
     this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
     this.responseWatch = new ResponseWatch(options, {
       waitsForSpeech: (connection) => this.waitsForSpeech(connection),
@@ -110,8 +110,7 @@ export class LiveSession {
 
   /** The text source completed: what the gate holds goes out, then `text.done`. */
   textCompleted(): void {
-    this.holdTimer?.unsubscribe();
-    for (const chunk of this.gate?.end() ?? []) this.sendText(chunk);
+    this.boundaries?.end();
     this.textComplete = true;
     // nothing to speak: the same local ValidationError as other bad input, nothing paid
     if (!this.hasText) return this.finish(nothingToSpeakError());
@@ -126,7 +125,7 @@ export class LiveSession {
     this.metrics?.end('unsubscribed');
     this.textSubscription?.unsubscribe();
     this.reconnectTimer?.unsubscribe();
-    this.holdTimer?.unsubscribe();
+    this.boundaries?.stop();
     this.responseWatch.stop();
     this.fallback?.stop();
     if (this.connection) this.closeSocket(this.connection, CloseCodes.normal);
@@ -144,31 +143,28 @@ export class LiveSession {
       socket = openSocket(options, this.#apiKey);
     } catch (cause) {
       // no `cause`: its message may hold the address (and a query key)
-      const message = this.scrub(cause instanceof Error ? cause.message : String(cause));
+      const message = scrubKey(cause instanceof Error ? cause.message : String(cause), this.#apiKey);
       this.retryOrFail(this.error('connection', `Could not open the live session: ${message}`));
       return;
     }
     const connection = newConnection(socket, options.scheduler.now());
     this.connection = connection;
-    // Listeners are never removed: once the socket is not the current one they do
-    // nothing (ws emits 'error' on a socket closed while connecting, which must stay handled).
-    socket.addEventListener('open', () => {
-      if (this.connection === connection) this.metrics?.opened();
-      this.send(connection, startFrame(options.config));
-    });
-    socket.addEventListener('message', (event) => {
-      if (this.connection !== connection) return;
-      const data = (event as { data: unknown }).data;
-      this.responseWatch.noteProgress(connection, data);
-      if (typeof data === 'string') this.onTextFrame(connection, data);
-      else this.onAudioFrame(connection, data);
-    });
-    socket.addEventListener('close', (event) => {
-      const { code, reason } = event as { code?: number; reason?: string };
-      this.onClose(connection, code ?? 1006, reason ?? '');
-    });
-    socket.addEventListener('error', (event) => this.onSocketError(connection, event as { message?: string; error?: unknown }));
+    listen(connection, this);
     connection.readyTimer = timer(options.readyTimeoutMs, options.scheduler).subscribe(() => this.onReadyTimeout(connection));
+  }
+
+  /** The socket opened: `session.start` goes out. */
+  onOpen(connection: Connection): void {
+    if (this.connection === connection) this.metrics?.opened();
+    this.send(connection, startFrame(this.options.config));
+  }
+
+  /** A frame (a JSON text, or audio) on a socket; those of a socket no longer in use are ignored. */
+  onMessage(connection: Connection, data: unknown): void {
+    if (this.connection !== connection) return;
+    this.responseWatch.noteProgress(connection, data);
+    if (typeof data === 'string') this.onTextFrame(connection, data);
+    else this.onAudioFrame(connection, data);
   }
 
   private closeSocket(connection: Connection, code: number, reason?: string): void {
@@ -195,22 +191,14 @@ export class LiveSession {
     // Timed when the source pushes it: a stop held by the gate counts as latency.
     if (this.phase !== 'finished' && typeof text === 'string' && text.length > 0) this.metrics?.textPushed(text);
     if (typeof text === 'string' && text.trim() !== '') this.hasText = true;
-    const gate = this.gate;
-    if (!gate) return this.sendText(text);
+    const boundaries = this.boundaries;
+    if (!boundaries) return this.sendText(text);
     if (this.phase === 'finished' || typeof text !== 'string') return;
-    for (const chunk of gate.feed(text)) this.sendText(chunk);
-    this.holdTimer?.unsubscribe();
-    this.holdTimer = undefined;
-    if (gate.held() !== '') {
-      this.holdTimer = timer(this.options.boundaryHoldMs, this.options.scheduler).subscribe(() => {
-        this.holdTimer = undefined;
-        for (const chunk of gate.flush()) this.sendText(chunk);
-      });
-    }
+    boundaries.push(text);
   }
 
   /** A piece of text to send: recorded in the ledger, sent when ready, else kept. */
-  private sendText(text: string): void {
+  sendText(text: string): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
     if (this.phase === 'fallback') return this.fallback?.push(text);
     this.ledger.push(text);
@@ -223,7 +211,7 @@ export class LiveSession {
   // --- frames in -------------------------------------------------------------
 
   private onTextFrame(connection: Connection, data: string): void {
-    const parsed = parseServerFrame(data, (text) => this.scrub(text));
+    const parsed = parseServerFrame(data, this.#apiKey);
     if ('error' in parsed) return this.protocolError(connection, parsed.error);
     this.onServerFrame(connection, parsed.frame);
   }
@@ -273,7 +261,7 @@ export class LiveSession {
         return;
       }
       case 'session.error':
-        connection.sessionError = this.scrub(frame.error);
+        connection.sessionError = scrubKey(frame.error, this.#apiKey);
         return;
       case 'session.done':
         // "All work is finished" while text the server echoed faithfully is still
@@ -313,11 +301,8 @@ export class LiveSession {
 
   private onAudioFrame(connection: Connection, data: unknown): void {
     if (connection.inProgress === undefined) return this.protocolError(connection, 'The server sent audio outside of a segment');
-    const bytes = toBytes(data);
-    if (!bytes) return this.protocolError(connection, 'The server sent a binary frame of an unsupported type');
-    if (bytes.byteLength > MAX_AUDIO_FRAME_BYTES) {
-      return this.protocolError(connection, `The server sent an audio frame of ${bytes.byteLength} bytes (at most ${MAX_AUDIO_FRAME_BYTES})`);
-    }
+    const bytes = readAudioFrame(data);
+    if (typeof bytes === 'string') return this.protocolError(connection, bytes);
     this.metrics?.audio(bytes.byteLength);
     this.emit({ type: 'audio', segment_id: this.idOffset + connection.inProgress, bytes });
   }
@@ -331,7 +316,7 @@ export class LiveSession {
 
   // --- closes and socket errors ----------------------------------------------
 
-  private onClose(connection: Connection, code: number, reason: string): void {
+  onClose(connection: Connection, code: number, reason: string): void {
     if (this.connection !== connection) return;
     this.connection = undefined;
     this.responseWatch.stop();
@@ -341,27 +326,18 @@ export class LiveSession {
     // A connection lost after every text was delivered: nothing is missing, complete.
     const lostAfterAll = this.readyCount > 0 && allDelivered && !isRefusal(code);
     if (cleanEnd || lostAfterAll) return this.finish();
-    const { code: errorCode, message, ...options } = closeError(code, this.scrub(reason), connection.sessionError, connection.transportError);
+    const { code: errorCode, message, ...options } = closeError(code, scrubKey(reason, this.#apiKey), connection.sessionError, connection.transportError);
     const hint = errorCode === 'connection' ? livePathHint(connection.transportError, this.options.url) : '';
     const error = this.error(errorCode, message + hint, options);
     // a refusal ends the session: asking again cannot change the answer
     return isRefusal(code) ? this.finish(error) : this.retryOrFail(error);
   }
 
-  private onSocketError(connection: Connection, event: { message?: string; error?: unknown }): void {
+  onSocketError(connection: Connection, event: SocketErrorEvent): void {
     const message = event.message ?? (event.error instanceof Error ? event.error.message : undefined);
-    if (message) connection.transportError = this.scrub(message);
-    // `ws` reports a peer breaking the WebSocket protocol (a message over
-    // maxPayload, a bad opcode, invalid UTF-8...) with a WS_ERR_* code.
-    const code = (event.error as { code?: unknown } | undefined)?.code;
-    if (typeof code === 'string' && code.startsWith('WS_ERR_') && this.connection === connection) {
-      this.protocolError(
-        connection,
-        code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
-          ? `The server sent a message larger than maxPayload (${this.options.maxPayload} bytes)`
-          : `The server broke the WebSocket protocol (${code})`,
-      );
-    }
+    if (message) connection.transportError = scrubKey(message, this.#apiKey);
+    const broken = protocolViolation(event, this.options.maxPayload);
+    if (broken !== undefined && this.connection === connection) this.protocolError(connection, broken);
   }
 
   // --- timeouts: session.ready and the service's progress ---------------------
@@ -401,9 +377,9 @@ export class LiveSession {
       },
       failed: (cause, unspoken) =>
         this.finish(
-          liveSessionError('connection', `The live session stalled and its fallback failed: ${cause instanceof Error ? this.scrub(cause.message) : 'unknown error'}`, {
+          liveSessionError('connection', `The live session stalled and its fallback failed: ${cause instanceof Error ? scrubKey(cause.message, this.#apiKey) : 'unknown error'}`, {
             cause,
-            unspoken: unspoken + (this.gate?.held() ?? ''),
+            unspoken: unspoken + (this.boundaries?.held() ?? ''),
           }),
         ),
     });
@@ -468,37 +444,6 @@ export class LiveSession {
   ): LiveSessionError {
     // text held by the boundary gate was never sent: it is unspoken too
     const unspoken = this.fallback ? this.fallback.unspoken() : this.ledger.unspoken();
-    return liveSessionError(code, message, { ...options, unspoken: unspoken + (this.gate?.held() ?? '') });
-  }
-
-  private scrub(text: string): string {
-    const apiKey = this.#apiKey;
-    return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
+    return liveSessionError(code, message, { ...options, unspoken: unspoken + (this.boundaries?.held() ?? '') });
   }
 }
-
-/**
- * The text source's observer: forwards to the session (prototype methods, no closures built
- * per session). The session is in a private field: the source holds this observer, and
- * `util.inspect` of the source must not reach the session's socket (its headers hold the key).
- */
-class TextObserver implements Observer<string> {
-  readonly #session: LiveSession;
-
-  constructor(session: LiveSession) {
-    this.#session = session;
-  }
-
-  next(text: string): void {
-    this.#session.pushText(text);
-  }
-
-  error(error: unknown): void {
-    this.#session.textFailed(error);
-  }
-
-  complete(): void {
-    this.#session.textCompleted();
-  }
-}
-

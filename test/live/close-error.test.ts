@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { liveSessionError, CreditsExhaustedError, SessionRejectedError } from '../../src/core/errors.js';
-import { closeError, isRefusal } from '../../src/live/close-error.js';
+import { closeError, isRefusal, protocolViolation } from '../../src/live/close-error.js';
 
 // code, reason, session.error, transport error -> error code, message, retryable (as the
 // LiveSessionError built from it says), whether the code refuses the session
@@ -50,5 +50,20 @@ describe('closeError: what a close that ended a live session means', () => {
     expect('retryable' in closeError(1006, '', undefined)).toBe(false);
     expect(closeError(1011, '', 'x').retryable).toBe(false);
     expect(closeError(1013, '', 'x').retryable).toBe(true);
+  });
+});
+
+describe('protocolViolation', () => {
+  it("names a ws WS_ERR_* error a protocol error, and nothing else", () => {
+    expect(protocolViolation({ error: Object.assign(new RangeError('Max payload size exceeded'), { code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' }) }, 1024)).toBe(
+      'The server sent a message larger than maxPayload (1024 bytes)',
+    );
+    expect(protocolViolation({ error: Object.assign(new Error('Invalid opcode 3'), { code: 'WS_ERR_INVALID_OPCODE' }) }, 1024)).toBe(
+      'The server broke the WebSocket protocol (WS_ERR_INVALID_OPCODE)',
+    );
+    // a refused connection, a browser's bare error event, a code that is not ws's: no protocol error
+    expect(protocolViolation({ error: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }, 1024)).toBeUndefined();
+    expect(protocolViolation({}, 1024)).toBeUndefined();
+    expect(protocolViolation({ error: { code: 42 } }, 1024)).toBeUndefined();
   });
 });

@@ -1,0 +1,100 @@
+/**
+ * The text's way into a live session (live-session.ts): the source's observer, and the
+ * client-side sentence boundaries (`clientBoundaries`), where a token goes through the
+ * boundary gate and an undecided stop waits for the next token, at most `boundaryHoldMs`.
+ * What leaves here is handed to the session's `sendText` (the ledger, then the socket).
+ */
+import { timer, type Observer, type SchedulerLike, type Subscription } from 'rxjs';
+import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
+
+/** What the text path asks of its session. */
+export interface TextPathHost {
+  /** A token from the source (through the boundary hold, when there is one). */
+  pushText(text: string): void;
+  /** The text source failed. */
+  textFailed(error: unknown): void;
+  /** The text source completed. */
+  textCompleted(): void;
+  /** A piece of text that may go out now (recorded in the ledger, then sent or kept). */
+  sendText(text: string): void;
+}
+
+/**
+ * The text source's observer: forwards to the session (prototype methods, no closures built
+ * per session). The session is in a private field: the source holds this observer, and
+ * `util.inspect` of the source must not reach the session's socket (its headers hold the key).
+ */
+export class TextObserver implements Observer<string> {
+  readonly #session: TextPathHost;
+
+  constructor(session: TextPathHost) {
+    this.#session = session;
+  }
+
+  next(text: string): void {
+    this.#session.pushText(text);
+  }
+
+  error(error: unknown): void {
+    this.#session.textFailed(error);
+  }
+
+  complete(): void {
+    this.#session.textCompleted();
+  }
+}
+
+/** Options of a {@link BoundaryHold}. */
+export interface BoundaryHoldOptions {
+  /** The session's language (a string locale), choosing the sentence rules. */
+  locale: string | undefined;
+  /** Longest wait of an undecided stop for the next token, ms. */
+  holdMs: number;
+  scheduler: SchedulerLike;
+}
+
+/**
+ * Client-side boundaries of one session: what the gate releases goes to the session at
+ * once; an undecided stop is held until the next token or `holdMs` (then it goes out).
+ */
+export class BoundaryHold {
+  private readonly gate: BoundaryGate;
+  private holdTimer: Subscription | undefined;
+
+  constructor(
+    private readonly options: BoundaryHoldOptions,
+    private readonly host: TextPathHost,
+  ) {
+    this.gate = createBoundaryGate(options.locale === undefined ? {} : { locale: options.locale });
+  }
+
+  /** A token: what the gate releases is sent; a held stop (re)starts the hold timer. */
+  push(text: string): void {
+    for (const chunk of this.gate.feed(text)) this.host.sendText(chunk);
+    this.holdTimer?.unsubscribe();
+    this.holdTimer = undefined;
+    if (this.gate.held() !== '') {
+      this.holdTimer = timer(this.options.holdMs, this.options.scheduler).subscribe(() => {
+        this.holdTimer = undefined;
+        for (const chunk of this.gate.flush()) this.host.sendText(chunk);
+      });
+    }
+  }
+
+  /** The text is over: everything held is sent. */
+  end(): void {
+    this.stop();
+    for (const chunk of this.gate.end()) this.host.sendText(chunk);
+  }
+
+  /** The text held back (never sent): it is unspoken too. */
+  held(): string {
+    return this.gate.held();
+  }
+
+  /** Clear the hold timer (the session ended). */
+  stop(): void {
+    this.holdTimer?.unsubscribe();
+    this.holdTimer = undefined;
+  }
+}
