@@ -226,6 +226,8 @@ export class SpeechLedger {
    */
   private nextSegmentEnd(from: Offset, reported: string): Offset {
     const sentenceEnd = this.sentenceEnds.first((end) => end > from && this.hasWords(from, end));
+    // the usual case, the service's words exactly the sent ones: no folding
+    if (sentenceEnd !== undefined && this.slice(from, sentenceEnd).trim() === reported.trim()) return sentenceEnd;
     const want = fold(reported);
     const covers = (end: Offset): boolean => fold(this.slice(from, end)) === want;
     if (sentenceEnd !== undefined && covers(sentenceEnd)) return sentenceEnd;
@@ -309,7 +311,8 @@ export class SpeechLedger {
 
   private check(from: Offset, to: Offset, reported: string): SegmentMatch {
     const sent = this.slice(from, to);
-    const matches = fold(sent) === fold(reported);
+    // equal but for the whitespace at the ends: equal folded too, without folding
+    const matches = sent.trim() === reported.trim() || fold(sent) === fold(reported);
     if (!matches) this.mismatches++;
     return { sent, matches };
   }

@@ -22,7 +22,7 @@ import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
 import { SpeechMetricsRecorder } from './metrics.js';
 import { StallFallback } from './stall-fallback.js';
-import { ResponseWatch } from './response-watch.js';
+import { ResponseWatch, type ResponseWatchHost } from './response-watch.js';
 import { startFrame, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { closeQuietly, cutOff, listen, newConnection, openSocket, OPEN, scrubKey, type Connection, type SocketErrorEvent, type SocketEventsHost } from './connection.js';
 import { CloseCodes } from './protocol-constants.js';
@@ -43,7 +43,7 @@ import { BoundaryHold, TextObserver, type TextPathHost } from './text-path.js';
 type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'fallback' | 'finished';
 
 /** One subscription of `speak`: started with the text source, stopped on unsubscribe. @internal */
-export class LiveSession implements TextPathHost, SocketEventsHost {
+export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatchHost {
   private phase: Phase = 'connecting';
   /** The socket in use; undefined once closed (events of closed sockets are ignored). */
   private connection: Connection | undefined;
@@ -87,11 +87,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost {
     this.boundaries = options.clientBoundaries ? new BoundaryHold({ locale, holdMs: options.boundaryHoldMs, scheduler: options.scheduler }, this) : undefined;
     this.ledger = new SpeechLedger({ locale });
     this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
-    this.responseWatch = new ResponseWatch(options, {
-      waitsForSpeech: (connection) => this.waitsForSpeech(connection),
-      stalled: (connection, afterMs) => this.onStall(connection, afterMs),
-      silent: (connection, ms) => this.onSilent(connection, ms),
-    });
+    this.responseWatch = new ResponseWatch(options, this);
   }
 
   /**
@@ -116,6 +112,11 @@ export class LiveSession implements TextPathHost, SocketEventsHost {
     if (!this.hasText) return this.finish(nothingToSpeakError());
     if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
     if (this.phase === 'fallback') this.fallback?.end();
+  }
+
+  /** The subscription's teardown (RxJS calls it on unsubscribe; the session is its own finalizer, no closure). */
+  unsubscribe(): void {
+    this.stop();
   }
 
   /** Teardown: unsubscribing closes the socket at once (1000) and clears every timer. */
@@ -343,12 +344,12 @@ export class LiveSession implements TextPathHost, SocketEventsHost {
   // --- timeouts: session.ready and the service's progress ---------------------
 
   /** Text was pushed and not yet delivered as audio, on the socket in use, ready. */
-  private waitsForSpeech(connection: Connection): boolean {
+  waitsForSpeech(connection: Connection): boolean {
     return this.connection === connection && this.phase === 'ready' && (connection.inProgress !== undefined || this.ledger.unspoken() !== '');
   }
 
   /** Nothing came for `responseTimeoutMs` while text waited: a timeout (a drop, for `reconnect`). */
-  private onSilent(connection: Connection, ms: number): void {
+  onSilent(connection: Connection, ms: number): void {
     this.closeSocket(connection, CloseCodes.normal);
     // a silent peer is not trusted to answer the close frame either
     cutOff(connection.socket);
@@ -360,7 +361,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost {
    * `'tts-stream'`, the socket is closed (nothing more is sent live, so nothing is paid twice)
    * and the text not begun, and all text after it, is spoken through `fallbackSpeech`.
    */
-  private onStall(connection: Connection, afterMs: number): void {
+  onStall(connection: Connection, afterMs: number): void {
     this.closeSocket(connection, CloseCodes.normal);
     cutOff(connection.socket);
     const speech = this.options.fallbackSpeech;

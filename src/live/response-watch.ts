@@ -4,7 +4,7 @@
  * frames that arrive, pings the socket while the service is quiet, and tells the session
  * when the service stalled or went silent; the session decides what that means.
  */
-import { timer, type Subscription } from 'rxjs';
+import type { SchedulerAction, Subscription } from 'rxjs';
 import { progressAudioBytes, type Connection } from './connection.js';
 import type { ResolvedSpeak } from './options.js';
 
@@ -13,15 +13,30 @@ export interface ResponseWatchHost {
   /** Text was pushed and not yet delivered as audio, on this socket (the one in use, ready). */
   waitsForSpeech(connection: Connection): boolean;
   /** No segment started for `stall.afterMs` while text waited (the watch has stopped). */
-  stalled(connection: Connection, afterMs: number): void;
+  onStall(connection: Connection, afterMs: number): void;
   /** Nothing came for `responseTimeoutMs` while text waited (the watch has stopped). */
-  silent(connection: Connection, ms: number): void;
+  onSilent(connection: Connection, ms: number): void;
+}
+
+/** A check of the watch, then the next one in `every` ms (one scheduled action, no closure per watch). */
+function checkThenRepeat(this: SchedulerAction<WatchState>, state: WatchState): void {
+  state.watch.check(state.connection);
+  // still watching (the check did not stop it): the same action again, its timer kept
+  if (state.watch.watching(state)) this.schedule(state, state.every);
+}
+
+/** What a running check timer watches. */
+interface WatchState {
+  watch: ResponseWatch;
+  connection: Connection;
+  every: number;
 }
 
 /** Watches one session's progress; at most one check timer runs at a time. */
 export class ResponseWatch {
-  /** The check timer (undefined when nothing waits). */
+  /** The check timer (undefined when nothing waits), and what it watches. */
   private subscription: Subscription | undefined;
+  private state: WatchState | undefined;
 
   constructor(
     private readonly options: Pick<ResolvedSpeak, 'responseTimeoutMs' | 'stall' | 'scheduler' | 'config'>,
@@ -36,7 +51,14 @@ export class ResponseWatch {
     if (this.subscription !== undefined || !this.host.waitsForSpeech(connection)) return;
     connection.lastFrameAt = this.options.scheduler.now();
     const every = Math.min(this.options.responseTimeoutMs, this.options.stall?.afterMs ?? Infinity) / 3;
-    this.subscription = timer(every, every, this.options.scheduler).subscribe(() => this.check(connection));
+    const state: WatchState = { watch: this, connection, every };
+    this.state = state;
+    this.subscription = this.options.scheduler.schedule(checkThenRepeat, every, state);
+  }
+
+  /** Whether the check timer of `state` is the one running. */
+  watching(state: WatchState): boolean {
+    return this.state === state;
   }
 
   /**
@@ -58,9 +80,11 @@ export class ResponseWatch {
   stop(): void {
     this.subscription?.unsubscribe();
     this.subscription = undefined;
+    this.state = undefined;
   }
 
-  private check(connection: Connection): void {
+  /** One check: stop when nothing waits, a stall or a silence ends the session, else a ping. @internal */
+  check(connection: Connection): void {
     if (!this.host.waitsForSpeech(connection)) return this.stop();
     const ms = this.options.responseTimeoutMs;
     const silent = this.options.scheduler.now() - connection.lastFrameAt;
@@ -68,7 +92,7 @@ export class ResponseWatch {
     // a stall: nothing started for afterMs (a segment already started stays live: responseTimeoutMs)
     if (stall !== undefined && connection.inProgress === undefined && silent >= stall.afterMs) {
       this.stop();
-      return this.host.stalled(connection, stall.afterMs);
+      return this.host.onStall(connection, stall.afterMs);
     }
     if (silent < ms) {
       // a ping keeps intermediaries open and makes a dead TCP peer fail sooner
@@ -80,6 +104,6 @@ export class ResponseWatch {
       return;
     }
     this.stop();
-    this.host.silent(connection, ms);
+    this.host.onSilent(connection, ms);
   }
 }

@@ -129,6 +129,6 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
     new Observable<LiveSpeechEvent>((subscriber) => {
       const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
       session.start(text$);
-      return () => session.stop();
+      return session; // its unsubscribe() stops it
     });
 }

@@ -4,7 +4,7 @@
  * boundary gate and an undecided stop waits for the next token, at most `boundaryHoldMs`.
  * What leaves here is handed to the session's `sendText` (the ledger, then the socket).
  */
-import { timer, type Observer, type SchedulerLike, type Subscription } from 'rxjs';
+import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
 
 /** What the text path asks of its session. */
@@ -44,6 +44,11 @@ export class TextObserver implements Observer<string> {
   }
 }
 
+/** The hold timer's work (a module function: no closure per session). */
+function holdEnded(this: SchedulerAction<BoundaryHold>, hold: BoundaryHold): void {
+  hold.holdEnded();
+}
+
 /** Options of a {@link BoundaryHold}. */
 export interface BoundaryHoldOptions {
   /** The session's language (a string locale), choosing the sentence rules. */
@@ -74,11 +79,14 @@ export class BoundaryHold {
     this.holdTimer?.unsubscribe();
     this.holdTimer = undefined;
     if (this.gate.held() !== '') {
-      this.holdTimer = timer(this.options.holdMs, this.options.scheduler).subscribe(() => {
-        this.holdTimer = undefined;
-        for (const chunk of this.gate.flush()) this.host.sendText(chunk);
-      });
+      this.holdTimer = this.options.scheduler.schedule(holdEnded, this.options.holdMs, this);
     }
+  }
+
+  /** `holdMs` passed with a stop held: everything held is sent. @internal */
+  holdEnded(): void {
+    this.holdTimer = undefined;
+    for (const chunk of this.gate.flush()) this.host.sendText(chunk);
   }
 
   /** The text is over: everything held is sent. */
