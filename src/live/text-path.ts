@@ -70,7 +70,8 @@ export class BoundaryHold {
     private readonly options: BoundaryHoldOptions,
     private readonly host: TextPathHost,
   ) {
-    this.gate = createBoundaryGate(options.locale === undefined ? {} : { locale: options.locale });
+    // holdWords: a sentence end goes out as one text.chunk (boundaryGate.ts)
+    this.gate = createBoundaryGate(options.locale === undefined ? { holdWords: true } : { locale: options.locale, holdWords: true });
   }
 
   /** A token: what the gate releases is sent; a held stop (re)starts the hold timer. */

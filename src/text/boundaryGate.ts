@@ -13,6 +13,13 @@
  * boundary; the text after it follows in the next chunk. Joining everything released gives
  * back the input exactly. Work per token is bounded by the token and the held text (a stop
  * and the few characters after it), whatever the length of the sentence.
+ *
+ * With `holdWords` (the live session's choice), the words of a sentence released since its
+ * last chunk wait with its held stop, so that a sentence end goes out as one chunk
+ * (`" Smith."`, not `" Smith"` then `"."`): a service cannot speak those words before the
+ * stop anyway (it waits for a boundary, or `idle_timeout` of silence, which the held stop's
+ * release restarts), and every sentence end costs one frame less. Words without a stop
+ * after them are still released at once.
  */
 import { createSentenceSegmenter, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentences.js';
 
@@ -26,6 +33,12 @@ export interface BoundaryGate {
   end(): string[];
   /** The text held back (fed, not yet released), e.g. to report it as unspoken. */
   held(): string;
+}
+
+/** Options of {@link createBoundaryGate}: the sentence rules', and `holdWords`. */
+export interface BoundaryGateOptions extends SentenceSegmenterOptions {
+  /** The words before a held stop (since the last chunk) wait with it: one chunk per sentence end. Default false. */
+  holdWords?: boolean | undefined;
 }
 
 /** Stops and the closers glued to them: a chunk never ends with one of these unless certain. */
@@ -45,8 +58,9 @@ const TRAILING_STOPS = /[.!?;:…。！？｡．।॥؟۔։።፧፨။‼⁇�
  *
  * @internal the live session's gate, not part of the package's API
  */
-export function createBoundaryGate(options: SentenceSegmenterOptions = {}): BoundaryGate {
-  return new Gate(createSentenceSegmenter(options));
+export function createBoundaryGate(options: BoundaryGateOptions = {}): BoundaryGate {
+  const { holdWords = false, ...rules } = options;
+  return new Gate(createSentenceSegmenter(rules), holdWords);
 }
 
 /**
@@ -60,7 +74,10 @@ class Gate implements BoundaryGate {
   private pendingLen = 0;
   private sent = 0;
 
-  constructor(private readonly segmenter: SentenceSegmenter) {}
+  constructor(
+    private readonly segmenter: SentenceSegmenter,
+    private readonly holdWords: boolean,
+  ) {}
 
   feed(text: string): string[] {
     if (text.length === 0) return [];
@@ -106,7 +123,8 @@ class Gate implements BoundaryGate {
       const trailing = TRAILING_STOPS.exec(before);
       if (trailing) safe -= trailing[0].length;
     }
-    if (safe > 0) {
+    // with holdWords, words followed by held text (a stop, undecided) wait with it
+    if (safe > 0 && !(this.holdWords && safe < this.unsent.length)) {
       this.take(safe, out);
       this.sent += safe;
     }

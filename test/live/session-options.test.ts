@@ -129,12 +129,12 @@ describe('speak: validation and connection', () => {
     );
     const frames = server.received[0]!.map((f) => JSON.parse(f) as Record<string, unknown>);
     expect(frames[0]).toMatchObject({ type: 'session.start', voice_id: 3, language: 'de-de', output_format: 'wav' });
-    // client-side boundaries (the default): the stop at the end is undecided until the text ends
+    // client-side boundaries (the default): the stop at the end is undecided until the text ends,
+    // and the words of its sentence since the last chunk wait with it
     expect(frames.slice(1)).toEqual([
       { type: 'text.chunk', text: 'Hel' },
       { type: 'text.chunk', text: 'lo ' },
-      { type: 'text.chunk', text: 'world' },
-      { type: 'text.chunk', text: '.' },
+      { type: 'text.chunk', text: 'world.' },
       { type: 'text.done' },
     ]);
     expect(events).toEqual([

@@ -219,11 +219,12 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
       const result$ = text.pipe(speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler }));
       expectObservable(result$, '^ 500ms !').toBe('-r', { r: expect.objectContaining({ type: 'ready' }) });
       scheduler.flush();
-      expect(chunksAt[2]).toEqual(['See Dr']); // the stop after "Dr" is held (it shows up at 102: the control)
-      expect(chunksAt[102]).toEqual(['See Dr', '. Smith']); // the next token decided "Dr." (no end): sent
-      expect(chunksAt[202]).toEqual(['See Dr', '. Smith', '.', ' Bye']); // "Smith." ended: its own chunk
-      expect(chunksAt[450]).toEqual(['See Dr', '. Smith', '.', ' Bye']); // "Bye." is held...
-      expect(chunksAt[452]).toEqual(['See Dr', '. Smith', '.', ' Bye', '.']); // ...until boundaryHoldMs (250)
+      // the stop after "Dr" is held, and the words of its sentence wait with it (they show up at 202: the control)
+      expect(chunksAt[2]).toEqual([]);
+      expect(chunksAt[102]).toEqual([]); // the next token decided "Dr." (no end); "Smith." is undecided: still held
+      expect(chunksAt[202]).toEqual(['See Dr. Smith.']); // " Bye" decided "Smith." ended: the sentence is one chunk
+      expect(chunksAt[450]).toEqual(['See Dr. Smith.']); // " Bye." is held...
+      expect(chunksAt[452]).toEqual(['See Dr. Smith.', ' Bye.']); // ...until boundaryHoldMs (250)
     });
   });
 

@@ -42,11 +42,11 @@ describe('boundary gate', () => {
     expect(g.end()).toEqual(['.']);
   });
 
-  it('never lets a chunk end just after a stop that is no sentence end; lossless; table cases', () => {
+  it('never lets a chunk end just after a stop that is no sentence end; lossless; table cases (with and without holdWords)', () => {
     for (const c of SENTENCE_CASES) {
       const text = c.pieces.join('');
-      for (const size of [1, 2, 3, 5, 8]) {
-        const g = createBoundaryGate({ locale: c.locale });
+      for (const [size, holdWords] of [1, 2, 3, 5, 8].flatMap((n) => [[n, false], [n, true]] as const)) {
+        const g = createBoundaryGate({ locale: c.locale, holdWords });
         const ends = sentenceEnds(text, c.locale);
         let sent = '';
         for (let i = 0; i < text.length; i += size) {
@@ -88,6 +88,64 @@ describe('boundary gate', () => {
           });
           sent += g.end().join('');
           expect(sent).toBe(text);
+        },
+      ),
+      { numRuns: 800 },
+    );
+  });
+
+  it('holdWords: the words before a held stop wait with it, so a sentence end is one chunk', () => {
+    const g = createBoundaryGate({ holdWords: true });
+    expect(g.feed('I work for the U.S.')).toEqual([]); // control: without holdWords, ['I work for the U.S'] (above)
+    expect(g.held()).toBe('I work for the U.S.');
+    expect(g.feed(' Gov')).toEqual([]);
+    expect(g.feed('ernment. The')).toEqual(['I work for the U.S. Government.', ' The']); // words with no stop after them: at once
+    expect(g.feed(' train leaves')).toEqual([' train leaves']);
+    expect(g.feed(' at 6 p.m.')).toEqual([]);
+    expect(g.feed(' tomorrow')).toEqual([' at 6 p.m. tomorrow']);
+    expect(g.feed('. Bye.')).toEqual(['.']);
+    expect(g.flush()).toEqual([' Bye.']); // an idle flush releases the held sentence whole
+    expect(g.end()).toEqual([]);
+  });
+
+  it('property (holdWords): lossless, no chunk ends at an undecided stop, and while text is held the last chunk ends a sentence', () => {
+    const fragments = ['Hello', ' world', '.', ' ', 'Dr', '. ', 'Smith', '?', '!', '"', '3.5', 'U.S.', ' Then', '...', '。', '你好', '\n\n', 'e.g.', ' and', 'p.m.'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...fragments), { maxLength: 30 }).map((a) => a.join('')),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.array(fc.boolean(), { maxLength: 10 }),
+        (text, at, flushes) => {
+          const g = createBoundaryGate({ holdWords: true });
+          const plain = createBoundaryGate();
+          const ends = sentenceEnds(text);
+          let sent = '';
+          let chunks = 0;
+          let plainChunks = 0;
+          let flushed = false;
+          cut(text, at).forEach((token, k) => {
+            const out = g.feed(token);
+            plainChunks += plain.feed(token).length;
+            for (const chunk of out) {
+              sent += chunk;
+              chunks++;
+              if (!flushed && STOP_AT_END.test(chunk)) expect(ends.has(sent.length)).toBe(true);
+            }
+            // held words never trail a chunk: what went out last ends a sentence (or nothing is held)
+            if (!flushed && out.length > 0 && g.held() !== '') expect(ends.has(sent.length), `${JSON.stringify(text)} at ${sent.length}`).toBe(true);
+            if (flushes[k]) {
+              const released = g.flush();
+              plainChunks += plain.flush().length;
+              if (released.length > 0) flushed = true;
+              chunks += released.length;
+              sent += released.join('');
+            }
+            expect(sent + g.held()).toBe(text.slice(0, sent.length + g.held().length));
+          });
+          sent += g.end().join('');
+          expect(sent).toBe(text);
+          // never more chunks than the gate without holdWords
+          if (!flushed) expect(chunks).toBeLessThanOrEqual(plainChunks + plain.end().length);
         },
       ),
       { numRuns: 800 },
