@@ -71,17 +71,20 @@ export class SpeechLedger {
   private inProgress: SegmentSpan | undefined;
   /** Where the service's segmentation ends a segment (sentence ends of the sent text), ascending. */
   private sentenceEnds = new OffsetQueue();
-  /** The model of the service's segmenter, fed with the sent chunks; `modelCursor` ends its last piece. */
-  private model: SentenceSegmenter;
+  /**
+   * The model of the service's segmenter, fed with the sent chunks; `modelCursor` ends its
+   * last piece. Between sentences it is dropped (a waiting session keeps no segmenter, ~0.7 KB):
+   * the next chunk goes to a new one, fed first the spaces the old one held (`modelRest`).
+   */
+  private model: SentenceSegmenter | undefined;
+  private modelRest = '';
   private modelCursor: Offset = 0;
   private mismatches = 0;
   private pushedChars = 0;
   private deliveredSegments = 0;
   private skippedSegments = 0;
 
-  constructor(private readonly options: SpeechLedgerOptions = {}) {
-    this.model = this.newModel();
-  }
+  constructor(private readonly options: SpeechLedgerOptions = {}) {}
 
   /** Record a `text.chunk` sent (or queued to be sent) into the session, in order. Empty strings are ignored. */
   push(text: string): void {
@@ -150,7 +153,7 @@ export class SpeechLedger {
     this.completed = this.started = this.modelCursor = this.end;
     this.compact();
     this.sentenceEnds = new OffsetQueue();
-    this.model = this.newModel();
+    this.setModel(this.newModel());
     if (rest !== '') {
       this.push(rest);
       this.pushedChars -= rest.length; // counted once already
@@ -202,11 +205,31 @@ export class SpeechLedger {
 
   /** Feed a chunk to the model; a sentence piece with words in it ends a segment (whitespace joins the next). */
   private feedModel(chunk: string): void {
+    const model = this.model ?? this.restoreModel();
     // as the service does: the sentences the chunk completes, then the one it ends with
-    for (const piece of [...this.model.feed(chunk), ...sentenceEndingChunk(this.model)]) {
+    const completed = model.feed(chunk);
+    const ending = sentenceEndingChunk(model);
+    for (const piece of [...completed, ...ending]) {
       this.modelCursor += piece.length;
       if (piece.trim() !== '') this.sentenceEnds.push(this.modelCursor);
     }
+    // The chunk ended a sentence: `end()` reset the model, which then took back only the
+    // spaces after the stop. A new segmenter fed those spaces is the same segmenter.
+    const rest = model.pending();
+    if (ending.length > 0 && SPACES.test(rest)) this.setModel(undefined, rest);
+  }
+
+  private setModel(model: SentenceSegmenter | undefined, rest = ''): void {
+    this.model = model;
+    this.modelRest = rest;
+  }
+
+  /** A model again after it was dropped between sentences: a new one, given the spaces the old one held. */
+  private restoreModel(): SentenceSegmenter {
+    const model = this.newModel();
+    model.feed(this.modelRest); // spaces alone cut nothing
+    this.setModel(model);
+    return model;
   }
 
   /**
@@ -295,7 +318,7 @@ export class SpeechLedger {
 
   /** The service flushed at `at` (a chunk end, not a sentence end): model its segmentation of the text after it anew. */
   private remodelFrom(at: Offset, flushed: Offset[] = []): void {
-    this.model = this.newModel();
+    this.setModel(this.newModel());
     this.modelCursor = at;
     this.sentenceEnds.dropAfter(at);
     for (const end of flushed) if (!this.sentenceEnds.has(end)) this.sentenceEnds.push(end);
@@ -321,11 +344,10 @@ export class SpeechLedger {
   private compact(): void {
     let drop = 0;
     while (drop < this.chunks.length && (this.chunkStarts[drop] as Offset) + (this.chunks[drop] as string).length <= this.completed) drop++;
-    if (drop > 0) {
-      // new arrays of the size left (a waiting session keeps no spare capacity of the old ones)
-      this.chunks = this.chunks.slice(drop);
-      this.chunkStarts = this.chunkStarts.slice(drop);
-    }
+    // new arrays of the size left, also when nothing is dropped: a waiting session keeps no
+    // spare capacity (an array grown by push keeps 17 slots, 152 bytes, for one chunk)
+    this.chunks = this.chunks.slice(drop);
+    this.chunkStarts = this.chunkStarts.slice(drop);
     this.sentenceEnds.dropThrough(this.completed);
   }
 }
@@ -366,6 +388,9 @@ class OffsetQueue {
     while (this.items.length > this.head && (this.items[this.items.length - 1] as Offset) > offset) this.items.pop();
   }
 }
+
+/** Spaces and tabs only (no line break: nothing a segmenter could cut at), or nothing. */
+const SPACES = /^[ \t]*$/;
 
 /** Text folded for comparison: compatibility forms, case and whitespace ignored. */
 function fold(text: string): string {
