@@ -5,6 +5,7 @@
  * frame's bytes.
  */
 import type { Subscription } from 'rxjs';
+import { WebSocket as WsWebSocket } from 'ws';
 import { redact } from '../core/errors.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { CloseCodes } from './protocol-constants.js';
@@ -88,9 +89,23 @@ export interface SocketEventsHost {
  * Hand the connection's socket events to `host`. Listeners are never removed: once the
  * socket is not the session's current one the host ignores them (`ws` emits 'error' on a
  * socket closed while connecting, which must stay handled).
+ *
+ * A `ws` socket is listened to through its own events, with what its `addEventListener`
+ * would put in the event (the text as a string, the reason as a string): no event object
+ * and wrapper per frame (its `addEventListener` builds a `MessageEvent` for each, and a
+ * wrapper closure per listener). Other sockets (browsers, undici, a caller's) through
+ * `addEventListener`.
  */
 export function listen(connection: Connection, host: SocketEventsHost): void {
   const socket = connection.socket;
+  // (in a browser bundle `ws` is its stub, which has no `WebSocket`)
+  if (typeof WsWebSocket === 'function' && socket instanceof WsWebSocket) {
+    socket.on('open', () => host.onOpen(connection));
+    socket.on('message', (data, isBinary) => host.onMessage(connection, isBinary ? data : data.toString()));
+    socket.on('close', (code, reason) => host.onClose(connection, code, reason.toString()));
+    socket.on('error', (error) => host.onSocketError(connection, { error, message: error.message }));
+    return;
+  }
   socket.addEventListener('open', () => host.onOpen(connection));
   socket.addEventListener('message', (event) => host.onMessage(connection, (event as { data: unknown }).data));
   socket.addEventListener('close', (event) => {

@@ -114,11 +114,6 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     if (this.phase === 'fallback') this.fallback?.end();
   }
 
-  /** The subscription's teardown (RxJS calls it on unsubscribe; the session is its own finalizer, no closure). */
-  unsubscribe(): void {
-    this.stop();
-  }
-
   /** Teardown: unsubscribing closes the socket at once (1000) and clears every timer. */
   stop(): void {
     if (this.phase === 'finished') return;

@@ -5,7 +5,7 @@
  * one `LiveSession` (`live-session.ts`), where the socket, the frames, the timeouts and the
  * endings are.
  */
-import { Observable, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type Unsubscribable } from 'rxjs';
 import type { LiveSessionError, ValidationError } from '../core/errors.js';
 import type { LiveSpeechEvent } from './events.js';
 import { LiveSession } from './live-session.js';
@@ -129,6 +129,23 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
     new Observable<LiveSpeechEvent>((subscriber) => {
       const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
       session.start(text$);
-      return session; // its unsubscribe() stops it
+      return new Teardown(session);
     });
+}
+
+/**
+ * The subscription's teardown: stops the session (an object with one private field, where a
+ * closure and its context were). The session is in a private field: `util.inspect` of the
+ * subscription must not reach the session's socket (its headers hold the key).
+ */
+class Teardown implements Unsubscribable {
+  readonly #session: LiveSession;
+
+  constructor(session: LiveSession) {
+    this.#session = session;
+  }
+
+  unsubscribe(): void {
+    this.#session.stop();
+  }
 }
