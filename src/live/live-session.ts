@@ -273,6 +273,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
 
   private onReady(connection: Connection, session_id: string, run_id: number, echoed: Record<string, unknown> | undefined): void {
     connection.readyTimer?.unsubscribe();
+    connection.readyTimer = undefined; // an open session keeps no spent timer (its subscriber and closure)
     this.phase = 'ready';
     this.readyCount++;
     if (this.readyCount === 1) {
