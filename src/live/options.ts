@@ -140,8 +140,9 @@ export type SpeakOptions = SessionConfigInput & {
    * Client-side sentence boundaries (default true): a `text.chunk` never ends just after a
    * stop unless that stop ends a sentence (`"The U.S."` waits for `" Government"`), so the
    * service's segments are the sentences whatever the token split. An undecided stop waits
-   * for the next token, at most `boundaryHoldMs`, or the end of the text; words without a
-   * stop go out at once. Set false for text that is already segmented (each string then
+   * for the next token, at most `boundaryHoldMs`, or the end of the text, and the words of its
+   * sentence not yet sent wait with it (a sentence end is one `text.chunk`); words without a
+   * stop after them go out at once. Set false for text that is already segmented (each string then
    * goes out as it comes).
    */
   clientBoundaries?: boolean | undefined;

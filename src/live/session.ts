@@ -44,7 +44,8 @@ export {
  * that arrives before `session.ready` is buffered and sent, in order, right after it.
  * Text goes out in `text.chunk`s as it comes, except that a chunk never ends just after a
  * stop that is not certain to end a sentence (`clientBoundaries`, on by default: `"See Dr."`
- * waits for the next token, at most `boundaryHoldMs`); with `clientBoundaries: false` each
+ * waits for the next token, at most `boundaryHoldMs`, with the words of its sentence not yet
+ * sent, so that a sentence end goes out as one chunk); with `clientBoundaries: false` each
  * non-empty string becomes one `text.chunk` (empty strings are skipped). When the text source completes,
  * `text.done` is sent; the output completes after `session.done` and a clean close.
  *
