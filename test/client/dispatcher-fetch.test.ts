@@ -3,7 +3,7 @@
  * answer handed on as a `Response`. Against a real server on port 0: the answer as `fetch`
  * gives it (status, reason, repeated headers, the body byte for byte, a 204 without body, a
  * redirect not followed); `content-length` on a text body; a body cancelled half-read closes
- * its socket (control: one read to the end leaves it for the next request); the abort
+ * its socket (control: bodies read to the end leave theirs open); the abort
  * signal; and what still goes through `fetch` (a `FormData` body, `redirect: 'error'`, a
  * dispatcher without `request`), each with its control.
  */
