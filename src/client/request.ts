@@ -38,7 +38,7 @@ import {
   redact,
 } from '../core/errors.js';
 import { toValidationIssues } from '../core/validation.js';
-import { bodyBytes, readLimited, readUpTo } from './body.js';
+import { bodyBytes, cancelBody, readLimited, readUpTo } from './body.js';
 import { dispatcherFetch } from './dispatcher-fetch.js';
 import { unreachableMessage, type FetchLike, type ResolvedConfig } from './config.js';
 import { messageOf, parseBody, sanitizeCause, statusError } from './http-errors.js';
@@ -253,7 +253,7 @@ export class HttpTransport {
         );
       const declared = Number(response.headers.get('content-length') ?? NaN);
       if (declared > limit) {
-        await response.body?.cancel().catch(() => undefined);
+        await cancelBody(response);
         throw tooLarge();
       }
       const { bytes, over } = await readUpTo(response, limit);

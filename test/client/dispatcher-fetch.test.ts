@@ -12,6 +12,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FetchLike } from '../../src/client/config.js';
+import { lastValueFrom, take, toArray } from 'rxjs';
+import { bodyBytes, cancelBody, readUpTo } from '../../src/client/body.js';
 import { dispatcherFetch } from '../../src/client/dispatcher-fetch.js';
 
 let server: Server | undefined;
@@ -129,6 +131,37 @@ describe('dispatcherFetch: the answer as fetch gives it', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(send(`${url}/big`, { method: 'GET', headers: {}, dispatcher: agent, signal: controller.signal })).rejects.toMatchObject({ name: expect.stringMatching(/Abort/) });
+  });
+});
+
+describe('dispatcherFetch: the readers of body.ts read the Node stream directly', () => {
+  it('bodyBytes: the bytes whole, as plain Uint8Arrays; readUpTo: the same bytes', async () => {
+    const { url } = await serve();
+    const { send } = sender();
+    const chunks = await lastValueFrom(bodyBytes(await send(`${url}/big`, { method: 'GET', headers: {}, dispatcher: agent })).pipe(toArray()));
+    expect(chunks.every((c) => c.constructor === Uint8Array)).toBe(true);
+    expect(Buffer.concat(chunks).equals(BIG)).toBe(true);
+    const { bytes, over } = await readUpTo(await send(`${url}/big`, { method: 'GET', headers: {}, dispatcher: agent }), 1_000_000);
+    expect(over).toBe(false);
+    expect(Buffer.from(bytes).equals(BIG)).toBe(true);
+  });
+
+  it('an early unsubscribe, a read past its limit and cancelBody each close their socket; control: whole reads close none', async () => {
+    const { url, seen, closed } = await serve();
+    const { send } = sender();
+    const get = () => send(`${url}/big`, { method: 'GET', headers: {}, dispatcher: agent });
+    await lastValueFrom(bodyBytes(await get()).pipe(toArray()));
+    await readUpTo(await get(), 1_000_000);
+    expect(closed).toEqual([]);
+    await lastValueFrom(bodyBytes(await get()).pipe(take(1)));
+    await expect.poll(() => closed.length, { timeout: 5_000 }).toBe(1);
+    const limited = await readUpTo(await get(), 1000);
+    expect(limited.over).toBe(true);
+    expect(Buffer.from(limited.bytes).equals(BIG.subarray(0, 1000))).toBe(true);
+    await expect.poll(() => closed.length, { timeout: 5_000 }).toBe(2);
+    await cancelBody(await get());
+    await expect.poll(() => closed.length, { timeout: 5_000 }).toBe(3);
+    expect(seen).toHaveLength(5);
   });
 });
 
