@@ -10,6 +10,7 @@ import type { LiveSessionError, ValidationError } from '../core/errors.js';
 import type { LiveSpeechEvent } from './events.js';
 import { LiveSession } from './live-session.js';
 import { resolveSpeak, type LiveConnection, type SpeakOptions } from './options.js';
+import { afterSentenceRules } from './sentence-rules.js';
 
 // The options moved to options.ts: their names stay importable from here.
 export {
@@ -125,10 +126,14 @@ export {
  */
 export function speak(connection: LiveConnection, options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
   const resolved = resolveSpeak(connection, options);
+  // a numeric language id (deprecated) says nothing of the script: the default rules apply
+  const language = resolved.config.language;
   return (text$) =>
-    new Observable<LiveSpeechEvent>((subscriber) => {
-      const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
-      session.start(text$);
-      return () => session.stop();
-    });
+    afterSentenceRules(typeof language === 'string' ? language : undefined, text$, (text) =>
+      new Observable<LiveSpeechEvent>((subscriber) => {
+        const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
+        session.start(text);
+        return () => session.stop();
+      }),
+    );
 }
