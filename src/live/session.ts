@@ -126,14 +126,15 @@ export {
  */
 export function speak(connection: LiveConnection, options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
   const resolved = resolveSpeak(connection, options);
-  // a numeric language id (deprecated) says nothing of the script: the default rules apply
+  const run: OperatorFunction<string, LiveSpeechEvent> = (text$) =>
+    new Observable<LiveSpeechEvent>((subscriber) => {
+      const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
+      session.start(text$);
+      return () => session.stop();
+    });
+
+  // a language other than English: its sentence rules are loaded first, the text waits
+  // (live/sentence-rules.ts); a numeric language id (deprecated) takes the default rules
   const language = resolved.config.language;
-  return (text$) =>
-    afterSentenceRules(typeof language === 'string' ? language : undefined, text$, (text) =>
-      new Observable<LiveSpeechEvent>((subscriber) => {
-        const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
-        session.start(text);
-        return () => session.stop();
-      }),
-    );
+  return (text$) => afterSentenceRules(typeof language === 'string' ? language : undefined, text$, run);
 }
