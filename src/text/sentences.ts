@@ -14,12 +14,13 @@
  *   {@link LOOKAHEAD} characters after it: an end, not an end, or wait for more text;
  * - `sentence-breaks.ts`, the boundaries that are not stops: line breaks, list items, rules;
  * - plain tables: the marks (`sentence-marks.ts`: stops, quotes, brackets), list markers
- *   (`sentence-lists.ts`) and per-language words (`abbreviations.ts`: abbreviations, titles,
- *   sentence starters, weekdays and months, speech tags).
+ *   (`sentence-lists.ts`) and words (abbreviations, titles, sentence starters, weekdays and
+ *   months, speech tags): English and common ones in `abbreviations.ts`, each other
+ *   language's in `languages/<lang>.ts` (`language-tables.ts`).
  *
- * Boundaries that are not stops (decided with `sentence-breaks.ts`): a blank line ends a piece at once; a single
- * line break ends one when the line is a list item (`- `, `1. `, `a) `, `(2) `) or the next
- * line starts one, when the lines before and after it are both short (`SHORT_LINE`) and
+ * Boundaries that are not stops (`sentence-breaks.ts`): a blank line ends a piece at once; a
+ * single line break ends one when the line is a list item (`- `, `1. `, `a) `, `(2) `) or the
+ * next line starts one, when the lines before and after it are both short (`SHORT_LINE`) and
  * end with no stop (titles, menu items: `Home` / `About us`), or after a line of no letters
  * or digits (`_____`); otherwise (hard-wrapped prose) it is a space. A rule after text
  * (`RESULTS =====`) ends a piece. Inline lists end an item before the next marker of the same
