@@ -6,7 +6,7 @@
  * run in Node against the emulator; Node's own build (every table from the start) is the control.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,6 +16,7 @@ import { WebSocket as NodeWebSocket } from 'ws';
 import { segmentSentences as nodeSegmentSentences } from '../../src/operators/segmentSentences.js';
 import { languageTableReady as nodeReady } from '../../src/text/language-tables.js';
 import type { speak as Speak } from '../../src/live/session.js';
+import type { resubmitSkipped as ResubmitSkipped } from '../../src/operators/resubmitSkipped.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { emulator, segmentsOf, squash } from '../live/helpers.js';
 
@@ -24,6 +25,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 interface Page {
   speak: typeof Speak;
   segmentSentences: typeof nodeSegmentSentences;
+  resubmitSkipped: typeof ResubmitSkipped;
   languageTableReady: (locale: string | undefined) => boolean;
 }
 
@@ -37,7 +39,7 @@ beforeAll(async () => {
     stdin: {
       contents: [
         "export { speak } from './src/live/index.ts';",
-        "export { segmentSentences } from './src/operators/index.ts';",
+        "export { segmentSentences, resubmitSkipped } from './src/operators/index.ts';",
         "export { languageTableReady } from './src/text/language-tables.ts';",
       ].join('\n'),
       resolveDir: ROOT,
@@ -141,5 +143,34 @@ describe('language tables in a browser bundle', () => {
     const spoken = segmentsOf(events as LiveSpeechEvent[]).map((s) => s.text);
     expect(squash(spoken.join(''))).toBe(squash(text));
     expect(spoken.map((s) => s.trim())).toEqual(['M. Dupont est arrivé.', 'Mme Durand aussi.', 'Ils parlent.']);
+  });
+
+  it('a table that fails to download errors the output (nothing hangs); a later subscription loads it', async () => {
+    const chunk = (await readdir(dir)).find((f) => f.startsWith('pl-'))!;
+    await rename(join(dir, chunk), join(dir, `${chunk}.away`));
+    const text = ['Mam owoce, np. Jab', 'łka. Tak.'];
+    const failed = await pushedAtOnce(page.segmentSentences({ locale: 'pl-pl' }), text).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(Error);
+    expect(page.languageTableReady('pl-pl')).toBe(false);
+    await rename(join(dir, `${chunk}.away`), join(dir, chunk));
+    // `np.` (for example) never ends a sentence in Polish; English rules would cut after it
+    expect(await pushedAtOnce(page.segmentSentences({ locale: 'pl-pl' }), text)).toEqual(['Mam owoce, np. Jabłka.', ' Tak.']);
+    expect(await pushedAtOnce(page.segmentSentences({ locale: 'en-us' }), text)).toEqual(['Mam owoce, np.', ' Jabłka.', ' Tak.']);
+    expect(page.languageTableReady('pl-pl')).toBe(true);
+  });
+
+  it('resubmitSkipped waits for the table too, and the session speaks every text', async () => {
+    const emu = await emulator();
+    expect(page.languageTableReady('es-es')).toBe(false);
+    const text = 'La Sra. García llegó. Todo bien.';
+    const connection = { wsUrl: emu.wsUrl, apiKey: emu.apiKey, WebSocket: NodeWebSocket };
+    const speakOperator = page.speak(connection, { voice_id: 1, language: 'es-es', output_format: 'wav' });
+    const events = await pushedAtOnce(page.resubmitSkipped(speakOperator, { locale: 'es-es' }), text.match(/.{1,5}/gs)!);
+    expect(page.languageTableReady('es-es')).toBe(true);
+    expect(events.at(-1)?.type).toBe('done');
+    expect(squash(segmentsOf(events as LiveSpeechEvent[]).map((s) => s.text).join(''))).toBe(squash(text));
   });
 });
