@@ -5,7 +5,7 @@
  * - In Node every table is there from the start: this file imports `languages/all.ts`, so
  *   every language segments synchronously from the first call (the emulator, the LiveKit
  *   plugin, `segmentSentences` on a server);
- * - in a browser bundle `languages/all.ts` is an empty module (`"browser"` in package.json):
+ * - in a browser bundle `languages/all.ts` is `languages/none.ts` (`"browser"` in package.json):
  *   a page loads the table of a language when a session uses it, by `import()`, which its
  *   bundler splits into a chunk a language, so a page speaking English (the default)
  *   downloads none of them. `speak`, `segmentSentences` and `resubmitSkipped` hold the text
@@ -54,7 +54,7 @@ const LOADERS: Readonly<Record<string, Loader>> = {
   uk: () => import('./languages/uk.js'),
 };
 
-/** The tables at hand: all of them in Node, none at first in a browser bundle (where `languages/all.ts` is empty). */
+/** The tables at hand: all of them in Node, none at first in a browser bundle (where `languages/all.ts` is `none.ts`). */
 const loaded = new Map<string, LanguageTable>(Object.entries(bundled));
 const loading = new Map<string, Promise<void>>();
 

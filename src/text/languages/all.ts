@@ -1,10 +1,10 @@
 /**
  * Every language table, each exported under its primary language subtag (`de`), for Node:
  * `language-tables.ts` imports this file, so server code, tests and scripts segment every
- * language synchronously from the first call. A browser bundle replaces this file with an
- * empty module (`"browser"` in package.json, a field bundlers read for a browser target),
- * and a page loads only the table of a language it uses, by `import()` (see
- * `../language-tables.ts`).
+ * language synchronously from the first call. A browser bundle replaces this file with
+ * `none.ts`, which exports nothing (`"browser"` in package.json, a field bundlers read for a
+ * browser target), and a page loads only the table of a language it uses, by `import()`
+ * (see `../language-tables.ts`).
  */
 export { table as ar } from './ar.js';
 export { table as bg } from './bg.js';
