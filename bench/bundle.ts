@@ -108,7 +108,8 @@ export async function pageLoad(contents: string): Promise<PageLoad> {
  * What a page loads at start is made of: its largest parts in minified KB (before gzip),
  * packages by name (`zod`, `rxjs`), rxvoice's modules by file, e.g. `live-session 9.5, rxjs 9.3`.
  */
-export function composition(load: PageLoad, parts = 8): string {
+export async function composition(page: string | PageLoad, parts = 8): Promise<string> {
+  const load = typeof page === 'string' ? await pageLoad(page) : page;
   return [...load.parts]
     .filter(([, bytes]) => bytes > 0)
     .sort((a, b) => b[1] - a[1])
@@ -174,7 +175,7 @@ export async function run(): Promise<BenchRow[]> {
         kb,
         BUNDLE_BUDGET_KB,
         'KB',
-        `${verdict} (peer column = the budget); esbuild, minified, code splitting: what a page speaking English loads at start (${oneFile.toFixed(1)} KB as one file without splitting)${lazyNote(load)}; largest parts, KB minified before gzip: ${composition(load)}`,
+        `${verdict} (peer column = the budget); esbuild, minified, code splitting: what a page speaking English loads at start (${oneFile.toFixed(1)} KB as one file without splitting)${lazyNote(load)}; largest parts, KB minified before gzip: ${await composition(load)}`,
         'lower',
       ),
     );
