@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { coverageReporters } from './test/setup/coverage-reporters.js';
 import { isCI } from './test/setup/tools.js';
 
 // One seed per run: fresh unless RXVOICE_SEED is given (to replay a run). Every test file
@@ -23,8 +24,9 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      // Per file in CI (which lines of which file lost coverage), the summary everywhere.
-      reporter: isCI() ? ['text', 'text-summary'] : ['text-summary'],
+      // Per file in CI (which lines of which file lost coverage), the summary elsewhere; see
+      // coverage-reporters.ts for why CI prints no `=== Coverage summary ===` frame.
+      reporter: coverageReporters(isCI()),
       // The run fails when coverage drops: set a little under main's measure of
       // 2026-11-23 (statements 92.45%, branches 84.87%, functions 92.31%, lines 95.43%).
       thresholds: { statements: 91.5, branches: 83.5, functions: 91, lines: 94.5 },

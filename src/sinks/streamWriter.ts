@@ -51,29 +51,9 @@ export class StreamWriter {
     if (this.failure) throw this.failure;
     if (this.stream.writableFinished) return;
     if (this.stream.destroyed) throw new Error('the stream was closed before it finished');
-    await new Promise<void>((resolve, reject) => {
-      const cleanup = (): void => {
-        this.stream.off('finish', onFinish);
-        this.stream.off('error', onError);
-        this.stream.off('close', onClose);
-      };
-      const onFinish = (): void => {
-        cleanup();
-        resolve();
-      };
-      const onError = (error: Error): void => {
-        cleanup();
-        reject(error);
-      };
-      const onClose = (): void => {
-        cleanup();
-        reject(this.failure ?? new Error('the stream was closed before it finished'));
-      };
-      this.stream.on('finish', onFinish);
-      this.stream.on('error', onError);
-      this.stream.on('close', onClose);
-      this.stream.end();
-    });
+    const finished = this.until('finish', 'the stream was closed before it finished');
+    this.stream.end();
+    await finished;
   }
 
   /** Stop listening to the stream (its own listeners stay). */
@@ -87,14 +67,19 @@ export class StreamWriter {
   }
 
   private drain(): Promise<void> {
+    return this.until('drain', 'the stream closed before it drained');
+  }
+
+  /** Resolves at the stream's next `event`; rejects on its error, or on 'close' before it. */
+  private until(event: 'drain' | 'finish', closedMessage: string): Promise<void> {
     const stream = this.stream;
     return new Promise<void>((resolve, reject) => {
       const cleanup = (): void => {
-        stream.off('drain', onDrain);
+        stream.off(event, onEvent);
         stream.off('error', onError);
         stream.off('close', onClose);
       };
-      const onDrain = (): void => {
+      const onEvent = (): void => {
         cleanup();
         resolve();
       };
@@ -104,9 +89,9 @@ export class StreamWriter {
       };
       const onClose = (): void => {
         cleanup();
-        reject(this.failure ?? new Error('the stream closed before it drained'));
+        reject(this.failure ?? new Error(closedMessage));
       };
-      stream.on('drain', onDrain);
+      stream.on(event, onEvent);
       stream.on('error', onError);
       stream.on('close', onClose);
     });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { coverageReporters } from '../setup/coverage-reporters.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CONFIG = fileURLToPath(new URL('../fixtures/summary/vitest.config.ts', import.meta.url));
@@ -56,11 +57,14 @@ describe.concurrent('summary reporter: the closing line', { timeout: 60_000 }, (
   afterAll(() => {
     for (const dir of reportDirs) rmSync(dir, { recursive: true, force: true });
   });
-  const coverage = (branches: number): string[] => {
+  const coverage = (branches: number, reporters = ['text-summary']): string[] => {
     const dir = mkdtempSync(join(tmpdir(), 'rxvoice-summary-coverage-'));
     reportDirs.push(dir);
-    return ['--coverage.enabled', `--coverage.reportsDirectory=${dir}`, '--coverage.include=covered.ts', '--coverage.reporter=text-summary', `--coverage.thresholds.branches=${branches}`];
+    const reporterArgs = reporters.map((reporter) => `--coverage.reporter=${reporter}`);
+    return ['--coverage.enabled', `--coverage.reportsDirectory=${dir}`, '--coverage.include=covered.ts', ...reporterArgs, `--coverage.thresholds.branches=${branches}`];
   };
+  // A line framed like pytest's closing session line (`=== 3 passed in 0.1s ===`).
+  const pytestFrame = (line: string): boolean => /^=+ .+ =+$/.test(line.trim());
 
   it('coverage under its thresholds: exit 1, and the line says so after the coverage report', async () => {
     const run = await runFixtures(['coverage.fixture'], undefined, coverage(100));
@@ -74,5 +78,15 @@ describe.concurrent('summary reporter: the closing line', { timeout: 60_000 }, (
     const run = await runFixtures(['coverage.fixture'], undefined, coverage(50));
     expect(run.code, run.stderr).toBe(0);
     expect(run.lines.at(-1)).toBe('vitest: 1 passed, 0 failed, 0 skipped');
+  });
+
+  it("CI's coverage report frames nothing like another runner's closing line (control: text-summary does)", async () => {
+    const ci = await runFixtures(['coverage.fixture'], undefined, coverage(50, coverageReporters(true)));
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.lines.some((line) => /^All files\s*\|/.test(line.trim()))).toBe(true);
+    expect(ci.lines.filter(pytestFrame)).toEqual([]);
+    expect(ci.lines.filter((line) => /\d+ passed, \d+ failed/.test(line))).toEqual(['vitest: 1 passed, 0 failed, 0 skipped']);
+    const summary = await runFixtures(['coverage.fixture'], undefined, coverage(50, ['text-summary']));
+    expect(summary.lines.filter(pytestFrame)).toEqual([expect.stringContaining('Coverage summary')]);
   });
 });
