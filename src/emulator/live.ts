@@ -124,6 +124,8 @@ class LiveSession {
   private sending = false;
   /** A segment became ready while frames were going out: look again. */
   private pumpRequested = false;
+  /** Text frames that came while the session was starting, handled once it is ready. */
+  private readonly early: string[] = [];
 
   constructor(
     private readonly socket: WebSocket,
@@ -203,8 +205,6 @@ class LiveSession {
         return;
     }
   }
-
-  private readonly early: string[] = [];
 
   private async onStart(data: RawData, isBinary: boolean): Promise<void> {
     const start = await acceptSessionStart(data, isBinary, this.context);
