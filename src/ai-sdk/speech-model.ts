@@ -6,7 +6,7 @@
 import { lastValueFrom, tap } from 'rxjs';
 import { z } from 'zod';
 import { unwrapWav } from '../audio/pcm.js';
-import { wavHeader } from '../audio/wav.js';
+import { WAV_HEADER_BYTES, wavHeader } from '../audio/wav.js';
 import { routes } from '../core/routes.js';
 import { TTS_STREAM_FORMATS, type TtsStreamFormat, type TtsStreamRequest } from '../core/schemas.js';
 import { ValidationError } from '../core/errors.js';
@@ -61,11 +61,22 @@ function voiceOf(sdk: AiSdkProvider, voice: string | undefined, fallback: number
   return Number(voice.trim());
 }
 
-/** The streamed answer as one file: a WAV's placeholder sizes (a stream of unknown length) made true. */
-function wholeFile(format: TtsStreamFormat, chunks: readonly Uint8Array[]): Uint8Array {
+/**
+ * The streamed answer as one file: a WAV's placeholder sizes (a stream of unknown length)
+ * made true, as a canonical 44-byte header before the PCM. A WAV whose header is already
+ * 44 bytes (the service's) gets it written in place: the audio is copied once, not twice.
+ *
+ * @internal
+ */
+export function wholeFile(format: TtsStreamFormat, chunks: readonly Uint8Array[]): Uint8Array {
   const bytes = concatBytes(chunks);
   const wav = format === 'wav' ? unwrapWav(bytes) : undefined;
-  return wav ? concatBytes([wavHeader(wav.format, wav.pcm.byteLength), wav.pcm]) : bytes;
+  if (!wav) return bytes;
+  const header = wavHeader(wav.format, wav.pcm.byteLength);
+  if (wav.info.dataOffset !== WAV_HEADER_BYTES) return concatBytes([header, wav.pcm]);
+  const file = bytes.subarray(0, WAV_HEADER_BYTES + wav.pcm.byteLength);
+  file.set(header, 0);
+  return file;
 }
 
 /** The text to send: speakable (by default, in the call's language) or as it is. */

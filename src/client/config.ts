@@ -146,7 +146,7 @@ export const ClientOptionsSchema = z.object({
   scheduler: z.custom<SchedulerLike>((v) => v !== null && typeof v === 'object' && isFunction((v as SchedulerLike).schedule)).optional(),
   /** undici dispatcher (default: a keep-alive `Agent` owned by the client). */
   dispatcher: z.custom<Dispatcher>((v) => v !== null && typeof v === 'object').optional(),
-  /** fetch implementation (default: undici's `fetch`). */
+  /** fetch implementation, used as it is when given (default: the `dispatcher`'s `request`, answers as `Response`s; undici's `fetch` for uploads and where the dispatcher has no `request`). */
   fetch: z.custom<FetchLike>(isFunction).optional(),
   /** Allow sending the key over plain `http://` to a host that is not loopback. Default false. */
   allowInsecureHttp: z.boolean().default(false),

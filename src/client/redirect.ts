@@ -8,6 +8,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { RedirectError } from '../core/errors.js';
+import { cancelBody } from './body.js';
 import type { FetchLike } from './config.js';
 import { lastByteInterceptor } from './last-byte.js';
 import type { HttpMethod, RequestSpec } from './spec.js';
@@ -43,7 +44,7 @@ export async function sendFollowingRedirects(spec: RequestSpec, url: URL, signal
     const response = await sendHop(spec, hop, signal, context);
     const opaque = response.type === 'opaqueredirect';
     if (!opaque && !REDIRECT_STATUSES.has(response.status)) return response;
-    await response.body?.cancel().catch(() => undefined);
+    await cancelBody(response);
     hop = nextHop(spec, hop, opaque ? 0 : response.status, response.headers.get('location'), count, context.scrub);
   }
 }

@@ -5,7 +5,8 @@
  *
  * Where each part of an exchange lives:
  * - what is sent: `spec.ts` (`RequestSpec`, `CallOptions`);
- * - sending, and following redirects within the origin only: `redirect.ts`;
+ * - sending, and following redirects within the origin only: `redirect.ts`; over undici's
+ *   `dispatcher.request` unless a `fetch` is given (`dispatcher-fetch.ts`);
  * - the batch's last-byte gate (`RequestSpec.lastByteGate`): `last-byte.ts`;
  * - a non-2xx answer or a failure to the error tree: `http-errors.ts` (`statusError`);
  * - whether and when to try again: `retry-policy.ts` (`shouldRetry`, one policy for the
@@ -37,7 +38,8 @@ import {
   redact,
 } from '../core/errors.js';
 import { toValidationIssues } from '../core/validation.js';
-import { bodyBytes, readLimited, readUpTo } from './body.js';
+import { bodyBytes, cancelBody, readLimited, readUpTo } from './body.js';
+import { dispatcherFetch } from './dispatcher-fetch.js';
 import { unreachableMessage, type FetchLike, type ResolvedConfig } from './config.js';
 import { messageOf, parseBody, sanitizeCause, statusError } from './http-errors.js';
 import { sendFollowingRedirects, type SendContext } from './redirect.js';
@@ -96,7 +98,8 @@ export class HttpTransport {
       this.#ownedAgent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
       this.#dispatcher = this.#ownedAgent;
     }
-    this.#fetch = config.fetch ?? (undiciFetch as unknown as FetchLike);
+    // a given fetch is used as it is; else the dispatcher's `request` (faster), fetch where it cannot
+    this.#fetch = config.fetch ?? dispatcherFetch(undiciFetch as unknown as FetchLike);
   }
 
   /** The API key, for the live WebSocket (`x-api-key` header or `api_key` query). */
@@ -250,7 +253,7 @@ export class HttpTransport {
         );
       const declared = Number(response.headers.get('content-length') ?? NaN);
       if (declared > limit) {
-        await response.body?.cancel().catch(() => undefined);
+        await cancelBody(response);
         throw tooLarge();
       }
       const { bytes, over } = await readUpTo(response, limit);

@@ -1,10 +1,12 @@
 /**
- * The frames a live session of the emulator sends (live.ts): JSON frames and binary audio
- * frames, with the key's `dropAfterFrames` fault (the TCP socket is destroyed, no close
+ * The frames a live session of the emulator sends (live.ts): JSON frames, binary audio
+ * frames and a segment's frames together, with the key's `dropAfterFrames` fault (the TCP socket is destroyed, no close
  * frame) and back-pressure on the send buffer (a binary frame waits for the socket to
  * drain past {@link SEND_HIGH_WATER_BYTES}). Which frame goes out when is the session's.
  */
 import { WebSocket } from 'ws';
+import { MAX_AUDIO_FRAME_BYTES } from '../live/protocol.js';
+import type { LiveSegment } from './live-synthesis.js';
 import type { Faults } from './options.js';
 
 /** Stop sending while this many bytes wait in the socket's buffer. */
@@ -46,6 +48,26 @@ export class LiveFrameWriter {
     // Backpressure: wait for the socket to flush while too much is buffered.
     if (this.socket.bufferedAmount > SEND_HIGH_WATER_BYTES) await flushed;
     return this.session.isLive();
+  }
+
+  /**
+   * A ready segment: `segment.start` (with its words when `wordTimestamps`), its audio in
+   * binary frames of at most 64 KiB (concatenated: one playable file), `segment.done`.
+   */
+  async segment(segment: LiveSegment, wordTimestamps: boolean): Promise<boolean> {
+    const start: Record<string, unknown> = { type: 'segment.start', segment_id: segment.id, text: segment.text };
+    if (wordTimestamps && segment.words) start.word_timestamps = segment.words;
+    if (!this.json(start, true)) return false;
+    const audio = segment.audio ?? new Uint8Array(0);
+    for (let offset = 0; offset < audio.byteLength; offset += MAX_AUDIO_FRAME_BYTES) {
+      if (!(await this.binary(audio.subarray(offset, offset + MAX_AUDIO_FRAME_BYTES)))) return false;
+    }
+    return this.json({ type: 'segment.done', segment_id: segment.id }, true);
+  }
+
+  /** A segment synthesis gave up on: `segment.skipped` with its text. */
+  skipped(segment: LiveSegment): boolean {
+    return this.json({ type: 'segment.skipped', segment_id: segment.id, text: segment.text }, true);
   }
 
   /** `dropAfterFrames`: once that many binary frames went out, the next frame drops the connection. */

@@ -1,7 +1,7 @@
 /**
  * The emulator's open live sessions, per emulator and key: counted for
- * `liveSessionsPerKey` (live.ts adds a session when it starts and removes it at cleanup),
- * and read by tests and benchmarks of the emulator's fairness.
+ * `liveSessionsPerKey` (live.ts admits a session when it starts and releases it at
+ * cleanup), and read by tests and benchmarks of the emulator's fairness.
  */
 import type { EmulatorContext } from './types.js';
 
@@ -31,4 +31,26 @@ export function liveSessionStats(context: EmulatorContext): LiveSessionStats[] {
   const perKey = openSessions.get(context);
   if (!perKey) return [];
   return [...perKey.values()].flatMap((sessions) => [...sessions].map((session) => session.stats()));
+}
+
+/**
+ * Count `session` as open for `apiKey`, unless the key already holds
+ * `liveSessionsPerKey` sessions. Returns whether it was admitted.
+ */
+export function admitSession(context: EmulatorContext, apiKey: string, session: OpenLiveSession): boolean {
+  const perKey = openSessions.get(context) ?? new Map<string, Set<OpenLiveSession>>();
+  openSessions.set(context, perKey);
+  const open = perKey.get(apiKey) ?? new Set<OpenLiveSession>();
+  if (open.size >= context.options.liveSessionsPerKey) return false;
+  open.add(session);
+  perKey.set(apiKey, open);
+  return true;
+}
+
+/** No longer count `session` as open for `apiKey` (nothing when it was never admitted). */
+export function releaseSession(context: EmulatorContext, apiKey: string, session: OpenLiveSession): void {
+  const perKey = openSessions.get(context);
+  const open = perKey?.get(apiKey);
+  open?.delete(session);
+  if (open?.size === 0) perKey?.delete(apiKey);
 }

@@ -10,6 +10,7 @@ import type { LiveSessionError, ValidationError } from '../core/errors.js';
 import type { LiveSpeechEvent } from './events.js';
 import { LiveSession } from './live-session.js';
 import { resolveSpeak, type LiveConnection, type SpeakOptions } from './options.js';
+import { afterSentenceRules } from './sentence-rules.js';
 
 // The options moved to options.ts: their names stay importable from here.
 export {
@@ -126,12 +127,17 @@ export {
  */
 export function speak(connection: LiveConnection, options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
   const resolved = resolveSpeak(connection, options);
-  return (text$) =>
+  const run: OperatorFunction<string, LiveSpeechEvent> = (text$) =>
     new Observable<LiveSpeechEvent>((subscriber) => {
       const session = new LiveSession(resolved, subscriber, connection.apiKey ?? '');
       session.start(text$);
       return new Teardown(session);
     });
+
+  // a language other than English: its sentence rules are loaded first, the text waits
+  // (live/sentence-rules.ts); a numeric language id (deprecated) takes the default rules
+  const language = resolved.config.language;
+  return (text$) => afterSentenceRules(typeof language === 'string' ? language : undefined, text$, run);
 }
 
 /**

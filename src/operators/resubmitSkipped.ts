@@ -5,6 +5,7 @@ import { func, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent } from '../live/events.js';
 import { SpeechLedger } from '../live/ledger.js';
+import { afterSentenceRules } from '../live/sentence-rules.js';
 import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 
 const OptionsSchema = z.object({
@@ -85,11 +86,14 @@ export function resubmitSkipped(
   options: ResubmitSkippedOptions = {},
 ): OperatorFunction<string, LiveSpeechEvent> {
   const checked = checkOptions(OptionsSchema, { ...options, speakOperator }, 'resubmitSkipped');
+  // a language other than English: its table is loaded first (the text waits: live/sentence-rules.ts)
   return (text$) =>
-    defer(() => {
-      const run: Run = { speakOperator, maxAttempts: checked.maxAttempts ?? 2, locale: checked.locale, counts: new Map(), maxId: -1 };
-      return session(run, text$, 0);
-    });
+    afterSentenceRules(checked.locale, text$, (text) =>
+      defer(() => {
+        const run: Run = { speakOperator, maxAttempts: checked.maxAttempts ?? 2, locale: checked.locale, counts: new Map(), maxId: -1 };
+        return session(run, text, 0);
+      }),
+    );
 }
 
 /** What the sessions of one subscription share. */

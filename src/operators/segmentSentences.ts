@@ -1,5 +1,6 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { add, checkNumber, isRecord, optionIssues, throwIfIssues } from '../core/checks.js';
+import { afterSentenceRules } from '../live/sentence-rules.js';
 import { createSentenceSegmenter, sentenceSegmenterOptions } from '../text/sentences.js';
 
 /**
@@ -111,51 +112,65 @@ export function segmentSentences(options: SegmentSentencesOptions = {}): Operato
     ...(maxBufferSize !== undefined ? { maxBufferSize } : {}),
   };
   sentenceSegmenterOptions(segmenterOptions); // the sentence core's own options, checked now too
-  return (source) =>
-    new Observable<string>((subscriber) => {
-      const segmenter = createSentenceSegmenter(segmenterOptions);
-      let emitted = false;
-      let timer: Subscription | undefined;
+  // a language other than English: its table is loaded first (the text waits: live/sentence-rules.ts)
+  const plan: Plan = { segmenterOptions, scheduler, idleTimeout, firstIdleTimeout };
+  return (source) => afterSentenceRules(locale, source, (text) => segmentLoaded(text, plan));
+}
 
-      const emit = (pieces: string[]): void => {
-        for (const piece of pieces) {
-          emitted = true;
-          subscriber.next(piece);
-        }
-      };
-      const clearTimer = (): void => {
-        timer?.unsubscribe();
+/** The checked options of one {@link segmentSentences}. */
+interface Plan {
+  readonly segmenterOptions: { locale?: string; maxBufferSize?: number };
+  readonly scheduler: SchedulerLike;
+  readonly idleTimeout: number | undefined;
+  readonly firstIdleTimeout: number | undefined;
+}
+
+/** The operator's work, once the locale's rules are loaded. */
+function segmentLoaded(source: Observable<string>, { segmenterOptions, scheduler, idleTimeout, firstIdleTimeout }: Plan): Observable<string> {
+  return new Observable<string>((subscriber) => {
+    const segmenter = createSentenceSegmenter(segmenterOptions);
+    let emitted = false;
+    let timer: Subscription | undefined;
+
+    const emit = (pieces: string[]): void => {
+      for (const piece of pieces) {
+        emitted = true;
+        subscriber.next(piece);
+      }
+    };
+    const clearTimer = (): void => {
+      timer?.unsubscribe();
+      timer = undefined;
+    };
+    const armTimer = (): void => {
+      clearTimer();
+      const due = !emitted && firstIdleTimeout !== undefined ? firstIdleTimeout : idleTimeout;
+      if (due === undefined) return;
+      timer = scheduler.schedule(() => {
         timer = undefined;
-      };
-      const armTimer = (): void => {
-        clearTimer();
-        const due = !emitted && firstIdleTimeout !== undefined ? firstIdleTimeout : idleTimeout;
-        if (due === undefined) return;
-        timer = scheduler.schedule(() => {
-          timer = undefined;
-          emit(segmenter.flushWords());
-        }, due);
-      };
+        emit(segmenter.flushWords());
+      }, due);
+    };
 
-      const subscription = source.subscribe({
-        next(token) {
-          emit(segmenter.feed(token));
-          if (idleTimeout !== undefined || firstIdleTimeout !== undefined) armTimer();
-        },
-        error(err: unknown) {
-          clearTimer();
-          emit(segmenter.end());
-          subscriber.error(err);
-        },
-        complete() {
-          clearTimer();
-          emit(segmenter.end());
-          subscriber.complete();
-        },
-      });
-      return () => {
+    const subscription = source.subscribe({
+      next(token) {
+        emit(segmenter.feed(token));
+        if (idleTimeout !== undefined || firstIdleTimeout !== undefined) armTimer();
+      },
+      error(err: unknown) {
         clearTimer();
-        subscription.unsubscribe();
-      };
+        emit(segmenter.end());
+        subscriber.error(err);
+      },
+      complete() {
+        clearTimer();
+        emit(segmenter.end());
+        subscriber.complete();
+      },
     });
+    return () => {
+      clearTimer();
+      subscription.unsubscribe();
+    };
+  });
 }

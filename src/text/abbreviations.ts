@@ -9,7 +9,12 @@
  * Anything else (`etc.`, `Inc.`, `p.m.`, `U.S.`) follows the default rule: the dot ends
  * the sentence when the next word starts with a capital, a digit, a caseless letter or an
  * opening quote, and not when it starts in lower case.
+ *
+ * This file holds the common (English and international) words and the per-language flags;
+ * each other language's words are a table of its own (`languages/de.ts`), loaded only when
+ * that language is used (`language-tables.ts`).
  */
+import { languageOf, languageTable } from './language-tables.js';
 
 export interface LocaleRules {
   readonly always: ReadonlySet<string>;
@@ -51,60 +56,6 @@ const COMMON_NUMERIC = [
   'sep', 'sept', 'oct', 'nov', 'dec', 'tel', 'ext', 'pt', 'v', 'ver', 'rev', 'n°', 'nº', 'no°', 'para', 'paras',
 ];
 
-const LANGUAGE_ALWAYS: Record<string, readonly string[]> = {
-  fr: ['m', 'mm', 'mme', 'mmes', 'mlle', 'mlles', 'me', 'mgr', 'pr', 'dr', 'ex', 'env', 'c.-à-d', 'cf', 'av', 'apr', 'j.-c', 'ste', 'st'],
-  de: [
-    'z.b', 'u.a', 'bzw', 'd.h', 'dr', 'ca', 'vgl', 'sog', 'ggf', 'evtl', 'inkl', 'hr', 'fr', 'frl', 'geb', 'gest',
-    'mio', 'mrd', 'tsd', 'u.ä', 'o.ä', 'z.t', 'u.u', 'i.d.r', 's.o', 's.u', 'm.e', 'o.g', 'dipl', 'ing', 'prof', 'hl',
-    'med', 'kath', 'ev', 'evang', 'jur', 'phil', 'rer', 'nat', 'habil', 'mag', 'hrsg', 'bzgl', 'ggü', 'gem', 'zzgl',
-    'abzgl', 'allg', 'anh', 'anm', 'bspw', 'entspr', 'erg', 'ff', 'insb', 'jh', 'jhd', 'lt', 'max', 'min', 'mind',
-    'nachf', 'od', 'pkt', 'rd', 'röm', 'sen', 'sog', 'spez', 'stellv', 'urspr', 'verh', 'verw', 'vorm', 'zus', 'zzt', 'ä',
-  ],
-  es: [
-    'sr', 'sra', 'sras', 'srta', 'sres', 'ud', 'uds', 'vd', 'vds', 'dña', 'dr', 'dra', 'lic', 'ing', 'arq', 'sto', 'sta',
-    'ej', 'aprox', 'prof', 'profa', 'av', 'avda', 'd', 'dª', 'ee', 'uu', 'ee.uu', 'gral', 'cía', 'excmo', 'excma',
-    'ilmo', 'ilma', 'pdta', 'pdte', 'sto', 'ntra', 'ntro', 'dcha', 'izq', 'izqda', 'etc', 'cra', 'cl', 'depto', 'dpto',
-  ],
-  el: ['κ', 'κα', 'κος', 'π.χ', 'κ.λπ', 'κ.ά', 'δηλ', 'βλ', 'δρ', 'καθ'],
-  hi: ['डॉ', 'प्रो', 'श्री', 'सं', 'पृ'],
-  ar: ['د', 'أ', 'م', 'ص', 'هـ'],
-  it: [
-    'sig', 'sigg', 'sig.ra', 'dott', 'dott.ssa', 'prof', 'prof.ssa', 'ing', 'avv', 'es', 'arch', 'geom', 'rag', 'dir',
-    'amm', 'psicol', 'on', 'egr', 'gent', 'spett', 'mons', 'sen', 'ecc', 'rif', 'fig', 'all', 'ca', 'cfr', 'pres',
-  ],
-  da: [
-    'skt', 'hr', 'fr', 'frk', 'dr', 'prof', 'bl.a', 'f.eks', 'ca', 'dvs', 'mht', 'jf', 'evt', 'inkl', 'osv', 'pga',
-    'ift', 'mv', 'o.l', 'sml', 'tlf', 'vedr', 'ang', 'kl', 'stk', 'nr',
-  ],
-  ru: [
-    'г', 'гг', 'ул', 'пгт', 'проф', 'акад', 'доц', 'канд', 'просп', 'пер', 'пл', 'д', 'им', 'т.е', 'т.к', 'т.д', 'т.п',
-    'т.н', 'др', 'пр', 'см', 'ср', 'напр', 'тов', 'гр', 'ген', 'млн', 'млрд', 'тыс', 'руб', 'коп', 'долл', 'обл', 'р-н',
-    'вв', 'в', 'ст', 'н.э', 'до н.э', 'зам', 'зав', 'иностр', 'гос', 'муж', 'жен', 'spb', 'спб', 'моск',
-  ],
-  uk: ['м', 'вул', 'проф', 'акад', 'доц', 'т.д', 'т.п', 'див', 'тис', 'млн', 'млрд', 'грн', 'обл', 'р', 'рр', 'ст'],
-  bg: ['пл', 'ул', 'бул', 'гр', 'г', 'д-р', 'проф', 'доц', 'акад', 'т.е', 'т.н', 'напр', 'вж', 'др', 'млн', 'млрд', 'хил', 'лв', 'ст', 'с', 'обл'],
-  kk: ['б.з.б', 'б.з', 'ж', 'жж', 'т.б', 'т.с.с', 'проф', 'акад', 'обл', 'көш', 'қ', 'т', 'млн', 'млрд', 'мыс'],
-  sk: ['napr', 'tzv', 'resp', 'atď', 'p', 'pán', 'pani', 'č', 'str', 'ul', 'nám', 'mil', 'mld', 'tis', 'prof', 'doc', 'ing', 'mudr', 'judr', 'phdr', 'rndr', 'mgr', 'bc', 'a.s', 's.r.o'],
-  cs: ['např', 'tzv', 'resp', 'atd', 'apod', 'č', 'str', 'ul', 'nám', 'mil', 'mld', 'tis', 'prof', 'doc', 'ing', 'mudr', 'judr', 'phdr', 'rndr', 'mgr', 'bc', 'a.s', 's.r.o'],
-  pl: ['np', 'tzn', 'tj', 'tzw', 'm.in', 'ok', 'ul', 'al', 'pl', 'prof', 'dr', 'hab', 'inż', 'mgr', 'mln', 'mld', 'tys', 'zł', 'godz', 'r', 'w', 'woj', 'pow', 'gm', 'ks', 'św'],
-  pt: ['sr', 'sra', 'dr', 'dra', 'prof', 'ex', 'av'],
-  nl: ['dhr', 'mevr', 'o.a', 'bijv', 'd.w.z', 'z.g.a.n'],
-};
-const LANGUAGE_NUMERIC: Record<string, readonly string[]> = {
-  fr: ['p', 'n', 'no', 'vol', 'art', 'chap', 'fig', 'tél', 'janv', 'févr', 'avr', 'juil', 'sept', 'oct', 'nov', 'déc'],
-  de: ['nr', 'abs', 's', 'bd', 'str', 'tel', 'kap', 'jan', 'feb', 'aug', 'sept', 'okt', 'nov', 'dez'],
-  es: [
-    'pág', 'págs', 'núm', 'no', 'art', 'cap', 'tel', 'vol', 'ene', 'feb', 'abr', 'ago', 'sept', 'oct', 'nov', 'dic',
-    'párrf', 'párr', 'lun', 'mar', 'mié', 'jue', 'vie', 'sáb', 'dom', 'min', 'seg', 'hr', 'hrs', 'ext', 'fax',
-  ],
-  el: ['αρ', 'σελ', 'τηλ', 'κεφ'],
-  ru: ['кв', 'стр', 'рис', 'табл', 'гл', 'с', 'п', 'пп', 'ч', 'т', '№'],
-  da: ['nr', 'tlf', 'side', 'stk', 'kap', 'jan', 'feb', 'aug', 'sept', 'okt', 'nov', 'dec'],
-  it: ['pag', 'pagg', 'p', 'n', 'art', 'cap', 'tel', 'fig', 'vol'],
-  pt: ['pág', 'n', 'art', 'cap', 'tel'],
-  nl: ['nr', 'blz', 'tel'],
-};
-
 /** Languages writing ordinals with a dot (`am 3. Oktober`). */
 const ORDINAL_DOT = new Set(['de', 'da', 'nb', 'nn', 'no', 'fi', 'cs', 'sk', 'pl', 'hu', 'sl', 'hr', 'sr', 'bs', 'is', 'et', 'lv', 'lt', 'tr', 'fo']);
 
@@ -126,54 +77,20 @@ const ENGLISH_STARTERS = (
   'May Might Not Never Always Sadly Luckily Unfortunately Fortunately Clearly Of Oh Well Anyway Still Yet Together'
 ).split(' ');
 
-/** Sentence starters by language (`i E.U. Hvad`, `Kapitel 4. Danach`). */
-const LANGUAGE_STARTERS: Record<string, readonly string[]> = {
-  da: ['Hvad', 'Hvor', 'Hvem', 'Hvorfor', 'Jeg', 'Det', 'Den', 'Der', 'Vi', 'Han', 'Hun', 'De', 'Men', 'Og', 'Så', 'I', 'Derefter', 'Bagefter', 'Senere'],
-  de: [
-    'Der', 'Die', 'Das', 'Den', 'Dem', 'Ein', 'Eine', 'Ich', 'Wir', 'Er', 'Sie', 'Es', 'Ihr', 'Du', 'Aber', 'Und', 'Oder',
-    'Wie', 'Was', 'Wo', 'Wer', 'Warum', 'Wann', 'Dann', 'Danach', 'Daher', 'Deshalb', 'Darum', 'Trotzdem', 'Außerdem',
-    'Zudem', 'Jedoch', 'Heute', 'Morgen', 'Später', 'Nun', 'Jetzt', 'Hier', 'Dort', 'Auch', 'Als', 'Wenn', 'Weil', 'Doch',
-    'Dies', 'Diese', 'Dieser', 'Dieses', 'Man', 'Mein', 'Meine', 'Sein', 'Seine', 'Unser', 'Unsere', 'Im', 'In', 'Am',
-    'Auf', 'Mit', 'Nach', 'Bei', 'Für', 'Von', 'Vom', 'Zum', 'Zur', 'So', 'Schließlich', 'Zuerst', 'Anschließend',
-  ],
-  nl: ['De', 'Het', 'Een', 'Ik', 'Wij', 'We', 'Hij', 'Zij', 'Ze', 'Maar', 'En', 'Wat', 'Waar', 'Wie', 'Waarom'],
-  fr: ['Le', 'La', 'Les', 'Un', 'Une', 'Je', 'Il', 'Elle', 'Nous', 'Vous', 'Ils', 'Elles', 'Mais', 'Et', 'Que', 'Où', 'Qui', 'Pourquoi'],
-  es: ['El', 'La', 'Los', 'Las', 'Un', 'Una', 'Yo', 'Él', 'Ella', 'Nosotros', 'Pero', 'Y', 'Qué', 'Dónde', 'Quién', 'Por'],
-  it: ['Il', 'Lo', 'La', 'I', 'Gli', 'Le', 'Un', 'Una', 'Io', 'Lui', 'Lei', 'Noi', 'Ma', 'E', 'Che', 'Dove', 'Chi', 'Perché'],
-};
+/** English weekday and month names (full and abbreviated), that follow a time (`9 a.m. Sunday`); other languages add theirs. */
+const CALENDAR = [
+  'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Mon', 'Tue', 'Tues', 'Wed', 'Thu',
+  'Thur', 'Thurs', 'Fri', 'Sat', 'Sun', 'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August',
+  'September', 'October', 'November', 'December', 'Jan', 'Feb', 'Mar', 'Apr', 'Jun', 'Jul', 'Aug', 'Sep', 'Sept',
+  'Oct', 'Nov', 'Dec',
+];
 
-/** Weekday and month names (full and abbreviated) that follow a time (`9 a.m. Sunday`) or an ordinal (`3. Oktober`). */
-const CALENDAR: Record<string, readonly string[]> = {
-  en: [
-    'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Mon', 'Tue', 'Tues', 'Wed', 'Thu',
-    'Thur', 'Thurs', 'Fri', 'Sat', 'Sun', 'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August',
-    'September', 'October', 'November', 'December', 'Jan', 'Feb', 'Mar', 'Apr', 'Jun', 'Jul', 'Aug', 'Sep', 'Sept',
-    'Oct', 'Nov', 'Dec',
-  ],
-  de: [
-    'Montag', 'Dienstag', 'Mittwoch', 'Donnerstag', 'Freitag', 'Samstag', 'Sonnabend', 'Sonntag', 'Januar', 'Jänner',
-    'Februar', 'März', 'April', 'Mai', 'Juni', 'Juli', 'August', 'September', 'Oktober', 'November', 'Dezember', 'Jan',
-    'Feb', 'Mär', 'Apr', 'Jun', 'Jul', 'Aug', 'Sep', 'Sept', 'Okt', 'Nov', 'Dez', 'Jahrhundert', 'Jh', 'Jahrestag',
-    'Geburtstag', 'Mal', 'Platz', 'Klasse', 'Stock', 'Liga', 'Weltkrieg',
-  ],
-  da: ['januar', 'februar', 'marts', 'april', 'maj', 'juni', 'juli', 'august', 'september', 'oktober', 'november', 'december'],
-};
-
-/** Speech tags after `!` / `?`: pronouns and verbs of saying, by language (English for all). */
-const SPEECH_TAGS: Record<string, readonly string[]> = {
-  en: [
-    'he', 'she', 'they', 'i', 'we', 'you', 'it', 'said', 'says', 'asked', 'asks', 'cried', 'shouted', 'replied', 'whispered',
-    'yelled', 'added', 'answered', 'called', 'continued', 'exclaimed', 'muttered', 'murmured', 'screamed', 'sighed',
-    'laughed', 'snapped', 'insisted', 'demanded', 'wondered', 'thought', 'wrote', 'came', 'cries', 'shouts',
-  ],
-  de: ['sagte', 'fragte', 'rief', 'schrie', 'antwortete', 'flüsterte', 'meinte', 'er', 'sie', 'ich', 'wir'],
-  fr: ['dit', 'demanda', 'cria', 'répondit', 'murmura', 'ajouta', 's\'écria', 'a-t-il', 'a-t-elle', 'il', 'elle'],
-  es: ['dijo', 'preguntó', 'gritó', 'respondió', 'contestó', 'susurró', 'exclamó', 'añadió'],
-  it: ['disse', 'chiese', 'gridò', 'rispose', 'sussurrò', 'esclamò', 'aggiunse'],
-  pt: ['disse', 'perguntou', 'gritou', 'respondeu', 'exclamou'],
-  nl: ['zei', 'vroeg', 'riep', 'antwoordde', 'fluisterde', 'hij', 'zij', 'ze'],
-  ru: ['сказал', 'сказала', 'спросил', 'спросила', 'крикнул', 'крикнула', 'ответил', 'ответила', 'прошептал', 'прошептала'],
-};
+/** Speech tags after `!` / `?`: English pronouns and verbs of saying (for every language; others add theirs). */
+const SPEECH_TAGS = [
+  'he', 'she', 'they', 'i', 'we', 'you', 'it', 'said', 'says', 'asked', 'asks', 'cried', 'shouted', 'replied', 'whispered',
+  'yelled', 'added', 'answered', 'called', 'continued', 'exclaimed', 'muttered', 'murmured', 'screamed', 'sighed',
+  'laughed', 'snapped', 'insisted', 'demanded', 'wondered', 'thought', 'wrote', 'came', 'cries', 'shouts',
+];
 
 /** Abbreviations that end a sentence before a capital but not before an opening bracket. */
 const BEFORE_BRACKET = ['etc', 'inc', 'ltd', 'co', 'corp', 'llc', 'plc', 'bros', 'jr', 'esq', 'usw', 'etc', 'ecc', 'ect'];
@@ -183,20 +100,14 @@ const EXCLAMATION_WORDS = ['yahoo', 'jeopardy', 'yum', 'wham', 'joomla', 'xũ', 
 
 const cache = new Map<string, LocaleRules>();
 
-/** The primary language subtag of a locale tag, lower-cased (`de-DE` -> `de`). */
-export function languageOf(locale: string | undefined): string {
-  if (!locale) return 'en';
-  const lang = locale.trim().toLowerCase().split(/[-_]/)[0];
-  return lang && lang.length > 0 ? lang : 'en';
-}
-
-/** Rules for a locale tag: the common (English and international) sets plus the language's own. */
+/** Rules for a locale tag: the common (English and international) sets plus the language's own table (loaded: `language-tables.ts`). */
 export function rulesFor(locale: string | undefined): LocaleRules {
   const lang = languageOf(locale);
   const hit = cache.get(lang);
   if (hit) return hit;
-  const always = [...COMMON_ALWAYS, ...(LANGUAGE_ALWAYS[lang] ?? [])];
-  const numeric = [...COMMON_NUMERIC, ...(LANGUAGE_NUMERIC[lang] ?? [])];
+  const own = languageTable(lang) ?? {};
+  const always = [...COMMON_ALWAYS, ...(own.always ?? [])];
+  const numeric = [...COMMON_NUMERIC, ...(own.numeric ?? [])];
   const rules: LocaleRules = {
     always: new Set(always),
     numeric: new Set(numeric),
@@ -204,12 +115,12 @@ export function rulesFor(locale: string | undefined): LocaleRules {
     ordinalDot: ORDINAL_DOT.has(lang),
     semicolonQuestion: lang === 'el',
     spacedClosers: lang === 'fr',
-    starters: new Set([...ENGLISH_STARTERS, ...(LANGUAGE_STARTERS[lang] ?? [])]),
-    ownStarters: new Set(lang === 'en' ? ENGLISH_STARTERS : (LANGUAGE_STARTERS[lang] ?? [])),
+    starters: new Set([...ENGLISH_STARTERS, ...(own.starters ?? [])]),
+    ownStarters: new Set(lang === 'en' ? ENGLISH_STARTERS : (own.starters ?? [])),
     times: new Set(['a.m', 'p.m']),
-    calendar: new Set([...(CALENDAR['en'] ?? []), ...(lang === 'en' ? [] : (CALENDAR[lang] ?? []))]),
+    calendar: new Set([...CALENDAR, ...(own.calendar ?? [])]),
     beforeBracket: new Set(BEFORE_BRACKET),
-    speechTags: new Set([...(SPEECH_TAGS['en'] ?? []), ...(lang === 'en' ? [] : (SPEECH_TAGS[lang] ?? []))]),
+    speechTags: new Set([...SPEECH_TAGS, ...(own.speechTags ?? [])]),
     exclamationWords: new Set(EXCLAMATION_WORDS),
     colonStop: lang === 'hy' || lang === 'ar',
   };

@@ -25,7 +25,8 @@
  *   else before a capital, a digit, a caseless letter or an opening quote ends the sentence.
  * - Spaced ellipses (`. . .`) end only as a fourth dot; a lone spaced dot (`( 22 ) .`) is a stop.
  *
- * Word lists are per-language tables in `abbreviations.ts`; list markers in `sentence-lists.ts`.
+ * Word lists are tables: English and common ones in `abbreviations.ts`, other languages' in
+ * `languages/<lang>.ts`; list markers in `sentence-lists.ts`.
  */
 import type { LocaleRules } from './abbreviations.js';
 import { Char, type CharClass, classify, isCloser, isDash, isDot, isLetter, isNewline, isSpacedCloser, isWhitespace, isWordChar } from './sentence-marks.js';

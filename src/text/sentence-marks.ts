@@ -1,7 +1,8 @@
 /**
  * The marks the sentence core reads, as plain tables (extend a table, not the code), and the
  * character classes built from them. Per-language word lists (abbreviations, titles, sentence
- * starters, weekdays and months) are in `abbreviations.ts`; list markers in `sentence-lists.ts`.
+ * starters, weekdays and months) are in `abbreviations.ts` and `languages/<lang>.ts`; list
+ * markers in `sentence-lists.ts`.
  */
 
 /** Stops that end a sentence before the very next character, whatever it is (CJK, Devanagari, Ethiopic, ...). */

@@ -2,23 +2,25 @@
  * Sentence boundaries: a pure incremental core shared by the client operator
  * (`segmentSentences`), the live session's client-side boundaries and the emulator.
  *
- * `feed(this.text)` returns the sentences whose end is now certain; `end()` returns the
+ * `feed(text)` returns the sentences whose end is now certain; `end()` returns the
  * remainder. Joining every returned piece gives back the input exactly.
  *
- * The core is three parts:
- * - this file, the streaming engine: it buffers the this.text, scans it once, code unit by code
+ * The core is four parts:
+ * - this file, the streaming engine: it buffers the text, scans it once, code unit by code
  *   unit, keeps a bounded look-back (the word being read, the word before, open quotes, the
  *   last list marker, the current line) and emits a piece at each boundary;
  * - `sentence-decision.ts`, the decision: a run of stops (with the closing quotes glued to it)
  *   is a *candidate*, decided by a pure function of the look-back and of at most
  *   {@link LOOKAHEAD} characters after it: an end, not an end, or wait for more text;
+ * - `sentence-breaks.ts`, the boundaries that are not stops: line breaks, list items, rules;
  * - plain tables: the marks (`sentence-marks.ts`: stops, quotes, brackets), list markers
- *   (`sentence-lists.ts`) and per-language words (`abbreviations.ts`: abbreviations, titles,
- *   sentence starters, weekdays and months, speech tags).
+ *   (`sentence-lists.ts`) and words (abbreviations, titles, sentence starters, weekdays and
+ *   months, speech tags): English and common ones in `abbreviations.ts`, each other
+ *   language's in `languages/<lang>.ts` (`language-tables.ts`).
  *
- * Boundaries that are not stops are decided here: a blank line ends a piece at once; a single
- * line break ends one when the line is a list item (`- `, `1. `, `a) `, `(2) `) or the next
- * line starts one, when the lines before and after it are both short ({@link SHORT_LINE}) and
+ * Boundaries that are not stops (`sentence-breaks.ts`): a blank line ends a piece at once; a
+ * single line break ends one when the line is a list item (`- `, `1. `, `a) `, `(2) `) or the
+ * next line starts one, when the lines before and after it are both short (`SHORT_LINE`) and
  * end with no stop (titles, menu items: `Home` / `About us`), or after a line of no letters
  * or digits (`_____`); otherwise (hard-wrapped prose) it is a space. A rule after text
  * (`RESULTS =====`) ends a piece. Inline lists end an item before the next marker of the same
@@ -30,23 +32,19 @@
  */
 import { rulesFor, type LocaleRules } from './abbreviations.js';
 import { citation, decide, extendRun, LOOKAHEAD, LOOKBACK } from './sentence-decision.js';
-import { BULLET, isNextMarker, LIST_MARKER, LIST_PREFIX, markerOf, RULE, type Marker } from './sentence-lists.js';
-// prettier-ignore
-import { Char, classify, endsWithStop, expectedCloser, isCjk, isCloser, isDot, isInert, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
+import { lastLineCut, lineEndCut, lineStarts, nextLineCut, wordEndCut, type ListMemory } from './sentence-breaks.js';
+import { expectedCloser, isCjk, isCloser, isDot, isInert, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
 import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
-import { lastWsBefore, newPieceScan, openCandidate, PieceText, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
+import { newPieceScan, openCandidate, PieceText, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
 import { tagSafeSegmenter } from './sentence-tags.js';
 
 export { bufferSizeOption, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 export { isWhitespace } from './sentence-marks.js';
 export { LOOKAHEAD } from './sentence-decision.js';
 
-/** A title, menu item or list line without markers: at most this many code units. */
-const SHORT_LINE = 40;
-
 /**
  * The engine behind {@link createSentenceSegmenter}: the per-session state is a handful of
- * fields (the buffered this.text, the scan of the current piece, the last list marker); the
+ * fields (the buffered text, the scan of the current piece, the last list marker); the
  * code is prototype methods, shared by every segmenter of the process.
  */
 class SentenceEngine implements SentenceSegmenter {
@@ -59,7 +57,7 @@ class SentenceEngine implements SentenceSegmenter {
   /** The current piece starts at a line start (start of input, or a piece after a cut at a line break). */
   private atLineStart = true;
   /** The last list marker read (survives cuts): value and suffix, for inline lists. */
-  private marker: Marker | undefined;
+  private readonly list: ListMemory = { marker: undefined };
 
   constructor(options: SentenceSegmenterOptions) {
     const checked = sentenceSegmenterOptions(options);
@@ -101,16 +99,16 @@ class SentenceEngine implements SentenceSegmenter {
       // a decision still waiting on a word (`the U.S. Then`); trailing whitespace stays
       const k = this.st.cand;
       if (k.ahead.trim().length > 0 && decide(k, k.ahead, true, this.rules) === 'end') this.cut(k.end);
-    } else if (this.st.lineBreak > 0 && this.st.lineStart > this.st.lineBreak && this.st.len - this.st.lineStart <= 4 * SHORT_LINE) {
+    } else {
       // the last line ends with the input: `Home` / `Contact`
-      const line = this.text.range(this.st.lineStart, this.st.len).trim();
-      if (line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line)) this.cut(this.st.lineBreak);
+      const at = lastLineCut(this.st, this.text);
+      if (at > 0) this.cut(at);
     }
     const rest = this.text.all();
     this.text.clear();
     this.st = newPieceScan();
     this.atLineStart = true;
-    this.marker = undefined;
+    this.list.marker = undefined;
     const r = this.take();
     if (rest.length > 0) r.push(rest);
     return r;
@@ -221,24 +219,11 @@ class SentenceEngine implements SentenceSegmenter {
    * ends the piece at the break. Returns true when the text was cut (and `c` re-scanned).
    */
   private stepAfterLineBreak(c: number): boolean {
-    if (isWhitespace(c)) {
-      const at = this.st.nlCand;
-      const list = LIST_MARKER.test(this.st.nlLook);
-      this.st.nlCand = -1;
-      this.st.nlLook = '';
-      if (list) {
-        this.cut(at);
-        this.step(c);
-        return true;
-      }
-    } else {
-      this.st.nlLook += String.fromCharCode(c);
-      if (!LIST_PREFIX.test(this.st.nlLook)) {
-        this.st.nlCand = -1;
-        this.st.nlLook = '';
-      }
-    }
-    return false;
+    const at = nextLineCut(this.st, c);
+    if (at < 0) return false;
+    this.cut(at);
+    this.step(c);
+    return true;
   }
 
   /** Whitespace: ends the word; a blank line, a list line's end or a short line may cut. */
@@ -281,7 +266,7 @@ class SentenceEngine implements SentenceSegmenter {
     const kind = stopKindOf(c, this.rules);
     const inOmission = (kind === 'dot' || kind === 'ellipsis') && (st.lastCode === 0x5b || st.lastCode === 0x28 || (st.omissionRun && (isDot(st.lastCode) || st.lastCode === 0x2026)));
     st.omissionRun = inOmission;
-    if (kind !== undefined && !inOmission) openCandidate(this.st, kind, c, this.marker, this.rules);
+    if (kind !== undefined && !inOmission) openCandidate(this.st, kind, c, this.list.marker, this.rules);
     if (st.wordHead.length <= LOOKBACK) st.wordHead += String.fromCharCode(c);
     if (!st.cand && !inOmission && !popQuote(st, c) && !(isCloser(c) && st.len > 0 && !inWsBefore && isWordChar(st.lastCode))) {
       // `"` opens when none is open; other quotes and brackets open by kind, unless glued
@@ -301,17 +286,7 @@ class SentenceEngine implements SentenceSegmenter {
     st.wordHead = '';
     st.wordLineStart = nlBefore > 0 || (!st.hasContent && this.atLineStart);
     st.wordItemStart = nlBefore > 0 || !st.hasContent || (st.prevWordBullet && st.wordItemStart);
-    if (nlBefore === 0) return;
-    st.lineIsList = false;
-    st.lineStart = st.len;
-    if (st.hasContent && nlBefore === 1) {
-      st.nlCand = st.wsStart;
-      st.nlLook = String.fromCharCode(c);
-      if (!LIST_PREFIX.test(st.nlLook)) {
-        st.nlCand = -1;
-        st.nlLook = '';
-      }
-    }
+    if (nlBefore > 0) lineStarts(st, c, nlBefore);
   }
 
   /** `c` was read: count it, and force a cut when the buffer is full. */
@@ -322,73 +297,22 @@ class SentenceEngine implements SentenceSegmenter {
   }
 
   /**
-   * A word just ended (whitespace follows): note list bullets and markers; returns true when
-   * an inline list item starts here and the text was cut before it.
+   * A word just ended (whitespace follows): returns true when the piece was cut there (a
+   * rule after text, an inline list item starting: `sentence-breaks.ts`).
    */
   private endWord(): boolean {
-    this.st.prevWordHead = this.st.wordHead;
-    if (this.st.len - this.st.wordStart >= 5 && this.st.wordStart > this.st.lineStart && RULE.test(this.st.wordHead)) {
-      // a rule after text on its line (`RESULTS =====`) underlines it: the piece ends after it
-      // (a rule alone on its line is a line of its own, see endOfLine)
-      this.cut(this.st.len);
-      return true;
-    }
-    if (this.st.len - this.st.wordStart > 6) {
-      this.st.prevWordBullet = false;
-      this.st.prevWordCapitalized = classify(this.st.wordHead.charCodeAt(0)) === Char.Upper;
-      this.st.prevWordNumeric = false;
-      return false;
-    }
-    const word = this.text.range(this.st.wordStart, this.st.len);
-    if (this.st.wordLineStart && LIST_MARKER.test(word)) this.st.lineIsList = true;
-    const bullet = BULLET.test(word);
-    const m = markerOf(word);
-    if (m) {
-      if (this.st.wordItemStart) {
-        this.marker = m;
-        this.st.markerAt = -1;
-      } else if (isNextMarker(m, this.marker)) {
-        // `1) one 2) two`: the item ends before this marker (and before its bullet); when the
-        // first marker was inside the text (`Steps: i) one ii) two`), first before that one
-        const at = this.st.markerAt > 0 ? this.st.markerAt : this.st.prevWordBullet && this.st.prevWordStart > 0 ? lastWsBefore(this.text, this.st.prevWordStart) : lastWsBefore(this.text, this.st.wordStart);
-        if (at > 0) {
-          this.cut(at);
-          return true;
-        }
-      } else if (m.suffix !== '.' && (m.number === 1 || m.letter > 0 || m.roman > 0)) {
-        // `x) first`, `i) one` inside a sentence: an item if the next marker follows
-        this.marker = m;
-        this.st.markerAt = lastWsBefore(this.text, this.st.wordStart);
-      }
-    }
-    this.st.prevWordBullet = bullet;
-    this.st.prevWordCapitalized = classify(word.charCodeAt(0)) === Char.Upper;
-    this.st.prevWordNumeric = /^\d+$/.test(word);
-    return false;
+    const at = wordEndCut(this.st, this.text, this.list);
+    if (at < 0) return false;
+    this.cut(at);
+    return true;
   }
 
-  /**
-   * A line just ended at a single line break (at `wsStart`). Short lines without a stop are
-   * titles, menu items or list items without markers: when two follow each other, the break
-   * between them ends a piece (`Home` / `About us`); a line of no letters or digits (`_____`)
-   * is a piece of its own. Returns true when the text was cut.
-   */
+  /** A line just ended at a single line break: returns true when the piece was cut (short lines, a line of no letters: `sentence-breaks.ts`). */
   private endOfLine(): boolean {
-    const lineLen = this.st.wsStart - this.st.lineStart;
-    const line = lineLen <= 4 * SHORT_LINE ? this.text.range(this.st.lineStart, this.st.wsStart).trim() : '';
-    const short = line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line);
-    const pendingBreak = this.st.lineBreak;
-    this.st.lineBreak = -1;
-    if (short && pendingBreak > 0) {
-      this.cut(pendingBreak);
-      return true;
-    }
-    if (line.length > 0 && !/[\p{L}\p{N}]/u.test(line) && this.st.wsStart > 0) {
-      this.cut(this.st.wsStart);
-      return true;
-    }
-    if (short) this.st.lineBreak = this.st.wsStart;
-    return false;
+    const at = lineEndCut(this.st, this.text);
+    if (at < 0) return false;
+    this.cut(at);
+    return true;
   }
 
   private take(): string[] {

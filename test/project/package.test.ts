@@ -24,153 +24,40 @@
  *   type-checks code that hands them to the framework and the README and JSDoc blocks
  *   that import it (as printed, nothing declared), and Node loads them with import and
  *   require.
+ *
+ * The entries and the blocks are read in helpers.ts; blocks.test.ts checks, without a
+ * build, that blocks are found and that the README's Entry points table names their imports.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi } from '../../examples/lib/fake-openai.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { requireTool } from '../setup/tools.js';
+import {
+  ENTRIES,
+  FRAMEWORK_ENTRIES,
+  FRAMEWORK_PEERS,
+  FRAMEWORKS,
+  PLAIN_ENTRIES,
+  ROOT,
+  jsdocBlocks,
+  needsFramework,
+  pkg,
+  readmeBlocks,
+  type Block,
+} from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  name: string;
-  exports: Record<string, Record<string, string>>;
-  dependencies: Record<string, string>;
-  files: string[];
-};
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 const work = mkdtempSync(join(tmpdir(), 'rxvoice-package-'));
 const consumer = join(work, 'consumer');
 const installed = join(consumer, 'node_modules', pkg.name);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** Subpath of an `exports` key as a specifier: `.` -> `rxvoice`, `./live` -> `rxvoice/live`. */
-const specifierOf = (key: string): string => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`);
-const ENTRIES = Object.keys(pkg.exports).map(specifierOf);
-
-/**
- * Entries for a framework, an optional peer that nothing else loads: its packages (the
- * framework first), code that must compile without them (the entry's own options are still
- * checked), and code that must compile with them (the entry's classes are the framework's).
- */
-const FRAMEWORKS: Record<string, { peers: string[]; withoutPeer: string; withPeer: string; firstCall?: string }> = {
-  'rxvoice/livekit': {
-    peers: ['@livekit/agents', '@livekit/rtc-node'],
-    withoutPeer: `
-      import { TTS, type TTSOptions } from 'rxvoice/livekit';
-      const options: TTSOptions = { voice_id: 1, language: 'en-us', sampleRate: 24000 };
-      export const tts = new TTS(options);
-      // @ts-expect-error voice_id is a number
-      new TTS({ voice_id: 'one' });
-    `,
-    withPeer: `
-      import { voice, tts as lk } from '@livekit/agents';
-      import type { AudioFrame } from '@livekit/rtc-node';
-      import { createClient } from 'rxvoice';
-      import { TTS } from 'rxvoice/livekit';
-      const client = createClient({ apiKey: 'key', baseUrl: 'http://127.0.0.1:1' });
-      export const tts: lk.TTS = new TTS({ voice_id: 1, client });
-      export const session = new voice.AgentSession({ tts });
-      export const stream: lk.SynthesizeStream = tts.stream();
-      export const chunked: lk.ChunkedStream = tts.synthesize('Hello there.');
-      export const frame: Promise<AudioFrame> = chunked.collect();
-      // @ts-expect-error voice_id is a number
-      new TTS({ voice_id: 'one' });
-    `,
-  },
-};
-FRAMEWORKS['rxvoice/ai-sdk'] = {
-  peers: ['@ai-sdk/provider', 'ai'],
-  // the entry loads without its peers; a model's first call imports @ai-sdk/provider (m: the entry)
-  firstCall: "m.camb.speech().doGenerate({ text: 'Hello there.', voice: '1' })",
-  withoutPeer: `
-    import { camb, createCamb, type CambSpeechModel, type CambTranscriptionModel } from 'rxvoice/ai-sdk';
-    export const speech: CambSpeechModel = createCamb({ voice: 1, language: 'en-us' }).speech();
-    export const transcription: CambTranscriptionModel = camb.transcription('default');
-    // @ts-expect-error voice is a voice id (a number)
-    createCamb({ voice: 'one' });
-  `,
-  withPeer: `
-    import type { ProviderV3, SpeechModelV3, TranscriptionModelV3 } from '@ai-sdk/provider';
-    import { createProviderRegistry, experimental_generateSpeech as generateSpeech, experimental_transcribe as transcribe } from 'ai';
-    import { camb, createCamb } from 'rxvoice/ai-sdk';
-    export const provider: ProviderV3 = createCamb({ apiKey: 'key', baseUrl: 'http://127.0.0.1:1' });
-    export const speech: SpeechModelV3 = camb.speech();
-    export const transcription: TranscriptionModelV3 = camb.transcription();
-    export const registry = createProviderRegistry({ camb });
-    export const spoken = generateSpeech({ model: camb.speech('default'), text: 'Hello there.', voice: '1' });
-    export const heard = transcribe({ model: camb.transcription(), audio: new Uint8Array(8) });
-  `,
-};
-const FRAMEWORK_ENTRIES = Object.keys(FRAMEWORKS);
-/** Frameworks the README's blocks use that no entry needs: LangChain (`fromTokens` reads its chunks by their shape). */
-const BLOCK_FRAMEWORKS = ['@langchain/core'];
-const FRAMEWORK_PEERS = [...Object.values(FRAMEWORKS).flatMap((f) => f.peers), ...BLOCK_FRAMEWORKS];
-/** Entries that load without any framework. */
-const PLAIN_ENTRIES = ENTRIES.filter((e) => !FRAMEWORK_ENTRIES.includes(e));
-
-function files(dir: string, keep: (path: string) => boolean): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    return statSync(full).isDirectory() ? files(full, keep) : keep(full) ? [full] : [];
-  });
-}
-
-/** A README or JSDoc block that imports a framework: checked where the framework is installed. */
-const needsFramework = (b: Block): boolean => FRAMEWORK_PEERS.some((peer) => b.code.includes(`'${peer}'`) || b.code.includes(`'${peer}/`));
-
-/** A TypeScript block: where it comes from (for messages), its code, and whether it is marked to run. */
-interface Block {
-  origin: string;
-  code: string;
-  /** Marked ```` ```ts runnable ````: the README promises it runs as pasted. */
-  runnable: boolean;
-}
-
-/** A fenced TypeScript block; group 1 the rest of the info string (`runnable`), group 2 the code. */
-const FENCE = /```(?:ts|typescript)(?:[ \t]+([^\n]*))?\n([\s\S]*?)```/g;
-
-/** The README's pages: README.md and the guides under docs/ (docs/api.md is generated from the sources). */
-const GUIDE_FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((n) => n.endsWith('.md') && n !== 'api.md').map((n) => `docs/${n}`)];
-
-function readmeBlocks(): Block[] {
-  return GUIDE_FILES.flatMap((file) => {
-    const text = readFileSync(join(ROOT, file), 'utf8');
-    return [...text.matchAll(FENCE)].map((m) => ({
-      origin: `${file}:${text.slice(0, m.index).split('\n').length}`,
-      code: m[2] as string,
-      runnable: /\brunnable\b/.test(m[1] ?? ''),
-    }));
-  });
-}
-
-function jsdocBlocks(): Block[] {
-  const out: Block[] = [];
-  for (const file of files(join(ROOT, 'src'), (p) => p.endsWith('.ts'))) {
-    const text = readFileSync(file, 'utf8');
-    for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
-      const body = (comment[0] as string)
-        .replace(/^\/\*\*/, '')
-        .replace(/\*\/$/, '')
-        .split('\n')
-        .map((line) => line.replace(/^\s*\* ?/, ''))
-        .join('\n');
-      // examples of internals (`@internal`, not in the package's API) are not a user's code
-      if (/@internal\b/.test(body)) continue;
-      for (const m of body.matchAll(FENCE)) {
-        const line = text.slice(0, comment.index).split('\n').length;
-        out.push({ origin: `${relative(ROOT, file)}:${line}`, code: m[2] as string, runnable: false });
-      }
-    }
-  }
-  return out;
-}
 
 /**
  * Names the fragments in the README and JSDoc may use without defining them: a script (no
@@ -386,43 +273,7 @@ beforeAll(() => {
   writeFileSync(join(consumer, 'src', 'cjs.cts'), CJS);
 }, 240_000);
 
-describe('the README', () => {
-  it('names in its Entry points table every export of the package its blocks import', () => {
-    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const table = text.slice(text.search(/^#{2,3} Entry points$/m));
-    const rows = new Map(
-      [...table.matchAll(/^\| `([^`]+)` \|(.*)\|[^|]*\|$/gm)].map((m) => [m[1] as string, m[2] as string]),
-    );
-    expect([...rows.keys()].sort()).toEqual([...ENTRIES].sort());
-    const missing: string[] = [];
-    const seen = new Set<string>();
-    for (const block of readmeBlocks()) {
-      for (const m of block.code.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'([^']+)'/g)) {
-        const entry = m[2] as string;
-        if (!ENTRIES.includes(entry)) continue;
-        for (const spec of (m[1] as string).split(',')) {
-          const name = spec.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!;
-          if (name) seen.add(name);
-          if (name && !rows.get(entry)!.includes(`\`${name}`)) missing.push(`${block.origin}: ${name} from ${entry}`);
-        }
-      }
-    }
-    // control: the imports were read (these two are used by the Quick start and the HTTP guide)
-    expect([...seen]).toEqual(expect.arrayContaining(['startEmulator', 'taskResult']));
-    expect(missing).toEqual([]);
-  });
-});
-
 describe('the packed package in a strict consumer', () => {
-  it('finds TypeScript blocks to check in the README and in the JSDoc', () => {
-    expect(readmeBlocks().length).toBeGreaterThan(3);
-    expect(jsdocBlocks().length).toBeGreaterThan(10);
-  });
-
-  it('finds README blocks marked runnable', () => {
-    expect(readmeBlocks().filter((b) => b.runnable).length).toBeGreaterThan(3);
-  });
-
   it('type-checks every README TypeScript block as printed: each its own module, nothing declared for it', { timeout: 240_000 }, () => {
     // a project of their own, next to src/ (the prelude's global declarations are not in it)
     const dir = join(consumer, 'readme');

@@ -1,0 +1,104 @@
+/**
+ * The sentence rules' words for languages other than English, one file a language in
+ * `languages/` (`languages/de.ts`).
+ *
+ * - In Node every table is there from the start: this file imports `languages/all.ts`, so
+ *   every language segments synchronously from the first call (the emulator, the LiveKit
+ *   plugin, `segmentSentences` on a server);
+ * - in a browser bundle `languages/all.ts` is `languages/none.ts` (`"browser"` in package.json):
+ *   a page loads the table of a language when a session uses it, by `import()`, which its
+ *   bundler splits into a chunk a language, so a page speaking English (the default)
+ *   downloads none of them. `speak`, `segmentSentences` and `resubmitSkipped` hold the text
+ *   until the table is in (`src/live/sentence-rules.ts`).
+ *
+ * {@link languageTableReady} says whether a locale's rules can be made now;
+ * {@link loadLanguageTable} loads its table (once); {@link languageTable} gives it to
+ * `rulesFor` (`abbreviations.ts`).
+ */
+import * as bundled from './languages/all.js';
+
+/** One language's words (each list optional), added to the common (English and international) ones. */
+export interface LanguageTable {
+  /** A dot after these never ends a sentence: lower-cased, without the last dot (`z.b`). */
+  readonly always?: readonly string[];
+  /** A dot after these does not end a sentence before a number (`Nr. 5`). */
+  readonly numeric?: readonly string[];
+  /** Capitalized words that start a sentence (`Danach`, after `Kapitel 4.`). */
+  readonly starters?: readonly string[];
+  /** Weekday and month names, as written (`Oktober`, after `am 3.`). */
+  readonly calendar?: readonly string[];
+  /** Lower-case words that tag speech after `!` or `?` (`sagte`). */
+  readonly speechTags?: readonly string[];
+}
+
+type Loader = () => Promise<{ table: LanguageTable }>;
+
+/** Where each language's table is: one `import()` each (a literal path, so bundlers see it). */
+const LOADERS: Readonly<Record<string, Loader>> = {
+  ar: () => import('./languages/ar.js'),
+  bg: () => import('./languages/bg.js'),
+  cs: () => import('./languages/cs.js'),
+  da: () => import('./languages/da.js'),
+  de: () => import('./languages/de.js'),
+  el: () => import('./languages/el.js'),
+  es: () => import('./languages/es.js'),
+  fr: () => import('./languages/fr.js'),
+  hi: () => import('./languages/hi.js'),
+  it: () => import('./languages/it.js'),
+  kk: () => import('./languages/kk.js'),
+  nl: () => import('./languages/nl.js'),
+  pl: () => import('./languages/pl.js'),
+  pt: () => import('./languages/pt.js'),
+  ru: () => import('./languages/ru.js'),
+  sk: () => import('./languages/sk.js'),
+  uk: () => import('./languages/uk.js'),
+};
+
+/** The tables at hand: all of them in Node, none at first in a browser bundle (where `languages/all.ts` is `none.ts`). */
+const loaded = new Map<string, LanguageTable>(Object.entries(bundled));
+const loading = new Map<string, Promise<void>>();
+
+/** The primary language subtag of a locale tag, lower-cased (`de-DE` -> `de`; none: `en`). */
+export function languageOf(locale: string | undefined): string {
+  if (!locale) return 'en';
+  const lang = locale.trim().toLowerCase().split(/[-_]/)[0];
+  return lang && lang.length > 0 ? lang : 'en';
+}
+
+/** Whether the sentence rules of `locale` can be made now: its language has no table of its own, or the table is loaded. */
+export function languageTableReady(locale: string | undefined): boolean {
+  const lang = languageOf(locale);
+  return !Object.hasOwn(LOADERS, lang) || loaded.has(lang);
+}
+
+/**
+ * The table of `lang` (a primary subtag): `undefined` for a language without one (English,
+ * Japanese, ...); throws for a language whose table is not loaded yet (a caller that did not
+ * wait for {@link loadLanguageTable}: a bug, never a silent fallback to other rules).
+ */
+export function languageTable(lang: string): LanguageTable | undefined {
+  if (!Object.hasOwn(LOADERS, lang)) return undefined;
+  const table = loaded.get(lang);
+  if (table === undefined) throw new Error(`rxvoice: the sentence rules of "${lang}" are not loaded (await loadLanguageTable first)`);
+  return table;
+}
+
+/** Loads the table of `locale`'s language, once; resolves at once when there is none to load or it is loaded. */
+export function loadLanguageTable(locale: string | undefined): Promise<void> {
+  const lang = languageOf(locale);
+  if (languageTableReady(lang)) return Promise.resolve();
+  let pending = loading.get(lang);
+  if (pending === undefined) {
+    pending = LOADERS[lang]!().then(
+      ({ table }) => {
+        loaded.set(lang, table);
+      },
+      (error: unknown) => {
+        loading.delete(lang); // a failed download may be tried again
+        throw error;
+      },
+    );
+    loading.set(lang, pending);
+  }
+  return pending;
+}

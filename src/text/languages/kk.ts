@@ -1,0 +1,8 @@
+/** Kazakh (kk): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
+import type { LanguageTable } from '../language-tables.js';
+
+export const table: LanguageTable = {
+  always: [
+    'б.з.б', 'б.з', 'ж', 'жж', 'т.б', 'т.с.с', 'проф', 'акад', 'обл', 'көш', 'қ', 'т', 'млн', 'млрд', 'мыс',
+  ],
+};

@@ -1,0 +1,8 @@
+/** Portuguese (pt): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
+import type { LanguageTable } from '../language-tables.js';
+
+export const table: LanguageTable = {
+  always: ['sr', 'sra', 'dr', 'dra', 'prof', 'ex', 'av'],
+  numeric: ['pág', 'n', 'art', 'cap', 'tel'],
+  speechTags: ['disse', 'perguntou', 'gritou', 'respondeu', 'exclamou'],
+};

@@ -1,0 +1,8 @@
+/** Ukrainian (uk): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
+import type { LanguageTable } from '../language-tables.js';
+
+export const table: LanguageTable = {
+  always: [
+    'м', 'вул', 'проф', 'акад', 'доц', 'т.д', 'т.п', 'див', 'тис', 'млн', 'млрд', 'грн', 'обл', 'р', 'рр', 'ст',
+  ],
+};
