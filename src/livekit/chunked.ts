@@ -24,14 +24,21 @@ export function requestTexts(text: string, locale: string | undefined, max = MAX
   const pieces: string[] = [];
   let piece = '';
   for (const sentence of [...segmenter.feed(text), ...segmenter.end()]) {
-    if (piece !== '' && piece.length + sentence.length > max) {
+    let rest = sentence;
+    // The whitespace before a sentence ends the piece before it, where it fits: a cut inside
+    // it would leave a piece of whitespace alone (and the sentences run together).
+    const gap = leadingSpace(rest);
+    if (piece !== '' && piece.length + gap <= max) {
+      piece += rest.slice(0, gap);
+      rest = rest.slice(gap);
+    }
+    if (piece !== '' && piece.length + rest.length > max) {
       pieces.push(piece);
       piece = '';
     }
-    let rest = sentence;
     while (rest.length > max) {
       const space = rest.lastIndexOf(' ', max - 1);
-      const cut = space > 0 ? space + 1 : max;
+      const cut = space >= leadingSpace(rest) ? space + 1 : max;
       pieces.push(rest.slice(0, cut));
       rest = rest.slice(cut);
     }
@@ -40,6 +47,8 @@ export function requestTexts(text: string, locale: string | undefined, max = MAX
   if (piece !== '') pieces.push(piece);
   return pieces.filter((p) => p.trim() !== '');
 }
+
+const leadingSpace = (text: string): number => text.length - text.trimStart().length;
 
 const Base: LiveKitAgents['tts']['ChunkedStream'] = tts.ChunkedStream;
 

@@ -408,6 +408,9 @@ describe('rxvoice/livekit pieces', () => {
         if (text.length <= max) expect(pieces).toEqual([text]);
       }),
     );
+    // the whitespace between two sentences stays with the first, never a piece of its own
+    // that would be dropped (seed 755866577 found it: 'a?' and 'aaaa.' ran together)
+    expect(requestTexts('a?  aaaa.\naaaaaaaaaaaa a. a. ', 'en-us', 20)).toEqual(['a?  ', 'aaaa.\naaaaaaaaaaaa ', 'a. a. ']);
     // a sentence longer than the limit is cut at its last space before it
     expect(requestTexts(`${'a'.repeat(10)} ${'b'.repeat(100)}`, undefined, 40)).toEqual(['aaaaaaaaaa ', 'b'.repeat(40), 'b'.repeat(40), 'b'.repeat(20)]);
     expect(MAX_REQUEST_CHARS).toBe(3000);
