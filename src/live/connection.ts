@@ -5,8 +5,8 @@
  * frame's bytes.
  */
 import type { Subscription } from 'rxjs';
-import { WebSocket as WsWebSocket } from 'ws';
 import { redact } from '../core/errors.js';
+import { isNodeSocket } from './node-socket.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { CloseCodes } from './protocol-constants.js';
 
@@ -98,8 +98,7 @@ export interface SocketEventsHost {
  */
 export function listen(connection: Connection, host: SocketEventsHost): void {
   const socket = connection.socket;
-  // (in a browser bundle `ws` is its stub, which has no `WebSocket`)
-  if (typeof WsWebSocket === 'function' && socket instanceof WsWebSocket) {
+  if (isNodeSocket(socket)) {
     socket.on('open', () => host.onOpen(connection));
     socket.on('message', (data, isBinary) => host.onMessage(connection, isBinary ? data : data.toString()));
     socket.on('close', (code, reason) => host.onClose(connection, code, reason.toString()));

@@ -11,11 +11,11 @@
  *   every issue) and `sessionPlan` (the exact address, headers and `session.start` frame).
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { WebSocket as NodeWebSocket } from 'ws';
 import { ValidationError } from '../core/errors.js';
 import { LIVE_TTS_PATH } from '../core/routes.js';
 import type { ValidationIssue } from '../core/schemas.js';
 import { checkClientOptions, checkSessionConfig, type ClientOptions } from './checks.js';
+import { NodeWebSocket } from './node-socket.js';
 import type { SpeechMetricsObserver } from './metrics.js';
 import type { FallbackSpeech } from './stall-fallback.js';
 
@@ -51,8 +51,6 @@ export type WebSocketConstructorLike = new (
   options?: { headers?: Record<string, string>; maxPayload?: number; closeTimeout?: number },
 ) => WebSocketLike;
 
-const DefaultWebSocket: WebSocketConstructorLike = NodeWebSocket;
-
 /** Where and how to connect. */
 export interface LiveConnection {
   /** WebSocket base address (e.g. `ws://127.0.0.1:8080`), or the full live session address. */
@@ -63,7 +61,7 @@ export interface LiveConnection {
    * connects through `rxvoice/relay`, which adds the server's key: then nothing is sent.
    */
   apiKey?: string | undefined;
-  /** WebSocket constructor; default the `ws` package. */
+  /** WebSocket constructor; default the `ws` package in Node. A browser bundle has no default: pass the page's `WebSocket`. */
   WebSocket?: WebSocketConstructorLike | undefined;
   /**
    * Whether the constructor accepts `{ headers }` (third argument). When false the key is
@@ -257,11 +255,13 @@ export function resolveSpeak(connection: LiveConnection, options: SpeakOptions):
   if (client !== undefined && client.stall?.fallback === 'tts-stream' && client.fallbackSpeech === undefined) {
     issues.push({ loc: ['options', 'fallbackSpeech'], msg: "is needed for stall.fallback 'tts-stream' (client.speak gives it)", type: 'missing' });
   }
-  const Ctor = connection.WebSocket ?? DefaultWebSocket;
-  const headersSupported = connection.headersSupported ?? (Ctor === DefaultWebSocket || Ctor.length >= 3);
+  // `ws`'s in Node; none in a browser bundle (browser-socket.ts), where the page passes its own
+  const Ctor = connection.WebSocket ?? NodeWebSocket;
+  if (Ctor === undefined) issues.push({ loc: ['connection', 'WebSocket'], msg: "is needed where there is no `ws` package (a browser): pass the page's WebSocket", type: 'missing' });
+  const headersSupported = connection.headersSupported ?? (Ctor === NodeWebSocket || (Ctor?.length ?? 0) >= 3);
   const url = sessionUrl(connection.wsUrl, headersSupported || !connection.apiKey ? undefined : connection.apiKey, connection.exactUrl);
   if (url === undefined) issues.push({ loc: ['connection', 'wsUrl'], msg: 'must be a ws:// or wss:// address', type: 'url_parsing' });
-  if (config === undefined || client === undefined || url === undefined || issues.length > 0) {
+  if (config === undefined || client === undefined || url === undefined || Ctor === undefined || issues.length > 0) {
     throw new ValidationError(issues, { source: 'local', endpoint: LIVE_TTS_PATH });
   }
   // Every field named, in one order: every resolved session shares one object shape (a spread
