@@ -60,12 +60,16 @@ const TRAILING_STOPS = /[.!?;:…。！？｡．।॥؟۔։።፧፨။‼⁇�
  */
 export function createBoundaryGate(options: BoundaryGateOptions = {}): BoundaryGate {
   const { holdWords = false, ...rules } = options;
-  return new Gate(createSentenceSegmenter(rules), holdWords);
+  return new Gate(rules, holdWords);
 }
 
 /**
  * The gate's state is three fields and its code prototype methods (shared by every live
  * session, where a closure per method used to be built for each).
+ *
+ * An idle flush that releases held text starts the gate afresh: its segmenter is dropped
+ * (a session waiting after a flush keeps none, ~0.65 KB) and a new one takes the next
+ * token. A chunk end after a flush was decided by time, not by the rules, either way.
  */
 class Gate implements BoundaryGate {
   /** Text fed but not released (a prefix of it is released at a time). */
@@ -74,8 +78,11 @@ class Gate implements BoundaryGate {
   private pendingLen = 0;
   private sent = 0;
 
+  /** The sentence segmenter of the text since the last flush; none until a token comes. */
+  private segmenter: SentenceSegmenter | undefined;
+
   constructor(
-    private readonly segmenter: SentenceSegmenter,
+    private readonly rules: SentenceSegmenterOptions,
     private readonly holdWords: boolean,
   ) {}
 
@@ -83,15 +90,21 @@ class Gate implements BoundaryGate {
     if (text.length === 0) return [];
     this.unsent += text;
     this.pendingLen += text.length;
-    return this.release(this.segmenter.feed(text));
+    this.segmenter ??= createSentenceSegmenter(this.rules);
+    return this.release(this.segmenter, this.segmenter.feed(text));
   }
 
   flush(): string[] {
-    return this.releaseAll();
+    if (this.unsent === '') return []; // nothing held: the sentence goes on, the segmenter with it
+    const out = this.releaseAll();
+    this.segmenter = undefined;
+    this.pendingLen = 0;
+    this.sent = 0;
+    return out;
   }
 
   end(): string[] {
-    this.segmenter.end();
+    this.segmenter?.end();
     this.pendingLen = 0;
     const out = this.releaseAll();
     this.sent = 0;
@@ -108,7 +121,7 @@ class Gate implements BoundaryGate {
     this.unsent = this.unsent.slice(n);
   }
 
-  private release(pieces: string[]): string[] {
+  private release(segmenter: SentenceSegmenter, pieces: string[]): string[] {
     const out: string[] = [];
     for (const piece of pieces) {
       // a completed sentence: what is left of it, ending at its boundary
@@ -116,7 +129,7 @@ class Gate implements BoundaryGate {
       this.sent = Math.max(0, this.sent - piece.length);
       this.pendingLen -= piece.length;
     }
-    const undecided = this.segmenter.undecidedFrom();
+    const undecided = segmenter.undecidedFrom();
     let safe = (undecided >= 0 ? undecided : this.pendingLen) - this.sent;
     if (safe > 0) {
       const before = this.unsent.slice(Math.max(0, safe - 16), safe);
