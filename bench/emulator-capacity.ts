@@ -1,8 +1,12 @@
 /**
  * Emulator capacity: how the emulator's answer time grows with the number of open live
  * sessions. Each session speaks like a talker: one word every 333 ms (3 words/s), six-word
- * sentences whose last word carries the stop, 16 kHz WAV, tone synth (0.25 s a word). The
- * figure is the time from the sentence's last `text.chunk` to its `segment.start`:
+ * sentences whose last word carries the stop, 16 kHz WAV, tone synth (0.25 s a word).
+ * Talkers are independent: each starts at its own phase of the 333 ms beat and at its own
+ * word of a sentence, so sentence ends arrive spread over the six beats of a sentence (until
+ * 2026-11-26 every session ended its sentences in the same beat: 1,000 sentence ends in 333 ms,
+ * synthesized one after another, which made a queue of ~100 ms at 1,000 sessions on an
+ * otherwise idle machine; real talkers are not in step). The figure is the time from the sentence's last `text.chunk` to its `segment.start`:
  *
  * - seen by the client (the `text.chunk` sent -> `segment.start` received), the row;
  * - inside the emulator (the `text.chunk` frame emitted by its socket -> `segment.start`
@@ -479,7 +483,10 @@ function talkersChild(args: TalkArgs): void {
     /** When each sentence's last word went out, by segment id. */
     const lastWordAt: number[] = [];
     let sessionId = '';
-    let word = 0;
+    // Talkers are independent: each is somewhere else in its sentence when the level starts
+    // (sentence ends spread over the six beats of a sentence, not all in the same beat; the
+    // first, shorter, sentence is the warm-up and not measured).
+    let word = index % WORDS_PER_SENTENCE;
     ws.on('error', () => undefined);
     ws.on('close', (code) => {
       if (talking && code !== 1000) failures++;
