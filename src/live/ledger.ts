@@ -28,7 +28,7 @@
  * Memory stays bounded: text before the last completed segment is dropped.
  */
 import { sentenceEndingChunk } from '../text/chunkEnd.js';
-import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
+import { createSentenceSegmenter, DEFAULT_MAX_BUFFER_SIZE, type SentenceSegmenter } from '../text/sentences.js';
 
 /** Positions are absolute offsets (UTF-16 code units) into all the text sent since the ledger began. */
 type Offset = number;
@@ -86,14 +86,19 @@ export class SpeechLedger {
 
   constructor(private readonly options: SpeechLedgerOptions = {}) {}
 
-  /** Record a `text.chunk` sent (or queued to be sent) into the session, in order. Empty strings are ignored. */
-  push(text: string): void {
+  /**
+   * Record a `text.chunk` sent (or queued to be sent) into the session, in order. Empty
+   * strings are ignored. `segmenter`: the boundary gate's sentence segmenter, when it saw
+   * exactly `text` from a fresh start with the session's locale (`BoundaryGate.flushWhole`);
+   * the ledger may take it as its model instead of running its own over the same text.
+   */
+  push(text: string, segmenter?: SentenceSegmenter): void {
     if (text.length === 0) return;
     this.chunks.push(text);
     this.chunkStarts.push(this.end);
     this.end += text.length;
     this.pushedChars += text.length;
-    this.feedModel(text);
+    if (segmenter === undefined || !this.adopt(text, segmenter)) this.feedModel(text);
   }
 
   /** A `segment.start` arrived: assign it the next segment of the sent text, and check its wording. */
@@ -207,16 +212,43 @@ export class SpeechLedger {
   private feedModel(chunk: string): void {
     const model = this.model ?? this.restoreModel();
     // as the service does: the sentences the chunk completes, then the one it ends with
-    const completed = model.feed(chunk);
-    const ending = sentenceEndingChunk(model);
-    for (const piece of [...completed, ...ending]) {
+    this.addPieces(model.feed(chunk));
+    this.modelEnded(model, sentenceEndingChunk(model));
+  }
+
+  /** The pieces the model cut (whitespace alone ends no segment), in order. */
+  private addPieces(pieces: readonly string[]): void {
+    for (const piece of pieces) {
       this.modelCursor += piece.length;
       if (piece.trim() !== '') this.sentenceEnds.push(this.modelCursor);
     }
+  }
+
+  /** The pieces of the sentence a chunk ended with (maybe none); a model left with spaces only is dropped. */
+  private modelEnded(model: SentenceSegmenter, ending: readonly string[]): void {
+    this.addPieces(ending);
     // The chunk ended a sentence: `end()` reset the model, which then took back only the
     // spaces after the stop. A new segmenter fed those spaces is the same segmenter.
-    const rest = model.pending();
-    if (ending.length > 0 && SPACES.test(rest)) this.setModel(undefined, rest);
+    if (ending.length > 0 && SPACES.test(model.pending())) this.setModel(undefined, model.pending());
+  }
+
+  /**
+   * The gate's segmenter, fed exactly `chunk` from a fresh start, stands for the model when
+   * the chunk ends a sentence and no model is held (the last one ended a sentence, keeping
+   * only spaces, `modelRest`): a new model would be fed those spaces, then the chunk, and cut
+   * the same pieces, the first one longer by the spaces (`test/live/ledger-handover.test.ts`).
+   * At the sentence end `sentenceEndingChunk` calls its `end()`, after which it is as new as
+   * a model fed the spaces would be; a chunk that does not end a sentence goes to the model
+   * as before (`sentenceEndingChunk` changed nothing then). Returns whether it was taken.
+   */
+  private adopt(chunk: string, handed: SentenceSegmenter): boolean {
+    if (this.model !== undefined || chunk.length + this.modelRest.length >= DEFAULT_MAX_BUFFER_SIZE || handed.pending() !== chunk) return false;
+    const ending = sentenceEndingChunk(handed);
+    if (ending.length === 0) return false;
+    this.modelCursor += this.modelRest.length; // the spaces held lead the first piece
+    this.setModel(handed);
+    this.modelEnded(handed, ending);
+    return true;
   }
 
   private setModel(model: SentenceSegmenter | undefined, rest = ''): void {

@@ -30,6 +30,7 @@ import type { ClientFrame, ServerFrame } from './protocol.js';
 import { parseServerFrame, readAudioFrame } from './server-frames.js';
 import { segmentDone, segmentSkipped, segmentStart } from './segment-order.js';
 import { BoundaryHold, TextObserver, type TextPathHost } from './text-path.js';
+import type { SentenceSegmenter } from '../text/sentences.js';
 
 /**
  * Where a subscription of `speak` is:
@@ -193,11 +194,11 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     boundaries.push(text);
   }
 
-  /** A piece of text to send: recorded in the ledger, sent when ready, else kept. */
-  sendText(text: string): void {
+  /** A piece of text to send: recorded in the ledger (with the gate's segmenter, if handed over), sent when ready, else kept. */
+  sendText(text: string, segmenter?: SentenceSegmenter): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
     if (this.phase === 'fallback') return this.fallback?.push(text);
-    this.ledger.push(text);
+    this.ledger.push(text, segmenter);
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
       this.responseWatch.watch(this.connection);

@@ -6,6 +6,7 @@
  */
 import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
+import type { SentenceSegmenter } from '../text/sentences.js';
 
 /** What the text path asks of its session. */
 export interface TextPathHost {
@@ -15,8 +16,12 @@ export interface TextPathHost {
   textFailed(error: unknown): void;
   /** The text source completed. */
   textCompleted(): void;
-  /** A piece of text that may go out now (recorded in the ledger, then sent or kept). */
-  sendText(text: string): void;
+  /**
+   * A piece of text that may go out now (recorded in the ledger, then sent or kept); with
+   * the gate's sentence segmenter when it saw exactly this text from a fresh start (the
+   * ledger may take it as its model of the service's segmenter instead of running its own).
+   */
+  sendText(text: string, segmenter?: SentenceSegmenter): void;
 }
 
 /**
@@ -84,10 +89,14 @@ export class BoundaryHold {
     }
   }
 
-  /** `holdMs` passed with a stop held: everything held is sent. @internal */
+  /**
+   * `holdMs` passed with a stop held: everything held is sent, as one chunk, with the gate's
+   * segmenter when it saw exactly that chunk (one sentence engine where two would run). @internal
+   */
   holdEnded(): void {
     this.holdTimer = undefined;
-    for (const chunk of this.gate.flush()) this.host.sendText(chunk);
+    const released = this.gate.flushWhole();
+    if (released !== undefined) this.host.sendText(released.text, released.segmenter);
   }
 
   /** The text is over: everything held is sent. */

@@ -29,10 +29,23 @@ export interface BoundaryGate {
   feed(text: string): string[];
   /** Release everything held (an idle flush): returns zero or one chunk. */
   flush(): string[];
+  /**
+   * {@link flush}, for a caller that models the text's segmentation too (the live session's
+   * ledger): the chunk released, if any, with the gate's sentence segmenter when that
+   * segmenter saw exactly this chunk from a fresh start (nothing of its text released
+   * before, no piece cut). The caller owns the segmenter from then on.
+   */
+  flushWhole(): GateFlush | undefined;
   /** The input is over: releases everything held. */
   end(): string[];
   /** The text held back (fed, not yet released), e.g. to report it as unspoken. */
   held(): string;
+}
+
+/** What {@link BoundaryGate.flushWhole} released: the chunk, and the segmenter that saw exactly it (or none). */
+export interface GateFlush {
+  readonly text: string;
+  readonly segmenter: SentenceSegmenter | undefined;
 }
 
 /** Options of {@link createBoundaryGate}: the sentence rules', and `holdWords`. */
@@ -64,7 +77,7 @@ export function createBoundaryGate(options: BoundaryGateOptions = {}): BoundaryG
 }
 
 /**
- * The gate's state is three fields and its code prototype methods (shared by every live
+ * The gate's state is a few fields and its code prototype methods (shared by every live
  * session, where a closure per method used to be built for each).
  *
  * An idle flush that releases held text starts the gate afresh: its segmenter is dropped
@@ -77,6 +90,8 @@ class Gate implements BoundaryGate {
   /** Length of the segmenter's pending text, and how much of it was released already. */
   private pendingLen = 0;
   private sent = 0;
+  /** Code units fed to the current segmenter (it saw exactly `unsent` while this equals its length). */
+  private fed = 0;
 
   /** The sentence segmenter of the text since the last flush; none until a token comes. */
   private segmenter: SentenceSegmenter | undefined;
@@ -90,24 +105,35 @@ class Gate implements BoundaryGate {
     if (text.length === 0) return [];
     this.unsent += text;
     this.pendingLen += text.length;
+    this.fed += text.length;
     this.segmenter ??= createSentenceSegmenter(this.rules);
     return this.release(this.segmenter, this.segmenter.feed(text));
   }
 
   flush(): string[] {
-    if (this.unsent === '') return []; // nothing held: the sentence goes on, the segmenter with it
-    const out = this.releaseAll();
+    const released = this.flushWhole();
+    return released === undefined ? [] : [released.text];
+  }
+
+  flushWhole(): GateFlush | undefined {
+    if (this.unsent === '') return undefined; // nothing held: the sentence goes on, the segmenter with it
+    // nothing released since the segmenter began: it saw exactly the text released now
+    const segmenter = this.fed === this.unsent.length ? this.segmenter : undefined;
+    const text = this.unsent;
+    this.unsent = '';
     this.segmenter = undefined;
     this.pendingLen = 0;
     this.sent = 0;
-    return out;
+    this.fed = 0;
+    return { text, segmenter };
   }
 
   end(): string[] {
-    this.segmenter?.end();
+    this.segmenter?.end(); // as good as new again: it has seen nothing
     this.pendingLen = 0;
     const out = this.releaseAll();
     this.sent = 0;
+    this.fed = 0;
     return out;
   }
 

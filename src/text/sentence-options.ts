@@ -59,9 +59,12 @@ export interface SentenceSegmenter {
   undecidedFrom(): number;
 }
 
+/** The default `maxBufferSize`: buffered code units beyond which the text is force-cut. */
+export const DEFAULT_MAX_BUFFER_SIZE = 65536;
+
 /** A `maxBufferSize` option checked (an integer of at least 16; default 65 536): throws a ValidationError (no clamping). */
 export function bufferSizeOption(value: number | undefined, where = 'createSentenceSegmenter'): number {
-  const size = value ?? 65536;
+  const size = value ?? DEFAULT_MAX_BUFFER_SIZE;
   if (!Number.isInteger(size) || size < 16) throw optionError(where, ['maxBufferSize'], 'must be an integer >= 16 (code units)', 'greater_than_equal');
   return size;
 }

@@ -38,7 +38,7 @@ import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmente
 import { newPieceScan, openCandidate, PieceText, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
 import { tagSafeSegmenter } from './sentence-tags.js';
 
-export { bufferSizeOption, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
+export { bufferSizeOption, DEFAULT_MAX_BUFFER_SIZE, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 export { isWhitespace } from './sentence-marks.js';
 export { LOOKAHEAD } from './sentence-decision.js';
 
