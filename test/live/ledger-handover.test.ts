@@ -12,8 +12,10 @@
  * rules and must be caught.
  */
 import fc from 'fast-check';
+import { VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { SpeechLedger } from '../../src/live/ledger.js';
+import { BoundaryHold } from '../../src/live/text-path.js';
 import { createBoundaryGate, type GateFlush } from '../../src/text/boundaryGate.js';
 import { createSentenceSegmenter, type SentenceSegmenter } from '../../src/text/sentences.js';
 import { cut } from '../fixtures/cut.js';
@@ -159,5 +161,31 @@ describe('the gate hands its segmenter to the ledger', () => {
     ledger.push(' Smith. ', next); // a model holds "See Dr.": not taken
     expect(next.pending()).toBe(' Smith. ');
     expect(modelState(ledger)).toMatchObject({ ends: [14], held: undefined, rest: ' ' });
+  });
+
+  it('the boundary hold sends a held sentence at its timer with the gate\'s segmenter, and text released at once without', () => {
+    const scheduler = new VirtualTimeScheduler();
+    const sent: Array<{ text: string; at: number; segmenter: boolean }> = [];
+    const host = {
+      pushText: (): void => {},
+      textFailed: (): void => {},
+      textCompleted: (): void => {},
+      sendText: (text: string, segmenter?: SentenceSegmenter): void => {
+        sent.push({ text, at: scheduler.now(), segmenter: segmenter !== undefined });
+      },
+    };
+    const hold = new BoundaryHold({ locale: 'en-us', holdMs: 250, scheduler }, host);
+    hold.push('Alpha beta number 0! ');
+    expect(sent).toEqual([]); // held: a speech tag may follow
+    scheduler.flush();
+    expect(sent).toEqual([{ text: 'Alpha beta number 0! ', at: 250, segmenter: true }]);
+    // control: words go at once, and the stop after them is flushed without a segmenter (it saw "Hello")
+    hold.push('Hello');
+    hold.push(' there!');
+    scheduler.flush();
+    expect(sent.slice(1)).toEqual([
+      { text: 'Hello', at: 250, segmenter: false },
+      { text: ' there!', at: 500, segmenter: false },
+    ]);
   });
 });
