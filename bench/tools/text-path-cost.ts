@@ -5,32 +5,61 @@
  * segment's `segmentStarted` / `segmentDelivered`. `--own-model` runs the ledger's own model
  * over the text (no hand-over of the gate's segmenter), as before the hand-over.
  *
- * npx tsx bench/tools/text-path-cost.ts [sentences=50000] [--own-model]
+ * - warm (default): 50,000 sentences through one gate and ledger, 3 runs after a warm-up;
+ * - `--cold`: the bench's pattern in a fresh process, 500 gates and ledgers, a first sentence
+ *   each, then CPU of 3 more each (1,500), where the optimizing compiler's first work on this
+ *   code lands (`process.cpuUsage` counts its threads); run it a few times, it is noisy.
+ *
+ * npx tsx bench/tools/text-path-cost.ts [sentences=50000] [--own-model] [--cold]
  */
 import { SpeechLedger } from '../../src/live/ledger.js';
-import { createBoundaryGate } from '../../src/text/boundaryGate.js';
+import { createBoundaryGate, type BoundaryGate } from '../../src/text/boundaryGate.js';
 import { sentences } from '../util.js';
 
-const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 50000);
 const ownModel = process.argv.includes('--own-model');
-const texts = sentences(count, 6, 7);
+const label = ownModel ? 'own model' : 'hand-over';
 
-function run(): number {
-  const gate = createBoundaryGate({ locale: 'en-us', holdWords: true });
-  const ledger = new SpeechLedger({ locale: 'en-us' });
-  const t0 = process.cpuUsage();
-  texts.forEach((text, id) => {
-    for (const chunk of gate.feed(text)) ledger.push(chunk);
-    const flushed = gate.flushWhole();
-    if (flushed) ledger.push(flushed.text, ownModel ? undefined : flushed.segmenter);
-    ledger.segmentStarted(id, text.trim());
-    ledger.segmentDelivered(id);
-  });
-  const cpu = process.cpuUsage(t0);
-  if (ledger.stats().mismatches !== 0 || ledger.unspoken() !== '') throw new Error('the ledger lost track of the text');
-  return (cpu.user + cpu.system) / count;
+interface Session {
+  gate: BoundaryGate;
+  ledger: SpeechLedger;
+  id: number;
 }
 
-run(); // warm-up
-const runs = [run(), run(), run()].sort((a, b) => a - b);
-console.log(`${ownModel ? 'own model' : 'hand-over'}: ${runs.map((us) => us.toFixed(2)).join(' / ')} us a sentence (3 runs of ${count}, sorted)`);
+const open = (): Session => ({ gate: createBoundaryGate({ locale: 'en-us', holdWords: true }), ledger: new SpeechLedger({ locale: 'en-us' }), id: 0 });
+
+/** One sentence as the session says it: through the gate, flushed whole at the hold's end, spoken. */
+function say(session: Session, text: string): void {
+  for (const chunk of session.gate.feed(text)) session.ledger.push(chunk);
+  const flushed = session.gate.flushWhole();
+  if (flushed) session.ledger.push(flushed.text, ownModel ? undefined : flushed.segmenter);
+  session.ledger.segmentStarted(session.id, text.trim());
+  session.ledger.segmentDelivered(session.id++);
+  if (session.ledger.unspoken() !== '') throw new Error('the ledger lost track of the text');
+}
+
+function cpuUs(work: () => void): number {
+  const t0 = process.cpuUsage();
+  work();
+  const cpu = process.cpuUsage(t0);
+  return cpu.user + cpu.system;
+}
+
+if (process.argv.includes('--cold')) {
+  const texts = sentences(2000, 6, 7);
+  const sessions = Array.from({ length: 500 }, open);
+  sessions.forEach((session, i) => say(session, texts[i] as string));
+  const us = cpuUs(() => {
+    for (let k = 1; k <= 3; k++) sessions.forEach((session, i) => say(session, texts[i + k * 500] as string));
+  });
+  console.log(`${label}, cold: ${(us / 1500).toFixed(1)} us a sentence (1,500 after 500, fresh process)`);
+} else {
+  const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 50000);
+  const texts = sentences(count, 6, 7);
+  const run = (): number => {
+    const session = open();
+    return cpuUs(() => texts.forEach((text) => say(session, text))) / count;
+  };
+  run(); // warm-up
+  const runs = [run(), run(), run()].sort((a, b) => a - b);
+  console.log(`${label}: ${runs.map((us) => us.toFixed(2)).join(' / ')} us a sentence (3 runs of ${count}, sorted)`);
+}
