@@ -20,8 +20,9 @@ import { closeError, isRefusal, livePathHint, protocolViolation } from './close-
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
-import { SpeechMetricsRecorder } from './metrics.js';
-import { StallFallback } from './stall-fallback.js';
+import { newMetricsRecorder, newStallFallback } from './features.js';
+import type { SpeechMetricsRecorder } from './metrics.js';
+import type { StallFallback } from './stall-fallback.js';
 import { ResponseWatch, type ResponseWatchHost } from './response-watch.js';
 import { startFrame, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { closeQuietly, cutOff, listen, newConnection, openSocket, OPEN, scrubKey, type Connection, type SocketErrorEvent, type SocketEventsHost } from './connection.js';
@@ -86,7 +87,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     const locale = typeof language === 'string' ? language : undefined;
     this.boundaries = options.clientBoundaries ? new BoundaryHold({ locale, holdMs: options.boundaryHoldMs, scheduler: options.scheduler }, this) : undefined;
     this.ledger = new SpeechLedger({ locale });
-    this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
+    this.metrics = options.metrics ? newMetricsRecorder(options.metrics, options.scheduler) : undefined;
     this.responseWatch = new ResponseWatch(options, this);
   }
 
@@ -366,7 +367,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     }
     this.phase = 'fallback';
     const language = this.options.config.language;
-    this.fallback = new StallFallback(speech, this.maxConsumerId + 1, afterMs, typeof language === 'string' ? language : undefined, {
+    this.fallback = newStallFallback(speech, this.maxConsumerId + 1, afterMs, typeof language === 'string' ? language : undefined, {
       emit: (event) => this.emit(event),
       done: () => {
         this.emit({ type: 'done' });

@@ -1,0 +1,98 @@
+/**
+ * Starting a stream's work once code it needs is loaded, holding the text that comes
+ * meanwhile: a browser page loads a language's sentence rules (`sentence-rules.ts`) and a
+ * session's optional features (`features.ts`) by `import()` when a subscription needs
+ * them. Code already loaded (always, in Node) starts at once, synchronously.
+ * @internal
+ */
+import { Observable, type Subscriber, type Subscription } from 'rxjs';
+
+/**
+ * `start(text$)`, once `load` resolves (at once when `load` is undefined). `text$` is
+ * subscribed at once (a hot source loses nothing): its values, error and completion are held
+ * and replayed, in order, to `start`'s subscription, then passed on as they come. A load
+ * that fails (a page offline) errors the output with `failed(error, heldText)` (the error
+ * itself by default), `heldText` being the text held, in order. Unsubscribing before the
+ * load is done unsubscribes `text$` and starts nothing. Each subscription loads anew, so
+ * one after a failure tries again.
+ */
+export function startWhenLoaded<T>(
+  load: (() => Promise<unknown>) | undefined,
+  text$: Observable<string>,
+  start: (text$: Observable<string>) => Observable<T>,
+  failed: (error: unknown, heldText: string) => unknown = (error) => error,
+): Observable<T> {
+  if (load === undefined) return start(text$);
+  return new Observable<T>((subscriber) => {
+    const held = new HeldText(text$);
+    let started: Subscription | undefined;
+    let closed = false;
+    load().then(
+      () => {
+        if (!closed) started = start(held.replay()).subscribe(subscriber);
+      },
+      (error: unknown) => {
+        if (!closed) subscriber.error(failed(error, held.text()));
+      },
+    );
+    return () => {
+      closed = true;
+      held.stop();
+      started?.unsubscribe();
+    };
+  });
+}
+
+type Held = { kind: 'next'; value: string } | { kind: 'error'; error: unknown } | { kind: 'complete' };
+
+/** A source subscribed now whose notifications wait for one later subscriber. */
+class HeldText {
+  private held: Held[] | undefined = [];
+  private target: Subscriber<string> | undefined;
+  private readonly source: Subscription;
+
+  constructor(text$: Observable<string>) {
+    this.source = text$.subscribe({
+      next: (value) => this.push({ kind: 'next', value }),
+      error: (error: unknown) => this.push({ kind: 'error', error }),
+      complete: () => this.push({ kind: 'complete' }),
+    });
+  }
+
+  /** The text: what was held, then what comes (one subscriber). */
+  replay(): Observable<string> {
+    return new Observable<string>((subscriber) => {
+      this.target = subscriber;
+      const held = this.held ?? [];
+      this.held = undefined;
+      for (const h of held) this.deliver(h);
+      return () => this.stop();
+    });
+  }
+
+  /** The text held so far (string values only), in order. */
+  text(): string {
+    let text = '';
+    for (const h of this.held ?? []) if (h.kind === 'next' && typeof h.value === 'string') text += h.value;
+    return text;
+  }
+
+  stop(): void {
+    this.target = undefined;
+    this.held = undefined;
+    this.source.unsubscribe();
+  }
+
+  private push(h: Held): void {
+    if (this.held) this.held.push(h);
+    else this.deliver(h);
+  }
+
+  private deliver(h: Held): void {
+    const target = this.target;
+    if (!target) return;
+    if (h.kind === 'next') target.next(h.value);
+    else if (h.kind === 'error') target.error(h.error);
+    else target.complete();
+  }
+}
