@@ -13,7 +13,7 @@
  * - the session's state is one `phase`.
  * @internal
  */
-import { timer, type Observable, type Subscriber, type Subscription } from 'rxjs';
+import type { Observable, Subscriber, Subscription } from 'rxjs';
 import { backoffDelay } from '../core/backoff.js';
 import { liveSessionError, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
 import { closeError, isRefusal, livePathHint, protocolViolation } from './close-error.js';
@@ -147,7 +147,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     const connection = newConnection(socket, options.scheduler.now());
     this.connection = connection;
     listen(connection, this);
-    connection.readyTimer = timer(options.readyTimeoutMs, options.scheduler).subscribe(() => this.onReadyTimeout(connection));
+    connection.readyTimer = options.scheduler.schedule(() => this.onReadyTimeout(connection), options.readyTimeoutMs);
   }
 
   /** The socket opened: `session.start` goes out. */
@@ -417,7 +417,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     this.idOffset = this.maxConsumerId + 1;
     this.phase = 'backoff';
     const delay = backoffDelay(this.attemptsInRow - 1, policy, policy.random);
-    this.reconnectTimer = timer(delay, this.options.scheduler).subscribe(() => this.open());
+    this.reconnectTimer = this.options.scheduler.schedule(() => this.open(), delay);
   }
 
   private finish(error?: LiveSessionError | ValidationError): void {
