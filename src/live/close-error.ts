@@ -99,16 +99,3 @@ export function livePathHint(transportError: string | undefined, url: string): s
     "(createClient's `liveUrl`, or speak's `wsUrl`) to the service's live WebSocket path"
   );
 }
-
-/**
- * The protocol error a socket error event means, if any: `ws` reports a peer breaking the
- * WebSocket protocol (a message over `maxPayload`, a bad opcode, invalid UTF-8...) with a
- * `WS_ERR_*` code; other errors (a refused connection...) end in a close instead.
- */
-export function protocolViolation(event: { error?: unknown }, maxPayload: number): string | undefined {
-  const code = (event.error as { code?: unknown } | undefined)?.code;
-  if (typeof code !== 'string' || !code.startsWith('WS_ERR_')) return undefined;
-  return code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
-    ? `The server sent a message larger than maxPayload (${maxPayload} bytes)`
-    : `The server broke the WebSocket protocol (${code})`;
-}
