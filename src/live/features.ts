@@ -51,20 +51,21 @@ export function sessionCodeLoad(needs: SessionNeeds): (() => Promise<unknown>) |
   return missing.length === 0 ? undefined : () => Promise.all(missing.map((load) => load()));
 }
 
-/** The metrics recorder of a session (its module loaded first: a bug otherwise, never skipped silently). */
+/** The metrics recorder of a session. */
 export function newMetricsRecorder(observer: SpeechMetricsObserver, scheduler: SchedulerLike): SpeechMetricsRecorder {
-  if (Recorder === undefined) throw new Error(NOT_LOADED);
-  return new Recorder(observer, scheduler);
+  return new (loaded(Recorder))(observer, scheduler);
 }
 
 /**
- * The stall fallback of a session (its module loaded first), cutting sentences by
- * `locale`'s rules with the sentence engine the session already has (the fallback's chunk
- * holds none of it).
+ * The stall fallback of a session, cutting sentences by `locale`'s rules with the sentence
+ * engine the session already has (the fallback's chunk holds none of it).
  */
 export function newStallFallback(speech: FallbackSpeech, firstSegmentId: number, afterMs: number, locale: string | undefined, hooks: FallbackHooks): StallFallback {
-  if (Fallback === undefined) throw new Error(NOT_LOADED);
-  return new Fallback(speech, firstSegmentId, afterMs, createSentenceSegmenter(locale === undefined ? {} : { locale }), hooks);
+  return new (loaded(Fallback))(speech, firstSegmentId, afterMs, createSentenceSegmenter(locale === undefined ? {} : { locale }), hooks);
 }
 
-const NOT_LOADED = 'rxvoice: a live session feature was used before its code loaded (see sessionCodeLoad)';
+/** A feature's class, once its module is loaded: a session made before is a bug, never a session silently without the feature. */
+function loaded<T>(feature: T | undefined): T {
+  if (feature === undefined) throw new Error('rxvoice: a live session feature was used before its code loaded (see sessionCodeLoad)');
+  return feature;
+}

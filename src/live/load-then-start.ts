@@ -43,19 +43,26 @@ export function startWhenLoaded<T>(
   });
 }
 
-type Held = { kind: 'next'; value: string } | { kind: 'error'; error: unknown } | { kind: 'complete' };
+/** A delivery of one notification of the source to the later subscriber. */
+type Delivery = (target: Subscriber<string>) => void;
 
 /** A source subscribed now whose notifications wait for one later subscriber. */
 class HeldText {
-  private held: Held[] | undefined = [];
+  /** The source's notifications, in order, until they are replayed (undefined after). */
+  private held: Delivery[] | undefined = [];
+  /** The text among them (string values), in order. */
+  private heldText = '';
   private target: Subscriber<string> | undefined;
   private readonly source: Subscription;
 
   constructor(text$: Observable<string>) {
     this.source = text$.subscribe({
-      next: (value) => this.push({ kind: 'next', value }),
-      error: (error: unknown) => this.push({ kind: 'error', error }),
-      complete: () => this.push({ kind: 'complete' }),
+      next: (value) => {
+        if (this.held && typeof value === 'string') this.heldText += value;
+        this.pass((target) => target.next(value));
+      },
+      error: (error: unknown) => this.pass((target) => target.error(error)),
+      complete: () => this.pass((target) => target.complete()),
     });
   }
 
@@ -65,16 +72,14 @@ class HeldText {
       this.target = subscriber;
       const held = this.held ?? [];
       this.held = undefined;
-      for (const h of held) this.deliver(h);
+      for (const deliver of held) deliver(subscriber);
       return () => this.stop();
     });
   }
 
-  /** The text held so far (string values only), in order. */
+  /** The text held so far, in order. */
   text(): string {
-    let text = '';
-    for (const h of this.held ?? []) if (h.kind === 'next' && typeof h.value === 'string') text += h.value;
-    return text;
+    return this.heldText;
   }
 
   stop(): void {
@@ -83,16 +88,8 @@ class HeldText {
     this.source.unsubscribe();
   }
 
-  private push(h: Held): void {
-    if (this.held) this.held.push(h);
-    else this.deliver(h);
-  }
-
-  private deliver(h: Held): void {
-    const target = this.target;
-    if (!target) return;
-    if (h.kind === 'next') target.next(h.value);
-    else if (h.kind === 'error') target.error(h.error);
-    else target.complete();
+  private pass(deliver: Delivery): void {
+    if (this.held) this.held.push(deliver);
+    else if (this.target) deliver(this.target);
   }
 }
