@@ -134,23 +134,26 @@ export async function oneFileKb(contents: string): Promise<number> {
   return gzipSync(await browserBundle(contents)).byteLength / 1024;
 }
 
-/** The languages with a sentence-rules table of their own, whose chunks the note groups (`src/text/languages/<lang>.ts`). */
+/** The chunks of the languages with a sentence-rules table (`src/text/languages/<lang>.ts`), and of the map of them (`loaders.ts`). */
 const LANGUAGE_CHUNK = /^[a-z]{2,3}$/;
+const LANGUAGE_MAP_CHUNK = 'loaders';
 
 /**
  * The lazy chunks in a note, gzipped KB each, largest first: the session features a page
  * loads when a session uses them (`metrics 0.7, stall-fallback 0.6`), then the languages
- * (`de 0.8, es 0.4, ...`); '' when none.
+ * (the map of their chunks, loaded first, then `de 0.8, es 0.4, ...`); '' when none.
  */
 function lazyNote(load: PageLoad): string {
   if (load.lazy.length === 0) return '';
   const sizes = load.lazy.map(({ name, bytes }) => [name, gzipSync(bytes).byteLength / 1024] as const).sort((a, b) => b[1] - a[1]);
   const list = (chunks: typeof sizes) => chunks.map(([name, kb]) => `${name} ${kb.toFixed(1)}`).join(', ');
-  const features = sizes.filter(([name]) => !LANGUAGE_CHUNK.test(name));
+  const isLanguage = (name: string) => LANGUAGE_CHUNK.test(name) || name === LANGUAGE_MAP_CHUNK;
+  const features = sizes.filter(([name]) => !isLanguage(name));
+  const map = sizes.find(([name]) => name === LANGUAGE_MAP_CHUNK);
   const languages = sizes.filter(([name]) => LANGUAGE_CHUNK.test(name));
   const parts = [
     features.length > 0 ? `a chunk a session feature, loaded when a session uses it: ${list(features)}` : '',
-    languages.length > 0 ? `one chunk a language other than English: ${list(languages)}` : '',
+    languages.length > 0 ? `one chunk a language other than English${map ? ` (after the map of them, ${map[1].toFixed(1)})` : ''}: ${list(languages)}` : '',
   ].filter((part) => part !== '');
   return `; loaded on demand, gzipped KB: ${parts.join('; ')}`;
 }
