@@ -79,23 +79,3 @@ export function closeError(code: number, reason: string, sessionError: string | 
   const how = code === CloseCodes.normal ? 'before session.done' : 'abnormally';
   return { code: 'connection', message: `The live session closed ${how} (code ${code}${detail ? `: ${detail}` : ''})`, ...close };
 }
-
-/**
- * For a handshake answered 404 (the socket's error names the status): the live path is not
- * where it was looked for (the service does not publish it), so say which option sets it.
- * `url` is the session address; its query (a key, for browser-style sockets) is left out.
- * @internal
- *
- * @example
- * ```ts
- * livePathHint('Unexpected server response: 404', 'wss://host/apis/live-tts/ws'); // '. No live session at wss://host/apis/live-tts/ws: set ...'
- * ```
- */
-export function livePathHint(transportError: string | undefined, url: string): string {
-  if (transportError === undefined || !/\b404\b/.test(transportError)) return '';
-  const where = new URL(url);
-  return (
-    `. No live session at ${where.origin}${where.pathname}: set the live address ` +
-    "(createClient's `liveUrl`, or speak's `wsUrl`) to the service's live WebSocket path"
-  );
-}

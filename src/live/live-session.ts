@@ -16,14 +16,14 @@
 import type { Observable, Subscriber, Subscription } from 'rxjs';
 import { backoffDelay } from '../core/backoff.js';
 import { liveSessionError, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
-import { closeError, isRefusal, livePathHint } from './close-error.js';
+import { closeError, isRefusal } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
 import { newMetricsRecorder, newStallFallback } from './features.js';
 import type { SpeechMetricsRecorder } from './metrics.js';
 import type { StallFallback } from './stall-fallback.js';
-import { protocolViolation } from './node-socket.js';
+import { livePathHint, protocolViolation } from './node-socket.js';
 import { ResponseWatch, type ResponseWatchHost } from './response-watch.js';
 import { startFrame, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { closeQuietly, cutOff, listen, newConnection, openSocket, OPEN, scrubKey, type Connection, type SocketErrorEvent, type SocketEventsHost } from './connection.js';

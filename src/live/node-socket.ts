@@ -1,7 +1,7 @@
 /**
  * The `ws` package's WebSocket: the default constructor of a live session in Node, the
  * test that a socket is one (`connection.ts` listens to its own events then), and what its
- * `WS_ERR_*` errors mean.
+ * errors say (`WS_ERR_*` codes, the status of a refused handshake).
  *
  * A browser bundle gets `browser-socket.ts` instead (`"browser"` in package.json): there
  * `ws` is only a stub that throws, and its CommonJS wrapper cost the page 0.5 KB gzipped.
@@ -28,4 +28,25 @@ export function protocolViolation(event: { error?: unknown }, maxPayload: number
   return code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
     ? `The server sent a message larger than maxPayload (${maxPayload} bytes)`
     : `The server broke the WebSocket protocol (${code})`;
+}
+
+/**
+ * For a handshake answered 404 (the socket's error names the status, as `ws`'s does; a
+ * browser's names none): the live path is not where it was looked for (the service does not
+ * publish it), so say which option sets it. `url` is the session address; its query (a key,
+ * for browser-style sockets) is left out.
+ * @internal
+ *
+ * @example
+ * ```ts
+ * livePathHint('Unexpected server response: 404', 'wss://host/apis/live-tts/ws'); // '. No live session at wss://host/apis/live-tts/ws: set ...'
+ * ```
+ */
+export function livePathHint(transportError: string | undefined, url: string): string {
+  if (transportError === undefined || !/\b404\b/.test(transportError)) return '';
+  const where = new URL(url);
+  return (
+    `. No live session at ${where.origin}${where.pathname}: set the live address ` +
+    "(createClient's `liveUrl`, or speak's `wsUrl`) to the service's live WebSocket path"
+  );
 }
