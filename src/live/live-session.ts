@@ -1,7 +1,7 @@
 /**
  * One subscription of `speak` (session.ts). Elsewhere: close codes and socket errors in
- * `close-error.ts`, sockets and their events in `connection.ts`, the source's observer and
- * the boundary hold in `text-path.ts`, text frames in `server-frames.ts`, segment order in
+ * `close-error.ts`, sockets and their events in `connection.ts`, the source's subscriber in
+ * `text-subscriber.ts`, the boundary hold in `text-path.ts`, text frames in `server-frames.ts`, segment order in
  * `segment-order.ts`, the progress watch in `response-watch.ts`. Sections, in order:
  * - the socket: `open()`, its events (`onOpen`, `onMessage`), `closeSocket()`; text out:
  *   `pushText()` (through the boundary hold), `sendText()` (kept until `session.ready`);
@@ -29,7 +29,8 @@ import { CloseCodes } from './protocol-constants.js';
 import type { ClientFrame, ServerFrame } from './protocol.js';
 import { parseServerFrame, readAudioFrame } from './server-frames.js';
 import { segmentDone, segmentSkipped, segmentStart } from './segment-order.js';
-import { BoundaryHold, TextObserver, type TextPathHost } from './text-path.js';
+import { BoundaryHold, type TextPathHost } from './text-path.js';
+import { TextSubscriber } from './text-subscriber.js';
 
 /**
  * Where a subscription of `speak` is:
@@ -95,7 +96,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
    * a source that ends at once with nothing to speak opens no socket at all.
    */
   start(text$: Observable<string>): void {
-    this.textSubscription = text$.subscribe(new TextObserver(this));
+    this.textSubscription = text$.subscribe(new TextSubscriber(this));
     if (this.phase !== 'finished') this.open();
   }
 

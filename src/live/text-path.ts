@@ -1,10 +1,10 @@
 /**
- * The text's way into a live session (live-session.ts): the source's observer, and the
- * client-side sentence boundaries (`clientBoundaries`), where a token goes through the
+ * The text's way into a live session (live-session.ts; the source's subscriber is in
+ * text-subscriber.ts): the client-side sentence boundaries (`clientBoundaries`), where a token goes through the
  * boundary gate and an undecided stop waits for the next token, at most `boundaryHoldMs`.
  * What leaves here is handed to the session's `sendText` (the ledger, then the socket).
  */
-import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
 
 /** What the text path asks of its session. */
@@ -17,31 +17,6 @@ export interface TextPathHost {
   textCompleted(): void;
   /** A piece of text that may go out now (recorded in the ledger, then sent or kept). */
   sendText(text: string): void;
-}
-
-/**
- * The text source's observer: forwards to the session (prototype methods, no closures built
- * per session). The session is in a private field: the source holds this observer, and
- * `util.inspect` of the source must not reach the session's socket (its headers hold the key).
- */
-export class TextObserver implements Observer<string> {
-  readonly #session: TextPathHost;
-
-  constructor(session: TextPathHost) {
-    this.#session = session;
-  }
-
-  next(text: string): void {
-    this.#session.pushText(text);
-  }
-
-  error(error: unknown): void {
-    this.#session.textFailed(error);
-  }
-
-  complete(): void {
-    this.#session.textCompleted();
-  }
 }
 
 /** The hold timer's work (a module function: no closure per session). */
