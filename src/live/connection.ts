@@ -5,6 +5,7 @@
  * frame's bytes.
  */
 import type { Subscription } from 'rxjs';
+import type { RawData, WebSocket as NodeSocket } from 'ws';
 import { redact } from '../core/errors.js';
 import { isNodeSocket } from './node-socket.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
@@ -13,6 +14,8 @@ import { CloseCodes } from './protocol-constants.js';
 /** One WebSocket of a session, and what the server said on it. */
 export interface Connection {
   socket: WebSocketLike;
+  /** Where the socket's events go (the session). */
+  host: SocketEventsHost;
   /** Last segment id seen from the server on this socket (-1 before any). */
   lastServerId: number;
   /** Server id of the segment started and not yet done. */
@@ -57,9 +60,10 @@ export function scrubKey(text: string, apiKey: string): string {
 }
 
 /** A connection on a socket just opened, nothing heard yet. */
-export function newConnection(socket: WebSocketLike, now: number): Connection {
+export function newConnection(socket: WebSocketLike, now: number, host: SocketEventsHost): Connection {
   return {
     socket,
+    host,
     lastServerId: -1,
     inProgress: undefined,
     sessionError: undefined,
@@ -85,24 +89,57 @@ export interface SocketEventsHost {
   onSocketError(connection: Connection, event: SocketErrorEvent): void;
 }
 
+/** The connection a `ws` socket is listened to for (a property of the socket: no closure per socket). */
+const CONNECTION = Symbol('rxvoice.connection');
+
+/** The connection of a `ws` socket listened to. */
+function connectionOf(socket: NodeSocket): Connection {
+  return (socket as unknown as { [CONNECTION]: Connection })[CONNECTION];
+}
+
+function onNodeOpen(this: NodeSocket): void {
+  const connection = connectionOf(this);
+  connection.host.onOpen(connection);
+}
+
+function onNodeMessage(this: NodeSocket, data: RawData, isBinary: boolean): void {
+  const connection = connectionOf(this);
+  connection.host.onMessage(connection, isBinary ? data : data.toString());
+}
+
+function onNodeClose(this: NodeSocket, code: number, reason: Buffer): void {
+  const connection = connectionOf(this);
+  connection.host.onClose(connection, code, reason.toString());
+}
+
+function onNodeError(this: NodeSocket, error: Error): void {
+  const connection = connectionOf(this);
+  connection.host.onSocketError(connection, { error, message: error.message });
+}
+
 /**
- * Hand the connection's socket events to `host`. Listeners are never removed: once the
+ * Hand the connection's socket events to its host. Listeners are never removed: once the
  * socket is not the session's current one the host ignores them (`ws` emits 'error' on a
  * socket closed while connecting, which must stay handled).
  *
  * A `ws` socket is listened to through its own events, with what its `addEventListener`
  * would put in the event (the text as a string, the reason as a string): no event object
  * and wrapper per frame (its `addEventListener` builds a `MessageEvent` for each, and a
- * wrapper closure per listener). Other sockets (browsers, undici, a caller's) through
+ * wrapper closure per listener). Its four listeners are module functions shared by every
+ * socket (`ws` calls them with the socket as `this`), which find the connection in a
+ * property of the socket (not enumerable: `util.inspect` of a socket does not show it):
+ * no closures and context per socket. Other sockets (browsers, undici, a caller's) through
  * `addEventListener`.
  */
-export function listen(connection: Connection, host: SocketEventsHost): void {
+export function listen(connection: Connection): void {
   const socket = connection.socket;
+  const host = connection.host;
   if (isNodeSocket(socket)) {
-    socket.on('open', () => host.onOpen(connection));
-    socket.on('message', (data, isBinary) => host.onMessage(connection, isBinary ? data : data.toString()));
-    socket.on('close', (code, reason) => host.onClose(connection, code, reason.toString()));
-    socket.on('error', (error) => host.onSocketError(connection, { error, message: error.message }));
+    Object.defineProperty(socket, CONNECTION, { value: connection });
+    socket.on('open', onNodeOpen);
+    socket.on('message', onNodeMessage);
+    socket.on('close', onNodeClose);
+    socket.on('error', onNodeError);
     return;
   }
   socket.addEventListener('open', () => host.onOpen(connection));

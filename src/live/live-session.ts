@@ -144,9 +144,9 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
       this.retryOrFail(this.error('connection', `Could not open the live session: ${message}`));
       return;
     }
-    const connection = newConnection(socket, options.scheduler.now());
+    const connection = newConnection(socket, options.scheduler.now(), this);
     this.connection = connection;
-    listen(connection, this);
+    listen(connection);
     connection.readyTimer = timer(options.readyTimeoutMs, options.scheduler).subscribe(() => this.onReadyTimeout(connection));
   }
 
