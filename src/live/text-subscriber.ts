@@ -5,7 +5,8 @@
  * adds (a `Subject`'s removal of its observer) in a field, not in an array grown to 17 slots.
  * @internal
  */
-import { config, Subscription, type Observer, type TeardownLogic } from 'rxjs';
+import { Subscription, type Observer, type TeardownLogic } from 'rxjs';
+import { reportUnhandledError } from './report-unhandled.js';
 
 /** What the source's subscriber asks of its session. */
 export interface TextSourceHost {
@@ -82,13 +83,4 @@ export class TextSubscriber extends Subscription implements Observer<string> {
     if (typeof finalizer === 'function') finalizer();
     else finalizer?.unsubscribe();
   }
-}
-
-/** As RxJS reports an error thrown by an observer: to `config.onUnhandledError`, else thrown on a later task. */
-function reportUnhandledError(error: unknown): void {
-  setTimeout(() => {
-    const { onUnhandledError } = config;
-    if (onUnhandledError) onUnhandledError(error);
-    else throw error;
-  });
 }
