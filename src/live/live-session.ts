@@ -49,8 +49,11 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   /** The socket in use; undefined once closed (events of closed sockets are ignored). */
   private connection: Connection | undefined;
   private readonly ledger: SpeechLedger;
-  /** Text pushed before the first `session.ready`, to send (in order) once it comes. */
-  private outbox: string[] = [];
+  /**
+   * Text pushed before the first `session.ready`, to send (in order) once it comes; none
+   * after it (a reconnect sends what the ledger holds): an open session keeps no array.
+   */
+  private outbox: string[] | undefined;
   private textComplete = false;
   /** Whether the source pushed any text that is not whitespace. */
   private hasText = false;
@@ -202,7 +205,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
       this.responseWatch.watch(this.connection);
-    } else this.outbox.push(text);
+    } else if (this.readyCount === 0) (this.outbox ??= []).push(text);
   }
 
   // --- frames in -------------------------------------------------------------
@@ -279,16 +282,15 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     this.readyCount++;
     if (this.readyCount === 1) {
       this.metrics?.ready();
-      const pending = this.outbox;
-      this.outbox = [];
+      const pending = this.outbox ?? [];
+      this.outbox = undefined;
       for (const text of pending) this.send(connection, { type: 'text.chunk', text });
       if (this.textComplete) this.send(connection, { type: 'text.done' });
       this.responseWatch.watch(connection);
       this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.options.config } });
       return;
     }
-    // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
-    this.outbox = [];
+    // A reconnect: everything not yet delivered (sent, or pushed meanwhile) goes again, once.
     const resent = this.ledger.resend();
     this.metrics?.reconnected(resent);
     if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
