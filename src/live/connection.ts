@@ -98,6 +98,11 @@ function connectionOf(socket: NodeSocket): Connection {
 }
 
 function onNodeOpen(this: NodeSocket): void {
+  // ws reads no frame before 'open' (it emits 'open' as it takes the TCP socket): 'message' is
+  // listened to from here, and 'open' no longer, so the socket's table of events keeps three
+  // entries (a fourth doubles its size: 256 bytes, not 160)
+  this.off('open', onNodeOpen);
+  this.on('message', onNodeMessage);
   const connection = connectionOf(this);
   connection.host.onOpen(connection);
 }
@@ -125,10 +130,11 @@ function onNodeError(this: NodeSocket, error: Error): void {
  * A `ws` socket is listened to through its own events, with what its `addEventListener`
  * would put in the event (the text as a string, the reason as a string): no event object
  * and wrapper per frame (its `addEventListener` builds a `MessageEvent` for each, and a
- * wrapper closure per listener). Its four listeners are module functions shared by every
+ * wrapper closure per listener). Its listeners are module functions shared by every
  * socket (`ws` calls them with the socket as `this`), which find the connection in a
  * property of the socket (not enumerable: `util.inspect` of a socket does not show it):
- * no closures and context per socket. Other sockets (browsers, undici, a caller's) through
+ * no closures and context per socket (`ws` links its own receiver and sender to their
+ * socket the same way). 'message' is listened to from 'open' on, in place of 'open'. Other sockets (browsers, undici, a caller's) through
  * `addEventListener`.
  */
 export function listen(connection: Connection): void {
@@ -137,7 +143,6 @@ export function listen(connection: Connection): void {
   if (isNodeSocket(socket)) {
     Object.defineProperty(socket, CONNECTION, { value: connection });
     socket.on('open', onNodeOpen);
-    socket.on('message', onNodeMessage);
     socket.on('close', onNodeClose);
     socket.on('error', onNodeError);
     return;
