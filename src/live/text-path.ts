@@ -41,10 +41,16 @@ export class BoundaryHold {
   private readonly gate: BoundaryGate;
   private holdTimer: Subscription | undefined;
 
+  /** The two options kept (not the options object: 48 bytes a session). */
+  private readonly holdMs: number;
+  private readonly scheduler: SchedulerLike;
+
   constructor(
-    private readonly options: BoundaryHoldOptions,
+    options: BoundaryHoldOptions,
     private readonly host: TextPathHost,
   ) {
+    this.holdMs = options.holdMs;
+    this.scheduler = options.scheduler;
     // holdWords: a sentence end goes out as one text.chunk (boundaryGate.ts)
     this.gate = createBoundaryGate(options.locale === undefined ? { holdWords: true } : { locale: options.locale, holdWords: true });
   }
@@ -55,7 +61,7 @@ export class BoundaryHold {
     this.holdTimer?.unsubscribe();
     this.holdTimer = undefined;
     if (this.gate.held() !== '') {
-      this.holdTimer = this.options.scheduler.schedule(holdEnded, this.options.holdMs, this);
+      this.holdTimer = this.scheduler.schedule(holdEnded, this.holdMs, this);
     }
   }
 
