@@ -100,13 +100,21 @@ export class WatchRound {
       return;
     }
     this.scheduledAt = now;
-    this.action = action.schedule(this, Math.max(0, first.dueAt - now));
+    this.action = action.schedule(this, delayUntil(first.dueAt, now));
   }
 
   private schedule(now: number): void {
     this.scheduledAt = now;
-    this.action = this.scheduler.schedule(runRound, Math.max(0, (this.queue[0] as ResponseWatch).dueAt - now), this);
+    this.action = this.scheduler.schedule(runRound, delayUntil((this.queue[0] as ResponseWatch).dueAt, now), this);
   }
+}
+
+/** Longest delay of a Node timer (a longer one fires after 1 ms). */
+const MAX_TIMER_DELAY = 2_147_483_647;
+
+/** The delay from `now` to `due`: at least 0, at most what a timer can wait (the round then looks again). */
+function delayUntil(due: number, now: number): number {
+  return Math.min(Math.max(0, due - now), MAX_TIMER_DELAY);
 }
 
 /** The round's action (a module function: no closure per round). */

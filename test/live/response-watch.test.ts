@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { asyncScheduler, config } from 'rxjs';
+import { asyncScheduler, config, type SchedulerAction } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { newConnection, type Connection, type SocketEventsHost } from '../../src/live/connection.js';
 import { ResponseWatch, type ResponseWatchHost } from '../../src/live/response-watch.js';
@@ -205,5 +205,38 @@ describe('ResponseWatch (virtual time)', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('ResponseWatch (real timers)', () => {
+  it('a period longer than a Node timer can wait: the round waits the longest a timer can, not 1 ms over and over', async () => {
+    let runs = 0;
+    // asyncScheduler, counting the runs of the round's action (its rescheduling keeps the counting work)
+    const counting = {
+      now: () => asyncScheduler.now(),
+      schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T) {
+        return asyncScheduler.schedule<T>(function (this: SchedulerAction<T>, s?: T) {
+          runs++;
+          work.call(this, s);
+        }, delay, state);
+      },
+    };
+    const make = (responseTimeoutMs: number) => {
+      const scheduler = counting as unknown as TestScheduler;
+      const session = new FakeSession(newScheduler(), { responseTimeoutMs });
+      const resolved = { responseTimeoutMs, stall: undefined, scheduler, config: { output_format: 'wav' } };
+      return Object.assign(session, { watch: new ResponseWatch(resolved as unknown as ConstructorParameters<typeof ResponseWatch>[0], session) });
+    };
+    const long = make(1e10);
+    long.watch.watch(long.connection);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(runs).toBe(0);
+    long.watch.stop();
+    // control: a short period runs (and the counting sees it)
+    const short = make(15);
+    short.watch.watch(short.connection);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    short.watch.stop();
+    expect(runs).toBeGreaterThan(0);
   });
 });
