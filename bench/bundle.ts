@@ -6,10 +6,11 @@
  * Bundled with code splitting, as a page's bundler does by default (Vite, webpack, Rollup;
  * esbuild with `splitting: true`): the figure is what a page loads at start, the entry and
  * the chunks it imports statically, each gzipped. The sentence rules of languages other
- * than English are `import()`ed when a session uses one (`src/text/language-tables.ts`),
- * so they are chunks of their own, not counted: a page speaking English never loads them;
- * the note gives their sizes. Without splitting a bundler inlines them (the note says how
- * much that adds).
+ * than English are `import()`ed when a session uses one (`src/text/language-tables.ts`), and
+ * so are the session features a session turns on by option, its `metrics` and its stall
+ * fallback (`src/live/features.ts`): chunks of their own, not counted (a page speaking
+ * English without those options never loads them); the note gives their sizes. Without
+ * splitting a bundler inlines them (the note says how much that adds).
  *
  * Rows:
  * - budget rows (peer column = the 30 KB budget): `speak` alone; a page of `speak` with
@@ -133,11 +134,28 @@ export async function oneFileKb(contents: string): Promise<number> {
   return gzipSync(await browserBundle(contents)).byteLength / 1024;
 }
 
-/** The lazy chunks in a note: `languages de 0.9, fr 0.5, ...` (gzipped KB each, largest first), or '' when none. */
+/** The chunks of the languages with a sentence-rules table (`src/text/languages/<lang>.ts`), and of the map of them (`loaders.ts`). */
+const LANGUAGE_CHUNK = /^[a-z]{2,3}$/;
+const LANGUAGE_MAP_CHUNK = 'loaders';
+
+/**
+ * The lazy chunks in a note, gzipped KB each, largest first: the session features a page
+ * loads when a session uses them (`metrics 0.7, stall-fallback 0.6`), then the languages
+ * (the map of their chunks, loaded first, then `de 0.8, es 0.4, ...`); '' when none.
+ */
 function lazyNote(load: PageLoad): string {
   if (load.lazy.length === 0) return '';
   const sizes = load.lazy.map(({ name, bytes }) => [name, gzipSync(bytes).byteLength / 1024] as const).sort((a, b) => b[1] - a[1]);
-  return `; loaded on demand, one chunk a language other than English, gzipped KB: ${sizes.map(([name, kb]) => `${name} ${kb.toFixed(1)}`).join(', ')}`;
+  const list = (chunks: typeof sizes) => chunks.map(([name, kb]) => `${name} ${kb.toFixed(1)}`).join(', ');
+  const isLanguage = (name: string) => LANGUAGE_CHUNK.test(name) || name === LANGUAGE_MAP_CHUNK;
+  const features = sizes.filter(([name]) => !isLanguage(name));
+  const map = sizes.find(([name]) => name === LANGUAGE_MAP_CHUNK);
+  const languages = sizes.filter(([name]) => LANGUAGE_CHUNK.test(name));
+  const parts = [
+    features.length > 0 ? `a chunk a session feature, loaded when a session uses it: ${list(features)}` : '',
+    languages.length > 0 ? `one chunk a language other than English${map ? ` (after the map of them, ${map[1].toFixed(1)})` : ''}: ${list(languages)}` : '',
+  ].filter((part) => part !== '');
+  return `; loaded on demand, gzipped KB: ${parts.join('; ')}`;
 }
 
 const SPEAK = "export { speak } from './src/live/index.ts';";

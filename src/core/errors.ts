@@ -226,7 +226,11 @@ export type LiveSessionErrorCode =
   | 'session_rejected'
   /** Close 4402: credits ran out mid-session. */
   | 'credits_exhausted'
-  /** Any other unclean close, or a clean close before `session.done` with text unspoken. Retryable. */
+  /**
+   * Any other unclean close, or a clean close before `session.done` with text unspoken; or,
+   * in a browser page, code the session loads when it starts (a language's sentence rules,
+   * the metrics, the stall fallback) did not load, before any socket. Retryable.
+   */
   | 'connection'
   /**
    * The service sent `session.error`, then closed with a code other than 4400/4401/4402

@@ -23,42 +23,97 @@ const OUTPUT_FORMATS: readonly string[] = ['wav', 'mp3', 'flac', 'aac'];
 const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
 
-/** Copies `input[key]` to `out` when it passes `check`; a default for undefined; absent stays absent. */
-function field(out: Rec, input: Rec, key: string, check: (v: unknown) => boolean, fallback?: () => unknown): void {
-  const v = input[key];
-  if (v === undefined && fallback !== undefined) out[key] = fallback();
-  else if (check(v) && (v !== undefined || key in input)) out[key] = v;
+// ---------------------------------------------------------------------------
+// Objects as tables of fields
+// ---------------------------------------------------------------------------
+
+/** What a {@link Check} returns for a value it rejects (its issues added). */
+const INVALID = Symbol('invalid');
+
+/** Checks the value at `key`: the value to keep, or {@link INVALID} with its issues added. */
+type Check = (issues: Issues, key: string, v: unknown) => unknown;
+
+/**
+ * One key of an object, in the schema's order: its check, and the value an undefined one
+ * takes (a function is called for it, as zod's `_default` does; without a fallback,
+ * undefined goes to the check: optional checks accept it).
+ */
+type Field = readonly [key: string, check: Check, fallback?: unknown];
+
+/**
+ * The object `input` is by `fields`, as a zod object decides: fields in order, unknown keys
+ * dropped, defaults for undefined, an optional key kept (as undefined) only when present;
+ * undefined when a field was rejected (every issue added, under `issues.prefix`).
+ */
+function parseObject(fields: readonly Field[], input: Rec, issues: Issues): Rec | undefined {
+  const before = issues.out.length;
+  const out: Rec = {};
+  for (const [key, check, ...fallback] of fields) {
+    const v = input[key];
+    if (v === undefined && fallback.length > 0) out[key] = typeof fallback[0] === 'function' ? (fallback[0] as () => unknown)() : fallback[0];
+    else {
+      const value = check(issues, key, v);
+      if (value !== INVALID && (v !== undefined || key in input)) out[key] = value;
+    }
+  }
+  return issues.out.length === before ? out : undefined;
 }
+
+/** A number by `rule` (`checkNumber`). */
+const number =
+  (rule: NumberRule): Check =>
+  (issues, key, v) =>
+    checkNumber(issues, key, v, rule) ? v : INVALID;
+
+/** `check`, or null and undefined as they are (zod's `nullish`). */
+const nullish =
+  (check: Check): Check =>
+  (issues, key, v) =>
+    v === null || v === undefined ? v : check(issues, key, v);
+
+/** One of `values`, else `msg` (type `enum`). */
+const oneOf =
+  (values: readonly unknown[], msg: string): Check =>
+  (issues, key, v) =>
+    values.includes(v) ? v : (add(issues, key, msg, 'enum'), INVALID);
+
+/** A nested object by `fields`, or undefined (optional). */
+const object =
+  (fields: readonly Field[]): Check =>
+  (issues, key, v) => {
+    if (v === undefined) return v;
+    if (!isRecord(v)) return add(issues, key, 'must be an object', 'object_type'), INVALID;
+    return parseObject(fields, v, { out: issues.out, prefix: [...issues.prefix, key] }) ?? INVALID;
+  };
+
+const flag: Check = (issues, key, v) => (typeof v === 'boolean' ? v : (add(issues, key, 'must be true or false', v === undefined ? 'missing' : 'boolean_type'), INVALID));
+const func: Check = (issues, key, v) => (typeof v === 'function' ? v : (add(issues, key, 'must be a function', 'value_error'), INVALID));
 
 // ---------------------------------------------------------------------------
 // The session.start configuration
 // ---------------------------------------------------------------------------
 
-const BOOL = 'must be true or false';
+/** A numeric id (deprecated), or a locale tag or a string of digits: zod's union reports a whole number's own branch. */
+const language: Check = (issues, key, v) => {
+  if (typeof v === 'number' && Number.isInteger(v)) return number({ int: true, msg: 'must be an integer', min: [0, false, 'must be a positive integer'] })(issues, key, v);
+  if (typeof v === 'string' && (LOCALE_TAG.test(v) || NUMERIC_ID.test(v))) return v;
+  return add(issues, key, 'must be a lower-case locale tag like "en-us"', 'union_error'), INVALID;
+};
 
-function booleanCheck(issues: Issues, key: string, nullish: boolean): (v: unknown) => boolean {
-  return (v) => {
-    if (typeof v === 'boolean' || (nullish && (v === null || v === undefined))) return true;
-    add(issues, key, BOOL, v === undefined ? 'missing' : 'boolean_type');
-    return false;
-  };
-}
-
-function nullishNumber(issues: Issues, key: string, rule: NumberRule): (v: unknown) => boolean {
-  return (v) => v === null || v === undefined || checkNumber(issues, key, v, rule);
-}
-
-function languageCheck(issues: Issues): (v: unknown) => boolean {
-  return (v) => {
-    // a whole number fails only on its own branch (a numeric id): zod reports that branch's issues
-    if (typeof v === 'number' && Number.isInteger(v)) {
-      return checkNumber(issues, 'language', v, { int: true, msg: 'must be an integer', min: [0, false, 'must be a positive integer'] });
-    }
-    if (typeof v === 'string' && (LOCALE_TAG.test(v) || NUMERIC_ID.test(v))) return true;
-    add(issues, 'language', 'must be a lower-case locale tag like "en-us"', 'union_error');
-    return false;
-  };
-}
+/** `SessionConfigSchema` (protocol.ts), field by field. */
+const SESSION_CONFIG: readonly Field[] = [
+  ['voice_id', number({ int: true, msg: 'must be an integer voice id', min: [0, true, 'must be a non-negative integer voice id'] })],
+  ['language', language, 'en-us'],
+  ['output_format', oneOf(OUTPUT_FORMATS, 'must be one of wav, mp3, flac, aac'), 'mp3'],
+  ['sample_rate', nullish(number({ int: true, msg: 'must be an integer number of hertz', min: [8000, true, 'must be at least 8000 Hz'], max: [48000, true, 'must be at most 48000 Hz'] }))],
+  ['word_timestamps', flag, false],
+  ['idle_timeout', number({ msg: 'must be a number of seconds', min: [0, false, 'must be more than 0 seconds'], max: [60, true, 'must be at most 60 seconds'] }), 1.0],
+  ['enhance_named_entities_pronunciation', flag, false],
+  ['enhance_reference_audio_quality', flag, false],
+  ['maintain_source_accent', flag, false],
+  ['apply_enhancement', nullish(flag)],
+  ['speaking_rate', nullish(number({ msg: 'must be a number', min: [0.25, true, 'must be at least 0.25'], max: [4, true, 'must be at most 4'] }))],
+];
 
 /**
  * The `session.start` configuration of `input` (unknown keys dropped, defaults filled in),
@@ -66,59 +121,7 @@ function languageCheck(issues: Issues): (v: unknown) => boolean {
  * `SessionConfigSchema.safeParse` decides.
  */
 export function checkSessionConfig(input: Rec, out: ValidationIssue[], prefix: ReadonlyArray<string | number>): SessionConfig | undefined {
-  const issues: Issues = { out, prefix };
-  const before = out.length;
-  const config: Rec = {};
-  field(config, input, 'voice_id', (v) =>
-    checkNumber(issues, 'voice_id', v, { int: true, msg: 'must be an integer voice id', min: [0, true, 'must be a non-negative integer voice id'] }),
-  );
-  field(config, input, 'language', languageCheck(issues), () => 'en-us');
-  field(
-    config,
-    input,
-    'output_format',
-    (v) => OUTPUT_FORMATS.includes(v as string) || (add(issues, 'output_format', 'must be one of wav, mp3, flac, aac', 'enum'), false),
-    () => 'mp3',
-  );
-  field(
-    config,
-    input,
-    'sample_rate',
-    nullishNumber(issues, 'sample_rate', {
-      int: true,
-      msg: 'must be an integer number of hertz',
-      min: [8000, true, 'must be at least 8000 Hz'],
-      max: [48000, true, 'must be at most 48000 Hz'],
-    }),
-  );
-  field(config, input, 'word_timestamps', booleanCheck(issues, 'word_timestamps', false), () => false);
-  field(
-    config,
-    input,
-    'idle_timeout',
-    (v) =>
-      checkNumber(issues, 'idle_timeout', v, {
-        msg: 'must be a number of seconds',
-        min: [0, false, 'must be more than 0 seconds'],
-        max: [60, true, 'must be at most 60 seconds'],
-      }),
-    () => 1.0,
-  );
-  for (const key of ['enhance_named_entities_pronunciation', 'enhance_reference_audio_quality', 'maintain_source_accent']) {
-    field(config, input, key, booleanCheck(issues, key, false), () => false);
-  }
-  field(config, input, 'apply_enhancement', booleanCheck(issues, 'apply_enhancement', true));
-  field(
-    config,
-    input,
-    'speaking_rate',
-    nullishNumber(issues, 'speaking_rate', {
-      msg: 'must be a number',
-      min: [0.25, true, 'must be at least 0.25'],
-      max: [4, true, 'must be at most 4'],
-    }),
-  );
-  return out.length === before ? (config as SessionConfig) : undefined;
+  return parseObject(SESSION_CONFIG, input, { out, prefix }) as SessionConfig | undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -139,72 +142,44 @@ export interface ClientOptions {
 }
 
 const MS = 'must be a finite number of milliseconds';
-const msRule = (extra: Partial<NumberRule> = {}): NumberRule => ({ msg: MS, min: [0, true, 'must be >= 0 ms'], ...extra });
-const positiveMs: NumberRule = { msg: MS, min: [0, false, 'must be > 0 ms'] };
+/** `milliseconds()` of core/options.ts: >= 0. */
+const ms = (extra: Partial<NumberRule> = {}): Check => number({ msg: MS, min: [0, true, 'must be >= 0 ms'], ...extra });
+/** `positiveMilliseconds()`: > 0. */
+const positiveMs = number({ msg: MS, min: [0, false, 'must be > 0 ms'] });
 
-function checkReconnect(issues: Issues, v: unknown): boolean {
-  if (v === undefined) return true;
-  if (!isRecord(v)) {
-    add(issues, 'reconnect', 'must be an object', 'object_type');
-    return false;
-  }
-  const inner: Issues = { out: issues.out, prefix: [...issues.prefix, 'reconnect'] };
-  const before = issues.out.length;
-  checkNumber(inner, 'maxAttempts', v['maxAttempts'], {
-    int: true,
-    msg: 'must be an integer',
-    min: [0, true, 'must be an integer >= 0'],
-    max: [1000, true, 'must be at most 1000'],
-  });
-  for (const key of ['baseDelayMs', 'maxDelayMs']) if (v[key] !== undefined) checkNumber(inner, key, v[key], msRule());
-  if (v['random'] !== undefined && typeof v['random'] !== 'function') add(inner, 'random', 'must be a function', 'value_error');
-  return issues.out.length === before;
-}
-
-function checkStall(issues: Issues, v: unknown): boolean {
-  if (v === undefined) return true;
-  if (!isRecord(v)) {
-    add(issues, 'stall', 'must be an object', 'object_type');
-    return false;
-  }
-  const inner: Issues = { out: issues.out, prefix: [...issues.prefix, 'stall'] };
-  const before = issues.out.length;
-  checkNumber(inner, 'afterMs', v['afterMs'], positiveMs);
-  if (v['fallback'] !== 'tts-stream' && v['fallback'] !== 'error') add(inner, 'fallback', "must be 'tts-stream' or 'error'", 'enum');
-  return issues.out.length === before;
-}
+/** `ClientOptionsSchema` (option-schemas.ts), field by field. */
+const CLIENT_OPTIONS: readonly Field[] = [
+  [
+    'reconnect',
+    object([
+      ['maxAttempts', number({ int: true, msg: 'must be an integer', min: [0, true, 'must be an integer >= 0'], max: [1000, true, 'must be at most 1000'] })],
+      ['baseDelayMs', ms(), 250],
+      ['maxDelayMs', ms(), 5000],
+      ['random', func, () => Math.random],
+    ]),
+  ],
+  ['readyTimeoutMs', positiveMs, 10_000],
+  ['maxPayload', number({ int: true, msg: 'must be an integer', min: [1, true, 'must be an integer >= 1'] }), 1024 * 1024],
+  ['clientBoundaries', flag, true],
+  ['boundaryHoldMs', ms({ max: [60_000, true, 'must be at most 60000 ms'] }), 250],
+  ['responseTimeoutMs', positiveMs, 15_000],
+  ['closeGraceMs', ms(), 1000],
+  [
+    'stall',
+    object([
+      ['afterMs', positiveMs],
+      ['fallback', oneOf(['tts-stream', 'error'], "must be 'tts-stream' or 'error'")],
+    ]),
+  ],
+  ['fallbackSpeech', (issues, key, v) => (v === undefined ? v : func(issues, key, v))],
+];
 
 /**
  * The client options of `input` with their defaults, or undefined with its issues added
  * to `out` under `prefix`: what `ClientOptionsSchema.safeParse` (option-schemas.ts) decides.
  */
 export function checkClientOptions(input: Rec, out: ValidationIssue[], prefix: ReadonlyArray<string | number>): ClientOptions | undefined {
-  const issues: Issues = { out, prefix };
-  const before = out.length;
-  const options: Rec = {};
-  field(options, input, 'reconnect', (v) => checkReconnect(issues, v));
-  const reconnect = options['reconnect'];
-  if (isRecord(reconnect)) {
-    options['reconnect'] = {
-      maxAttempts: reconnect['maxAttempts'],
-      baseDelayMs: reconnect['baseDelayMs'] ?? 250,
-      maxDelayMs: reconnect['maxDelayMs'] ?? 5000,
-      random: reconnect['random'] ?? Math.random,
-    };
-  }
-  const num = (key: string, rule: NumberRule, fallback: number): void =>
-    field(options, input, key, (v) => checkNumber(issues, key, v, rule), () => fallback);
-  num('readyTimeoutMs', positiveMs, 10_000);
-  num('maxPayload', { int: true, msg: 'must be an integer', min: [1, true, 'must be an integer >= 1'] }, 1024 * 1024);
-  field(options, input, 'clientBoundaries', booleanCheck(issues, 'clientBoundaries', false), () => true);
-  num('boundaryHoldMs', msRule({ max: [60_000, true, 'must be at most 60000 ms'] }), 250);
-  num('responseTimeoutMs', positiveMs, 15_000);
-  num('closeGraceMs', msRule(), 1000);
-  field(options, input, 'stall', (v) => checkStall(issues, v));
-  const stall = options['stall'];
-  if (isRecord(stall)) options['stall'] = { afterMs: stall['afterMs'], fallback: stall['fallback'] };
-  field(options, input, 'fallbackSpeech', (v) => v === undefined || typeof v === 'function' || (add(issues, 'fallbackSpeech', 'must be a function', 'value_error'), false));
-  return out.length === before ? (options as unknown as ClientOptions) : undefined;
+  return parseObject(CLIENT_OPTIONS, input, { out, prefix }) as ClientOptions | undefined;
 }
 
 // ---------------------------------------------------------------------------

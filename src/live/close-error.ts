@@ -79,36 +79,3 @@ export function closeError(code: number, reason: string, sessionError: string | 
   const how = code === CloseCodes.normal ? 'before session.done' : 'abnormally';
   return { code: 'connection', message: `The live session closed ${how} (code ${code}${detail ? `: ${detail}` : ''})`, ...close };
 }
-
-/**
- * For a handshake answered 404 (the socket's error names the status): the live path is not
- * where it was looked for (the service does not publish it), so say which option sets it.
- * `url` is the session address; its query (a key, for browser-style sockets) is left out.
- * @internal
- *
- * @example
- * ```ts
- * livePathHint('Unexpected server response: 404', 'wss://host/apis/live-tts/ws'); // '. No live session at wss://host/apis/live-tts/ws: set ...'
- * ```
- */
-export function livePathHint(transportError: string | undefined, url: string): string {
-  if (transportError === undefined || !/\b404\b/.test(transportError)) return '';
-  const where = new URL(url);
-  return (
-    `. No live session at ${where.origin}${where.pathname}: set the live address ` +
-    "(createClient's `liveUrl`, or speak's `wsUrl`) to the service's live WebSocket path"
-  );
-}
-
-/**
- * The protocol error a socket error event means, if any: `ws` reports a peer breaking the
- * WebSocket protocol (a message over `maxPayload`, a bad opcode, invalid UTF-8...) with a
- * `WS_ERR_*` code; other errors (a refused connection...) end in a close instead.
- */
-export function protocolViolation(event: { error?: unknown }, maxPayload: number): string | undefined {
-  const code = (event.error as { code?: unknown } | undefined)?.code;
-  if (typeof code !== 'string' || !code.startsWith('WS_ERR_')) return undefined;
-  return code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH'
-    ? `The server sent a message larger than maxPayload (${maxPayload} bytes)`
-    : `The server broke the WebSocket protocol (${code})`;
-}

@@ -13,15 +13,17 @@
  * - the session's state is one `phase`.
  * @internal
  */
-import { timer, type Observable, type Subscriber, type Subscription } from 'rxjs';
+import type { Observable, Subscriber, Subscription } from 'rxjs';
 import { backoffDelay } from '../core/backoff.js';
 import { liveSessionError, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
-import { closeError, isRefusal, livePathHint, protocolViolation } from './close-error.js';
+import { closeError, isRefusal } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
-import { SpeechMetricsRecorder } from './metrics.js';
-import { StallFallback } from './stall-fallback.js';
+import { newMetricsRecorder, newStallFallback } from './features.js';
+import type { SpeechMetricsRecorder } from './metrics.js';
+import type { StallFallback } from './stall-fallback.js';
+import { livePathHint, protocolViolation } from './node-socket.js';
 import { ResponseWatch, type ResponseWatchHost } from './response-watch.js';
 import { startFrame, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { closeQuietly, cutOff, listen, newConnection, openSocket, OPEN, scrubKey, type Connection, type SocketErrorEvent, type SocketEventsHost } from './connection.js';
@@ -90,7 +92,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     const locale = typeof language === 'string' ? language : undefined;
     this.boundaries = options.clientBoundaries ? new BoundaryHold({ locale, holdMs: options.boundaryHoldMs, scheduler: options.scheduler }, this) : undefined;
     this.ledger = new SpeechLedger({ locale });
-    this.metrics = options.metrics ? new SpeechMetricsRecorder(options.metrics, options.scheduler) : undefined;
+    this.metrics = options.metrics ? newMetricsRecorder(options.metrics, options.scheduler) : undefined;
     this.responseWatch = new ResponseWatch(options, this);
   }
 
@@ -150,7 +152,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     const connection = newConnection(socket, options.scheduler.now(), this);
     this.connection = connection;
     listen(connection);
-    connection.readyTimer = timer(options.readyTimeoutMs, options.scheduler).subscribe(() => this.onReadyTimeout(connection));
+    connection.readyTimer = options.scheduler.schedule(() => this.onReadyTimeout(connection), options.readyTimeoutMs);
   }
 
   /** The socket opened: `session.start` goes out. */
@@ -369,7 +371,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     }
     this.phase = 'fallback';
     const language = this.options.config.language;
-    this.fallback = new StallFallback(speech, this.maxConsumerId + 1, afterMs, typeof language === 'string' ? language : undefined, {
+    this.fallback = newStallFallback(speech, this.maxConsumerId + 1, afterMs, typeof language === 'string' ? language : undefined, {
       emit: (event) => this.emit(event),
       done: () => {
         this.emit({ type: 'done' });
@@ -419,7 +421,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     this.idOffset = this.maxConsumerId + 1;
     this.phase = 'backoff';
     const delay = backoffDelay(this.attemptsInRow - 1, policy, policy.random);
-    this.reconnectTimer = timer(delay, this.options.scheduler).subscribe(() => this.open());
+    this.reconnectTimer = this.options.scheduler.schedule(() => this.open(), delay);
   }
 
   private finish(error?: LiveSessionError | ValidationError): void {

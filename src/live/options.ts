@@ -247,11 +247,11 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined, exact = false):
  * @internal
  */
 export function resolveSpeak(connection: LiveConnection, options: SpeakOptions): ResolvedSpeak {
-  const { reconnect, scheduler, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, metrics, stall, fallbackSpeech, ...configInput } = options;
   const issues: ValidationIssue[] = [];
-  // plain checks that decide as SessionConfigSchema and ClientOptionsSchema (checks.ts): no schema library in a page
-  const config = checkSessionConfig({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...configInput }, issues, ['session.start']);
-  const client = checkClientOptions({ reconnect, readyTimeoutMs, maxPayload, clientBoundaries, boundaryHoldMs, responseTimeoutMs, closeGraceMs, stall, fallbackSpeech }, issues, ['options']);
+  // plain checks that decide as SessionConfigSchema and ClientOptionsSchema (checks.ts): no
+  // schema library in a page. Each reads its own keys and drops the others, as the schemas do.
+  const config = checkSessionConfig({ output_format: DEFAULT_LIVE_OUTPUT_FORMAT, ...options }, issues, ['session.start']);
+  const client = checkClientOptions(options, issues, ['options']);
   if (client !== undefined && client.stall?.fallback === 'tts-stream' && client.fallbackSpeech === undefined) {
     issues.push({ loc: ['options', 'fallbackSpeech'], msg: "is needed for stall.fallback 'tts-stream' (client.speak gives it)", type: 'missing' });
   }
@@ -277,8 +277,8 @@ export function resolveSpeak(connection: LiveConnection, options: SpeakOptions):
     stall: client.stall,
     fallbackSpeech: client.fallbackSpeech,
     config,
-    scheduler: scheduler ?? asyncScheduler,
-    metrics,
+    scheduler: options.scheduler ?? asyncScheduler,
+    metrics: options.metrics,
     url,
     headersSupported,
     WebSocket: Ctor,

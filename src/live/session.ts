@@ -6,11 +6,12 @@
  * endings are.
  */
 import { Observable, type OperatorFunction, type Unsubscribable } from 'rxjs';
-import type { LiveSessionError, ValidationError } from '../core/errors.js';
+import { LiveSessionError, type ValidationError } from '../core/errors.js';
 import type { LiveSpeechEvent } from './events.js';
 import { LiveSession } from './live-session.js';
 import { resolveSpeak, type LiveConnection, type SpeakOptions } from './options.js';
-import { afterSentenceRules } from './sentence-rules.js';
+import { sessionCodeLoad } from './features.js';
+import { startWhenLoaded } from './load-then-start.js';
 
 // The options moved to options.ts: their names stay importable from here.
 export {
@@ -80,7 +81,10 @@ export {
  *   progress, a trickle of tiny frames is not): `'timeout'` (retryable, so
  *   `reconnect` treats it as a drop);
  * - the text source errors: the socket is closed and the output errors with
- *   `'text_source'`, the source's own error (unchanged) as `cause`.
+ *   `'text_source'`, the source's own error (unchanged) as `cause`;
+ * - in a browser bundle, code the session loads when it starts (a language's sentence
+ *   rules, the `metrics`, the `stall` fallback; the text waits meanwhile) fails to load:
+ *   `'connection'` (retryable: a later subscription loads it again), before any socket.
  *
  * Unsubscribing (e.g. `takeUntil(userStartedTalking$)` for barge-in) closes the socket
  * at once with 1000, unsubscribes the text source and clears every timer; nothing more
@@ -134,10 +138,17 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
       return new Teardown(session);
     });
 
-  // a language other than English: its sentence rules are loaded first, the text waits
-  // (live/sentence-rules.ts); a numeric language id (deprecated) takes the default rules
+  // In a browser page, the code the session needs and the page has not loaded yet (a
+  // language's sentence rules, the metrics, the stall fallback) is loaded first, the text
+  // waiting (features.ts); a numeric language id (deprecated) takes the default rules.
   const language = resolved.config.language;
-  return (text$) => afterSentenceRules(typeof language === 'string' ? language : undefined, text$, run);
+  const locale = typeof language === 'string' ? language : undefined;
+  return (text$) => startWhenLoaded(sessionCodeLoad({ locale, metrics: resolved.metrics, stall: resolved.stall }), text$, run, codeLoadError);
+}
+
+/** Code the session needed did not load (a page offline): retryable, nothing sent, the text held is unspoken. */
+function codeLoadError(cause: unknown, held: string): LiveSessionError {
+  return new LiveSessionError('connection', `Could not load the live session's code: ${cause instanceof Error ? cause.message : String(cause)}`, { cause, unspoken: held.replace(/^\s+/, '') });
 }
 
 /**

@@ -7,7 +7,7 @@
  * by a `segmentFallback` event saying why.
  */
 import type { Observable, Subscription } from 'rxjs';
-import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
+import type { SentenceSegmenter } from '../text/sentences.js';
 import type { LiveSpeechEvent } from './events.js';
 
 /** Speaks one sentence another way: its audio bytes, in the session's output format. */
@@ -45,11 +45,12 @@ export class StallFallback {
     private readonly speech: FallbackSpeech,
     firstSegmentId: number,
     private readonly afterMs: number,
-    locale: string | undefined,
+    /** Cuts the text into sentences: the session's language's (given, so that this file, loaded apart in a page, shares the page's engine). */
+    segmenter: SentenceSegmenter,
     private readonly hooks: FallbackHooks,
   ) {
     this.nextId = firstSegmentId;
-    this.segmenter = createSentenceSegmenter(locale === undefined ? {} : { locale });
+    this.segmenter = segmenter;
   }
 
   /** More text to speak (any split; cut into sentences here). */

@@ -8,8 +8,10 @@
  * - in a browser bundle `languages/all.ts` is `languages/none.ts` (`"browser"` in package.json):
  *   a page loads the table of a language when a session uses it, by `import()`, which its
  *   bundler splits into a chunk a language, so a page speaking English (the default)
- *   downloads none of them. `speak`, `segmentSentences` and `resubmitSkipped` hold the text
- *   until the table is in (`src/live/sentence-rules.ts`).
+ *   downloads none of them, nor the map of their chunks (`languages/loaders.ts`, itself
+ *   `import()`ed first: a page's first table takes two fetches, one after the other).
+ *   `speak`, `segmentSentences` and `resubmitSkipped` hold the text until the table is in
+ *   (`src/live/sentence-rules.ts`).
  *
  * {@link languageTableReady} says whether a locale's rules can be made now;
  * {@link loadLanguageTable} loads its table (once); {@link languageTable} gives it to
@@ -31,28 +33,8 @@ export interface LanguageTable {
   readonly speechTags?: readonly string[];
 }
 
-type Loader = () => Promise<{ table: LanguageTable }>;
-
-/** Where each language's table is: one `import()` each (a literal path, so bundlers see it). */
-const LOADERS: Readonly<Record<string, Loader>> = {
-  ar: () => import('./languages/ar.js'),
-  bg: () => import('./languages/bg.js'),
-  cs: () => import('./languages/cs.js'),
-  da: () => import('./languages/da.js'),
-  de: () => import('./languages/de.js'),
-  el: () => import('./languages/el.js'),
-  es: () => import('./languages/es.js'),
-  fr: () => import('./languages/fr.js'),
-  hi: () => import('./languages/hi.js'),
-  it: () => import('./languages/it.js'),
-  kk: () => import('./languages/kk.js'),
-  nl: () => import('./languages/nl.js'),
-  pl: () => import('./languages/pl.js'),
-  pt: () => import('./languages/pt.js'),
-  ru: () => import('./languages/ru.js'),
-  sk: () => import('./languages/sk.js'),
-  uk: () => import('./languages/uk.js'),
-};
+/** The languages with a table of their own (`languages/<lang>.ts`; the keys of `languages/all.ts` and of `languages/loaders.ts`). */
+const TABLES: ReadonlySet<string> = new Set(['ar', 'bg', 'cs', 'da', 'de', 'el', 'es', 'fr', 'hi', 'it', 'kk', 'nl', 'pl', 'pt', 'ru', 'sk', 'uk']);
 
 /** The tables at hand: all of them in Node, none at first in a browser bundle (where `languages/all.ts` is `none.ts`). */
 const loaded = new Map<string, LanguageTable>(Object.entries(bundled));
@@ -68,7 +50,7 @@ export function languageOf(locale: string | undefined): string {
 /** Whether the sentence rules of `locale` can be made now: its language has no table of its own, or the table is loaded. */
 export function languageTableReady(locale: string | undefined): boolean {
   const lang = languageOf(locale);
-  return !Object.hasOwn(LOADERS, lang) || loaded.has(lang);
+  return !TABLES.has(lang) || loaded.has(lang);
 }
 
 /**
@@ -77,7 +59,7 @@ export function languageTableReady(locale: string | undefined): boolean {
  * wait for {@link loadLanguageTable}: a bug, never a silent fallback to other rules).
  */
 export function languageTable(lang: string): LanguageTable | undefined {
-  if (!Object.hasOwn(LOADERS, lang)) return undefined;
+  if (!TABLES.has(lang)) return undefined;
   const table = loaded.get(lang);
   if (table === undefined) throw new Error(`rxvoice: the sentence rules of "${lang}" are not loaded (await loadLanguageTable first)`);
   return table;
@@ -89,15 +71,17 @@ export function loadLanguageTable(locale: string | undefined): Promise<void> {
   if (languageTableReady(lang)) return Promise.resolve();
   let pending = loading.get(lang);
   if (pending === undefined) {
-    pending = LOADERS[lang]!().then(
-      ({ table }) => {
-        loaded.set(lang, table);
-      },
-      (error: unknown) => {
-        loading.delete(lang); // a failed download may be tried again
-        throw error;
-      },
-    );
+    pending = import('./languages/loaders.js')
+      .then(({ LOADERS }) => LOADERS[lang]!())
+      .then(
+        ({ table }) => {
+          loaded.set(lang, table);
+        },
+        (error: unknown) => {
+          loading.delete(lang); // a failed download (of the map or of the table) may be tried again
+          throw error;
+        },
+      );
     loading.set(lang, pending);
   }
   return pending;

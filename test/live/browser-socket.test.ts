@@ -45,6 +45,11 @@ describe('the browser bundle of speak and ws', () => {
     expect(browser.inputs.filter((file) => file.includes('node_modules/ws/') || file.endsWith('node-socket.ts'))).toEqual([]);
     expect(node.inputs).toContain('src/live/node-socket.ts');
     expect(node.inputs.some((file) => file.includes('node_modules/ws/'))).toBe(true);
+    // what ws's errors say (WS_ERR_* codes, a handshake's 404) stays in Node: a browser's error events say nothing
+    expect(browser.text).not.toContain('WS_ERR_');
+    expect(node.text).toContain('WS_ERR_UNSUPPORTED_MESSAGE_LENGTH');
+    expect(browser.text).not.toContain('set the live address');
+    expect(node.text).toContain('set the live address');
   });
 
   it('in the browser bundle, speak without a WebSocket throws a ValidationError at connection.WebSocket when called', async () => {

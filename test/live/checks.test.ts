@@ -108,4 +108,30 @@ describe('checks.ts against the zod schemas', () => {
     );
     expect(accepted).toBeGreaterThan(0);
   });
+
+  it('client options, the nested objects (reconnect, stall) with mostly valid fields: the same output, or the same issues', () => {
+    // each field valid three times in four (undefined included), else any value; keys maybe absent
+    const mostly = (...valid: unknown[]) => fc.oneof({ arbitrary: fc.constantFrom(...valid), weight: 3 }, { arbitrary: anyValue, weight: 1 });
+    const reconnect = fc.record(
+      { maxAttempts: mostly(0, 3, 1000), baseDelayMs: mostly(undefined, 0, 100), maxDelayMs: mostly(undefined, 5, 9000), random: mostly(undefined, () => 0.5) },
+      { requiredKeys: [] },
+    );
+    const stall = fc.record({ afterMs: mostly(1, 0.5, 300), fallback: mostly('tts-stream', 'error') }, { requiredKeys: [] });
+    const options = fc.oneof(reconnect.map((r) => ({ reconnect: r })), stall.map((s) => ({ stall: s })));
+    const accepted = { reconnect: 0, stall: 0 };
+    fc.assert(
+      fc.property(options, (input) => {
+        const zod = viaZod(ClientOptionsSchema, input, ['options']);
+        const issues: ValidationIssue[] = [];
+        const ours = checkClientOptions(input, issues, ['options']);
+        expect(issues).toStrictEqual(zod.issues);
+        expect(ours).toStrictEqual(zod.data);
+        if (ours) accepted['reconnect' in input ? 'reconnect' : 'stall']++;
+      }),
+      { numRuns: RUNS },
+    );
+    // defaults filled in and fields kept were compared, not only rejections
+    expect(accepted.reconnect).toBeGreaterThan(RUNS / 20);
+    expect(accepted.stall).toBeGreaterThan(RUNS / 20);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { liveSessionError, CreditsExhaustedError, SessionRejectedError } from '../../src/core/errors.js';
-import { closeError, isRefusal, protocolViolation } from '../../src/live/close-error.js';
+import { closeError, isRefusal } from '../../src/live/close-error.js';
+import { protocolViolation } from '../../src/live/node-socket.js';
 
 // code, reason, session.error, transport error -> error code, message, retryable (as the
 // LiveSessionError built from it says), whether the code refuses the session

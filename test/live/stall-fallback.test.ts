@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { of, Subject, throwError, type Observable } from 'rxjs';
 import { StallFallback, type FallbackHooks } from '../../src/live/stall-fallback.js';
+import { createSentenceSegmenter } from '../../src/text/sentences.js';
 import type { LiveSpeechEvent } from '../../src/live/index.js';
 
 function run(speech: (text: string) => Observable<Uint8Array>) {
@@ -12,7 +13,7 @@ function run(speech: (text: string) => Observable<Uint8Array>) {
     done: () => (outcome.done = true),
     failed: (error, unspoken) => (outcome.failed = { error, unspoken }),
   };
-  return { fallback: new StallFallback(speech, 5, 300, 'en-us', hooks), events, outcome };
+  return { fallback: new StallFallback(speech, 5, 300, createSentenceSegmenter({ locale: 'en-us' }), hooks), events, outcome };
 }
 
 describe('StallFallback', () => {

@@ -88,6 +88,11 @@ describe('language tables in a browser bundle', () => {
     expect(start).toContain('Wednesday');
     expect(start).not.toContain('Weltkrieg');
     expect(start).not.toContain('Anschließend');
+    // nor the map of the chunks (their names): a chunk of its own, loaded before a table
+    const map = files.filter((f) => f.startsWith('loaders-'));
+    expect(map).toHaveLength(1);
+    expect(await readFile(join(dir, map[0]!), 'utf8')).toContain(german[0]!);
+    expect(start).not.toContain(german[0]!);
   });
 
   it('Node has every table from the start; the page, English only', () => {

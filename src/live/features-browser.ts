@@ -1,0 +1,12 @@
+/**
+ * The browser stand-in for `features-node.ts` (`"browser"` in package.json): no optional
+ * feature up front; `features.ts` loads each by `import()` when a session uses it.
+ * @internal
+ */
+import type { SpeechMetricsRecorder as Recorder } from './metrics.js';
+import type { StallFallback as Fallback } from './stall-fallback.js';
+
+/** Loaded when a session with `metrics` starts. */
+export const SpeechMetricsRecorder: typeof Recorder | undefined = undefined;
+/** Loaded when a session with `stall: { fallback: 'tts-stream' }` starts. */
+export const StallFallback: typeof Fallback | undefined = undefined;

@@ -1,0 +1,11 @@
+/**
+ * The live session's optional features, loaded with the library, for Node: the timing
+ * metrics (`metrics` option) and the stall fallback (`stall: { fallback: 'tts-stream' }`).
+ * `features.ts` imports this file, so in Node a session with either option starts
+ * synchronously, as every session does. A browser bundle replaces this file with
+ * `features-browser.ts` (`"browser"` in package.json), which holds neither: a page loads a
+ * feature's code by `import()` when a session that uses it starts (see `features.ts`).
+ * @internal
+ */
+export { SpeechMetricsRecorder } from './metrics.js';
+export { StallFallback } from './stall-fallback.js';

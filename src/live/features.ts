@@ -1,0 +1,71 @@
+/**
+ * The code a live session loads only when its options use it, in a browser page: the
+ * timing metrics (`metrics`, `metrics.ts`) and the stall fallback
+ * (`stall: { fallback: 'tts-stream' }`, `stall-fallback.ts`), besides the sentence rules of
+ * its language (`sentence-rules.ts`).
+ *
+ * - In Node both are there from the start: this file imports `features-node.ts`, so every
+ *   session starts synchronously, as before;
+ * - in a browser bundle `features-node.ts` is `features-browser.ts` (`"browser"` in
+ *   package.json): a feature's module is `import()`ed when a session that uses it is
+ *   subscribed, before its socket opens (the text waits, `load-then-start.ts`); a page that
+ *   does not use it never downloads it.
+ *
+ * {@link sessionCodeLoad} says what a session must load first; {@link newMetricsRecorder}
+ * and {@link newStallFallback} make the features once they are in.
+ * @internal
+ */
+import type { SchedulerLike } from 'rxjs';
+import * as bundled from './features-node.js';
+import type { SpeechMetricsObserver, SpeechMetricsRecorder } from './metrics.js';
+import { createSentenceSegmenter } from '../text/sentences.js';
+import { sentenceRulesLoad } from './sentence-rules.js';
+import type { FallbackHooks, FallbackSpeech, StallFallback } from './stall-fallback.js';
+
+/** The features at hand: both in Node; in a browser bundle, those loaded so far. */
+let Recorder: typeof SpeechMetricsRecorder | undefined = bundled.SpeechMetricsRecorder;
+let Fallback: typeof StallFallback | undefined = bundled.StallFallback;
+
+/** What decides the code a session needs: its language and the options that turn features on. */
+export interface SessionNeeds {
+  locale: string | undefined;
+  metrics: SpeechMetricsObserver | undefined;
+  stall: { fallback: 'tts-stream' | 'error' } | undefined;
+}
+
+/**
+ * One load of the code a session with these needs lacks (its language's table, the
+ * features' modules, each by `import()` with a literal path, so that a bundler makes each a
+ * chunk of its own), or undefined when every part is here: always in Node; in a page, for
+ * English without metrics or fallback, or for parts an earlier session loaded.
+ */
+export function sessionCodeLoad(needs: SessionNeeds): (() => Promise<unknown>) | undefined {
+  const loads = [sentenceRulesLoad(needs.locale)];
+  if (needs.metrics !== undefined && Recorder === undefined) {
+    loads.push(() => import('./metrics.js').then((module) => void (Recorder = module.SpeechMetricsRecorder)));
+  }
+  if (needs.stall?.fallback === 'tts-stream' && Fallback === undefined) {
+    loads.push(() => import('./stall-fallback.js').then((module) => void (Fallback = module.StallFallback)));
+  }
+  const missing = loads.filter((load) => load !== undefined);
+  return missing.length === 0 ? undefined : () => Promise.all(missing.map((load) => load()));
+}
+
+/** The metrics recorder of a session. */
+export function newMetricsRecorder(observer: SpeechMetricsObserver, scheduler: SchedulerLike): SpeechMetricsRecorder {
+  return new (loaded(Recorder))(observer, scheduler);
+}
+
+/**
+ * The stall fallback of a session, cutting sentences by `locale`'s rules with the sentence
+ * engine the session already has (the fallback's chunk holds none of it).
+ */
+export function newStallFallback(speech: FallbackSpeech, firstSegmentId: number, afterMs: number, locale: string | undefined, hooks: FallbackHooks): StallFallback {
+  return new (loaded(Fallback))(speech, firstSegmentId, afterMs, createSentenceSegmenter(locale === undefined ? {} : { locale }), hooks);
+}
+
+/** A feature's class, once its module is loaded: a session made before is a bug, never a session silently without the feature. */
+function loaded<T>(feature: T | undefined): T {
+  if (feature === undefined) throw new Error('rxvoice: a live session feature was used before its code loaded (see sessionCodeLoad)');
+  return feature;
+}
