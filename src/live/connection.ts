@@ -5,9 +5,8 @@
  * frame's bytes.
  */
 import type { Subscription } from 'rxjs';
-import type { RawData, WebSocket as NodeSocket } from 'ws';
 import { redact } from '../core/errors.js';
-import { isNodeSocket } from './node-socket.js';
+import { listenNodeSocket } from './node-socket.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { CloseCodes } from './protocol-constants.js';
 
@@ -89,39 +88,6 @@ export interface SocketEventsHost {
   onSocketError(connection: Connection, event: SocketErrorEvent): void;
 }
 
-/** The connection a `ws` socket is listened to for (a property of the socket: no closure per socket). */
-const CONNECTION = Symbol('rxvoice.connection');
-
-/** The connection of a `ws` socket listened to. */
-function connectionOf(socket: NodeSocket): Connection {
-  return (socket as unknown as { [CONNECTION]: Connection })[CONNECTION];
-}
-
-function onNodeOpen(this: NodeSocket): void {
-  // ws reads no frame before 'open' (it emits 'open' as it takes the TCP socket): 'message' is
-  // listened to from here, and 'open' no longer, so the socket's table of events keeps three
-  // entries (a fourth doubles its size: 256 bytes, not 160)
-  this.off('open', onNodeOpen);
-  this.on('message', onNodeMessage);
-  const connection = connectionOf(this);
-  connection.host.onOpen(connection);
-}
-
-function onNodeMessage(this: NodeSocket, data: RawData, isBinary: boolean): void {
-  const connection = connectionOf(this);
-  connection.host.onMessage(connection, isBinary ? data : data.toString());
-}
-
-function onNodeClose(this: NodeSocket, code: number, reason: Buffer): void {
-  const connection = connectionOf(this);
-  connection.host.onClose(connection, code, reason.toString());
-}
-
-function onNodeError(this: NodeSocket, error: Error): void {
-  const connection = connectionOf(this);
-  connection.host.onSocketError(connection, { error, message: error.message });
-}
-
 /**
  * Hand the connection's socket events to its host. Listeners are never removed: once the
  * socket is not the session's current one the host ignores them (`ws` emits 'error' on a
@@ -130,23 +96,14 @@ function onNodeError(this: NodeSocket, error: Error): void {
  * A `ws` socket is listened to through its own events, with what its `addEventListener`
  * would put in the event (the text as a string, the reason as a string): no event object
  * and wrapper per frame (its `addEventListener` builds a `MessageEvent` for each, and a
- * wrapper closure per listener). Its listeners are module functions shared by every
- * socket (`ws` calls them with the socket as `this`), which find the connection in a
- * property of the socket (not enumerable: `util.inspect` of a socket does not show it):
- * no closures and context per socket (`ws` links its own receiver and sender to their
- * socket the same way). 'message' is listened to from 'open' on, in place of 'open'. Other sockets (browsers, undici, a caller's) through
- * `addEventListener`.
+ * wrapper closure per listener), and through listeners shared by every socket
+ * (`listenNodeSocket` in node-socket.ts, not in a browser bundle). Other sockets (browsers,
+ * undici, a caller's) through `addEventListener`.
  */
 export function listen(connection: Connection): void {
   const socket = connection.socket;
   const host = connection.host;
-  if (isNodeSocket(socket)) {
-    Object.defineProperty(socket, CONNECTION, { value: connection });
-    socket.on('open', onNodeOpen);
-    socket.on('close', onNodeClose);
-    socket.on('error', onNodeError);
-    return;
-  }
+  if (listenNodeSocket(connection)) return;
   socket.addEventListener('open', () => host.onOpen(connection));
   socket.addEventListener('message', (event) => host.onMessage(connection, (event as { data: unknown }).data));
   socket.addEventListener('close', (event) => {
