@@ -6,7 +6,7 @@
  * checks of every session on one scheduler (with one period) are driven by one
  * `WatchRound`: one scheduled action for all, not a timer a session.
  */
-import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerLike, Subscription } from 'rxjs';
 import { progressAudioBytes, type Connection } from './connection.js';
 import type { ResolvedSpeak } from './options.js';
 import { reportUnhandledError } from './report-unhandled.js';
@@ -47,16 +47,14 @@ export class WatchRound {
   /** Queue `watch`, its first check one period from now. */
   add(watch: ResponseWatch): void {
     const now = this.scheduler.now();
-    const action = this.action;
-    if (action !== undefined && !this.running && now < this.scheduledAt) {
+    if (this.action !== undefined && !this.running && now < this.scheduledAt) {
       // the clock went back (another TestScheduler run, a stepped clock): the checks keep their spacing from now
       for (const queued of this.queue) queued.dueAt += now - this.scheduledAt;
-      action.unsubscribe();
+      this.action.unsubscribe();
       this.action = undefined;
     }
-    watch.dueAt = now + this.every;
-    this.queue.push(watch);
-    if (this.action === undefined && !this.running) this.schedule(now);
+    this.enqueue(watch, now + this.every);
+    if (this.action === undefined && !this.running) this.wait(now);
   }
 
   /** Take `watch` out (it stopped); the action goes with the last one. */
@@ -69,43 +67,34 @@ export class WatchRound {
     }
   }
 
-  /** The next check of `watch`, one period after `due`, at the end of the queue (kept in order). */
-  requeue(watch: ResponseWatch, due: number): void {
-    const last = this.queue[this.queue.length - 1];
-    watch.dueAt = last === undefined ? due + this.every : Math.max(due + this.every, last.dueAt);
+  /** Queue `watch` for `due`, at the end (never before the last: the queue stays in order). */
+  enqueue(watch: ResponseWatch, due: number): void {
+    watch.dueAt = Math.max(due, this.queue.at(-1)?.dueAt ?? due);
     this.queue.push(watch);
   }
 
-  /** Check every watch due, then wait for the next one (or stop: nothing is queued). */
-  run(action: SchedulerAction<WatchRound>): void {
+  /** Check every watch due, then wait for the next one (none: nothing is queued). */
+  run(): void {
     const now = this.scheduler.now();
     const queue = this.queue;
     this.running = true;
-    try {
-      while (queue.length > 0 && (queue[0] as ResponseWatch).dueAt <= now) {
-        const watch = queue.shift() as ResponseWatch;
-        try {
-          watch.tick(this);
-        } catch (error) {
-          // a session's handler threw: the other sessions' checks go on
-          reportUnhandledError(error);
-        }
+    while (queue.length > 0 && (queue[0] as ResponseWatch).dueAt <= now) {
+      try {
+        (queue.shift() as ResponseWatch).tick(this);
+      } catch (error) {
+        // a session's handler threw: the other sessions' checks go on
+        reportUnhandledError(error);
       }
-    } finally {
-      this.running = false;
     }
-    const first = queue[0];
-    if (first === undefined) {
-      this.action = undefined;
-      return;
-    }
-    this.scheduledAt = now;
-    this.action = action.schedule(this, delayUntil(first.dueAt, now));
+    this.running = false;
+    this.wait(now);
   }
 
-  private schedule(now: number): void {
+  /** Schedule the action at the first watch's check (none when the queue is empty). */
+  private wait(now: number): void {
+    const first = this.queue[0];
     this.scheduledAt = now;
-    this.action = this.scheduler.schedule(runRound, delayUntil((this.queue[0] as ResponseWatch).dueAt, now), this);
+    this.action = first === undefined ? undefined : this.scheduler.schedule(runRound, delayUntil(first.dueAt, now), this);
   }
 }
 
@@ -118,8 +107,8 @@ function delayUntil(due: number, now: number): number {
 }
 
 /** The round's action (a module function: no closure per round). */
-function runRound(this: SchedulerAction<WatchRound>, round: WatchRound | undefined): void {
-  round?.run(this);
+function runRound(round: WatchRound | undefined): void {
+  round?.run();
 }
 
 /** The rounds of each scheduler, by period. */
@@ -169,7 +158,7 @@ export class ResponseWatch {
     this.dueAt = NaN; // out of the queue while checked
     this.check(connection);
     // still watching the same connection, and not queued anew by what the check called
-    if (this.connection === connection && Number.isNaN(this.dueAt)) round.requeue(this, due);
+    if (this.connection === connection && Number.isNaN(this.dueAt)) round.enqueue(this, due + round.every);
   }
 
   /**
