@@ -5,6 +5,7 @@
  * Nothing of `ws` enters a browser bundle.
  */
 import type { WebSocket } from 'ws';
+import type { Connection } from './connection.js';
 import type { WebSocketConstructorLike, WebSocketLike } from './options.js';
 
 /** No default constructor in a browser: `speak` asks for `connection.WebSocket`. */
@@ -23,4 +24,9 @@ export function protocolViolation(_event: { error?: unknown }, _maxPayload: numb
 /** A browser's error event names no handshake status: no hint. */
 export function livePathHint(_transportError: string | undefined, _url: string): string {
   return '';
+}
+
+/** No socket is a `ws` one: `connection.ts` listens through `addEventListener`. */
+export function listenNodeSocket(_connection: Connection): boolean {
+  return false;
 }

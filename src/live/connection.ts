@@ -6,13 +6,15 @@
  */
 import type { Subscription } from 'rxjs';
 import { redact } from '../core/errors.js';
-import { isNodeSocket } from './node-socket.js';
+import { listenNodeSocket } from './node-socket.js';
 import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
 import { CloseCodes } from './protocol-constants.js';
 
 /** One WebSocket of a session, and what the server said on it. */
 export interface Connection {
   socket: WebSocketLike;
+  /** Where the socket's events go (the session). */
+  host: SocketEventsHost;
   /** Last segment id seen from the server on this socket (-1 before any). */
   lastServerId: number;
   /** Server id of the segment started and not yet done. */
@@ -57,9 +59,10 @@ export function scrubKey(text: string, apiKey: string): string {
 }
 
 /** A connection on a socket just opened, nothing heard yet. */
-export function newConnection(socket: WebSocketLike, now: number): Connection {
+export function newConnection(socket: WebSocketLike, now: number, host: SocketEventsHost): Connection {
   return {
     socket,
+    host,
     lastServerId: -1,
     inProgress: undefined,
     sessionError: undefined,
@@ -86,25 +89,21 @@ export interface SocketEventsHost {
 }
 
 /**
- * Hand the connection's socket events to `host`. Listeners are never removed: once the
+ * Hand the connection's socket events to its host. Listeners are never removed: once the
  * socket is not the session's current one the host ignores them (`ws` emits 'error' on a
  * socket closed while connecting, which must stay handled).
  *
  * A `ws` socket is listened to through its own events, with what its `addEventListener`
  * would put in the event (the text as a string, the reason as a string): no event object
  * and wrapper per frame (its `addEventListener` builds a `MessageEvent` for each, and a
- * wrapper closure per listener). Other sockets (browsers, undici, a caller's) through
- * `addEventListener`.
+ * wrapper closure per listener), and through listeners shared by every socket
+ * (`listenNodeSocket` in node-socket.ts, not in a browser bundle). Other sockets (browsers,
+ * undici, a caller's) through `addEventListener`.
  */
-export function listen(connection: Connection, host: SocketEventsHost): void {
+export function listen(connection: Connection): void {
   const socket = connection.socket;
-  if (isNodeSocket(socket)) {
-    socket.on('open', () => host.onOpen(connection));
-    socket.on('message', (data, isBinary) => host.onMessage(connection, isBinary ? data : data.toString()));
-    socket.on('close', (code, reason) => host.onClose(connection, code, reason.toString()));
-    socket.on('error', (error) => host.onSocketError(connection, { error, message: error.message }));
-    return;
-  }
+  const host = connection.host;
+  if (listenNodeSocket(connection)) return;
   socket.addEventListener('open', () => host.onOpen(connection));
   socket.addEventListener('message', (event) => host.onMessage(connection, (event as { data: unknown }).data));
   socket.addEventListener('close', (event) => {

@@ -1,7 +1,7 @@
 /**
  * One subscription of `speak` (session.ts). Elsewhere: close codes and socket errors in
- * `close-error.ts`, sockets and their events in `connection.ts`, the source's observer and
- * the boundary hold in `text-path.ts`, text frames in `server-frames.ts`, segment order in
+ * `close-error.ts`, sockets and their events in `connection.ts`, the source's subscriber in
+ * `text-subscriber.ts`, the boundary hold in `text-path.ts`, text frames in `server-frames.ts`, segment order in
  * `segment-order.ts`, the progress watch in `response-watch.ts`. Sections, in order:
  * - the socket: `open()`, its events (`onOpen`, `onMessage`), `closeSocket()`; text out:
  *   `pushText()` (through the boundary hold), `sendText()` (kept until `session.ready`);
@@ -31,7 +31,8 @@ import { CloseCodes } from './protocol-constants.js';
 import type { ClientFrame, ServerFrame } from './protocol.js';
 import { parseServerFrame, readAudioFrame } from './server-frames.js';
 import { segmentDone, segmentSkipped, segmentStart } from './segment-order.js';
-import { BoundaryHold, TextObserver, type TextPathHost } from './text-path.js';
+import { BoundaryHold, type TextPathHost } from './text-path.js';
+import { TextSubscriber } from './text-subscriber.js';
 import type { SentenceSegmenter } from '../text/sentences.js';
 
 /**
@@ -51,8 +52,11 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   /** The socket in use; undefined once closed (events of closed sockets are ignored). */
   private connection: Connection | undefined;
   private readonly ledger: SpeechLedger;
-  /** Text pushed before the first `session.ready`, to send (in order) once it comes. */
-  private outbox: string[] = [];
+  /**
+   * Text pushed before the first `session.ready`, to send (in order) once it comes; none
+   * after it (a reconnect sends what the ledger holds): an open session keeps no array.
+   */
+  private outbox: string[] | undefined;
   private textComplete = false;
   /** Whether the source pushed any text that is not whitespace. */
   private hasText = false;
@@ -98,7 +102,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
    * a source that ends at once with nothing to speak opens no socket at all.
    */
   start(text$: Observable<string>): void {
-    this.textSubscription = text$.subscribe(new TextObserver(this));
+    this.textSubscription = text$.subscribe(new TextSubscriber(this));
     if (this.phase !== 'finished') this.open();
   }
 
@@ -146,9 +150,9 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
       this.retryOrFail(this.error('connection', `Could not open the live session: ${message}`));
       return;
     }
-    const connection = newConnection(socket, options.scheduler.now());
+    const connection = newConnection(socket, options.scheduler.now(), this);
     this.connection = connection;
-    listen(connection, this);
+    listen(connection);
     connection.readyTimer = options.scheduler.schedule(() => this.onReadyTimeout(connection), options.readyTimeoutMs);
   }
 
@@ -204,7 +208,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
       this.responseWatch.watch(this.connection);
-    } else this.outbox.push(text);
+    } else if (this.readyCount === 0) (this.outbox ??= []).push(text);
   }
 
   // --- frames in -------------------------------------------------------------
@@ -281,16 +285,15 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     this.readyCount++;
     if (this.readyCount === 1) {
       this.metrics?.ready();
-      const pending = this.outbox;
-      this.outbox = [];
+      const pending = this.outbox ?? [];
+      this.outbox = undefined;
       for (const text of pending) this.send(connection, { type: 'text.chunk', text });
       if (this.textComplete) this.send(connection, { type: 'text.done' });
       this.responseWatch.watch(connection);
       this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.options.config } });
       return;
     }
-    // A reconnect: everything not yet delivered (sent or buffered) goes again, once.
-    this.outbox = [];
+    // A reconnect: everything not yet delivered (sent, or pushed meanwhile) goes again, once.
     const resent = this.ledger.resend();
     this.metrics?.reconnected(resent);
     if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });

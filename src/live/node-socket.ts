@@ -1,12 +1,14 @@
 /**
  * The `ws` package's WebSocket: the default constructor of a live session in Node, the
- * test that a socket is one (`connection.ts` listens to its own events then), and what its
- * errors say (`WS_ERR_*` codes, the status of a refused handshake).
+ * test that a socket is one and the listening to its own events (`listenNodeSocket`, for
+ * `connection.ts`), and what its errors say (`WS_ERR_*` codes, the status of a refused
+ * handshake).
  *
  * A browser bundle gets `browser-socket.ts` instead (`"browser"` in package.json): there
  * `ws` is only a stub that throws, and its CommonJS wrapper cost the page 0.5 KB gzipped.
  */
-import { WebSocket } from 'ws';
+import { WebSocket, type RawData } from 'ws';
+import type { Connection } from './connection.js';
 import type { WebSocketConstructorLike, WebSocketLike } from './options.js';
 
 /** The default WebSocket constructor: `ws`'s (it takes `{ headers }`, so the key is sent as a header). */
@@ -49,4 +51,56 @@ export function livePathHint(transportError: string | undefined, url: string): s
     `. No live session at ${where.origin}${where.pathname}: set the live address ` +
     "(createClient's `liveUrl`, or speak's `wsUrl`) to the service's live WebSocket path"
   );
+}
+
+/** The connection a `ws` socket is listened to for (a property of the socket: no closure per socket). */
+const CONNECTION = Symbol('rxvoice.connection');
+
+/** The connection of a `ws` socket listened to. */
+function connectionOf(socket: WebSocket): Connection {
+  return (socket as unknown as { [CONNECTION]: Connection })[CONNECTION];
+}
+
+function onNodeOpen(this: WebSocket): void {
+  // ws reads no frame before 'open' (it emits 'open' as it takes the TCP socket): 'message' is
+  // listened to from here, and 'open' no longer, so the socket's table of events keeps three
+  // entries (a fourth doubles its size: 256 bytes, not 160)
+  this.off('open', onNodeOpen);
+  this.on('message', onNodeMessage);
+  const connection = connectionOf(this);
+  connection.host.onOpen(connection);
+}
+
+function onNodeMessage(this: WebSocket, data: RawData, isBinary: boolean): void {
+  const connection = connectionOf(this);
+  connection.host.onMessage(connection, isBinary ? data : data.toString());
+}
+
+function onNodeClose(this: WebSocket, code: number, reason: Buffer): void {
+  const connection = connectionOf(this);
+  connection.host.onClose(connection, code, reason.toString());
+}
+
+function onNodeError(this: WebSocket, error: Error): void {
+  const connection = connectionOf(this);
+  connection.host.onSocketError(connection, { error, message: error.message });
+}
+
+/**
+ * Hand a `ws` socket's events to its connection's host, if the socket is a `ws` one (else
+ * false: `connection.ts` listens through `addEventListener`). Its listeners are module
+ * functions shared by every socket (`ws` calls them with the socket as `this`), which find
+ * the connection in a property of the socket (not enumerable: `util.inspect` of a socket
+ * does not show it): no closures and context per socket (`ws` links its own receiver and
+ * sender to their socket the same way). 'message' is listened to from 'open' on, in place
+ * of 'open'.
+ */
+export function listenNodeSocket(connection: Connection): boolean {
+  const socket = connection.socket;
+  if (!isNodeSocket(socket)) return false;
+  Object.defineProperty(socket, CONNECTION, { value: connection });
+  socket.on('open', onNodeOpen);
+  socket.on('close', onNodeClose);
+  socket.on('error', onNodeError);
+  return true;
 }

@@ -2,11 +2,14 @@
  * The watch on the service's progress while text waits to be spoken (`responseTimeoutMs`,
  * and `stall.afterMs`): one per live session (session.ts). It notes progress from the
  * frames that arrive, pings the socket while the service is quiet, and tells the session
- * when the service stalled or went silent; the session decides what that means.
+ * when the service stalled or went silent; the session decides what that means. The
+ * checks of every session on one scheduler (with one period) are driven by one
+ * `WatchRound`: one scheduled action for all, not a timer a session.
  */
-import type { SchedulerAction, Subscription } from 'rxjs';
+import type { SchedulerLike, Subscription } from 'rxjs';
 import { progressAudioBytes, type Connection } from './connection.js';
 import type { ResolvedSpeak } from './options.js';
+import { reportUnhandledError } from './report-unhandled.js';
 
 /** What the watch asks of its session. */
 export interface ResponseWatchHost {
@@ -18,47 +21,144 @@ export interface ResponseWatchHost {
   onSilent(connection: Connection, ms: number): void;
 }
 
-/** A check of the watch, then the next one in `every` ms (one scheduled action, no closure per watch). */
-function checkThenRepeat(this: SchedulerAction<WatchState>, state: WatchState): void {
-  state.watch.check(state.connection);
-  // still watching (the check did not stop it): the same action again, its timer kept
-  if (state.watch.watching(state)) this.schedule(state, state.every);
+/**
+ * The checks of every watch on one scheduler with one period: the watches in the order of
+ * their next check (each is due one period after it started, then every period), and one
+ * scheduled action, due at the first of them. A session's watch costs a place in the queue
+ * (no timer, action and state of its own), and each watch is checked at the times it would
+ * have been by a timer of its own: `every` ms after it started, then every `every` ms.
+ * @internal
+ */
+export class WatchRound {
+  /** The watches, by their next check (`dueAt`). */
+  private readonly queue: ResponseWatch[] = [];
+  /** The action due at the first watch's check (undefined when the queue is empty). */
+  private action: Subscription | undefined;
+  /** Scheduler time when the action was scheduled: time going back (a new virtual run) reschedules. */
+  private scheduledAt = 0;
+  /** Whether the round is checking its due watches (an emptied queue then keeps its action until the end). */
+  private running = false;
+
+  constructor(
+    readonly scheduler: SchedulerLike,
+    readonly every: number,
+  ) {}
+
+  /** Queue `watch`, its first check one period from now. */
+  add(watch: ResponseWatch): void {
+    const now = this.scheduler.now();
+    if (this.action !== undefined && !this.running && now < this.scheduledAt) {
+      // the clock went back (another TestScheduler run, a stepped clock): the checks keep their spacing from now
+      for (const queued of this.queue) queued.dueAt += now - this.scheduledAt;
+      this.action.unsubscribe();
+      this.action = undefined;
+    }
+    this.enqueue(watch, now + this.every);
+    if (this.action === undefined && !this.running) this.wait(now);
+  }
+
+  /** Take `watch` out (it stopped); the action goes with the last one. */
+  remove(watch: ResponseWatch): void {
+    if (!Number.isNaN(watch.dueAt)) this.queue.splice(this.queue.indexOf(watch), 1);
+    watch.dueAt = NaN;
+    if (this.queue.length === 0 && !this.running) {
+      this.action?.unsubscribe();
+      this.action = undefined;
+    }
+  }
+
+  /** Queue `watch` for `due`, at the end (never before the last: the queue stays in order). */
+  enqueue(watch: ResponseWatch, due: number): void {
+    watch.dueAt = Math.max(due, this.queue.at(-1)?.dueAt ?? due);
+    this.queue.push(watch);
+  }
+
+  /** Check every watch due, then wait for the next one (none: nothing is queued). */
+  run(): void {
+    const now = this.scheduler.now();
+    const queue = this.queue;
+    this.running = true;
+    while (queue.length > 0 && (queue[0] as ResponseWatch).dueAt <= now) {
+      try {
+        (queue.shift() as ResponseWatch).tick(this);
+      } catch (error) {
+        // a session's handler threw: the other sessions' checks go on
+        reportUnhandledError(error);
+      }
+    }
+    this.running = false;
+    this.wait(now);
+  }
+
+  /** Schedule the action at the first watch's check (none when the queue is empty). */
+  private wait(now: number): void {
+    const first = this.queue[0];
+    this.scheduledAt = now;
+    this.action = first === undefined ? undefined : this.scheduler.schedule(runRound, delayUntil(first.dueAt, now), this);
+  }
 }
 
-/** What a running check timer watches. */
-interface WatchState {
-  watch: ResponseWatch;
-  connection: Connection;
-  every: number;
+/** Longest delay of a Node timer (a longer one fires after 1 ms). */
+const MAX_TIMER_DELAY = 2_147_483_647;
+
+/** The delay from `now` to `due`: at least 0, at most what a timer can wait (the round then looks again). */
+function delayUntil(due: number, now: number): number {
+  return Math.min(Math.max(0, due - now), MAX_TIMER_DELAY);
 }
 
-/** Watches one session's progress; at most one check timer runs at a time. */
+/** The round's action (a module function: no closure per round). */
+function runRound(round: WatchRound | undefined): void {
+  round?.run();
+}
+
+/** The rounds of each scheduler, by period. */
+const rounds = new WeakMap<SchedulerLike, Map<number, WatchRound>>();
+
+/** The round of `scheduler` for checks every `every` ms (made on first use, kept for the next watches). */
+export function watchRound(scheduler: SchedulerLike, every: number): WatchRound {
+  let byPeriod = rounds.get(scheduler);
+  if (byPeriod === undefined) rounds.set(scheduler, (byPeriod = new Map()));
+  let round = byPeriod.get(every);
+  if (round === undefined) byPeriod.set(every, (round = new WatchRound(scheduler, every)));
+  return round;
+}
+
+/** Watches one session's progress, checked by the round of its scheduler and period. */
 export class ResponseWatch {
-  /** The check timer (undefined when nothing waits), and what it watches. */
-  private subscription: Subscription | undefined;
-  private state: WatchState | undefined;
+  /** The connection watched (undefined when nothing waits: the watch is in no queue then). */
+  private connection: Connection | undefined;
+  /** Scheduler time of the next check while in its round's queue, else NaN. @internal */
+  dueAt = NaN;
+  private readonly round: WatchRound;
 
   constructor(
     private readonly options: Pick<ResolvedSpeak, 'responseTimeoutMs' | 'stall' | 'scheduler' | 'config'>,
     private readonly host: ResponseWatchHost,
-  ) {}
+  ) {
+    this.round = watchRound(options.scheduler, Math.min(options.responseTimeoutMs, options.stall?.afterMs ?? Infinity) / 3);
+  }
 
   /**
    * Start watching for `responseTimeoutMs` of silence, if text waits to be spoken and no
-   * watch runs: the silence counts from now. Checked each third of the timeout.
+   * watch runs: the silence counts from now. Checked each third of the timeout (or of
+   * `stall.afterMs`, when shorter).
    */
   watch(connection: Connection): void {
-    if (this.subscription !== undefined || !this.host.waitsForSpeech(connection)) return;
+    if (this.connection !== undefined || !this.host.waitsForSpeech(connection)) return;
     connection.lastFrameAt = this.options.scheduler.now();
-    const every = Math.min(this.options.responseTimeoutMs, this.options.stall?.afterMs ?? Infinity) / 3;
-    const state: WatchState = { watch: this, connection, every };
-    this.state = state;
-    this.subscription = this.options.scheduler.schedule(checkThenRepeat, every, state);
+    this.connection = connection;
+    this.round.add(this);
   }
 
-  /** Whether the check timer of `state` is the one running. */
-  watching(state: WatchState): boolean {
-    return this.state === state;
+  /** The round's check of this watch; queued again one period on while it still watches. @internal */
+  tick(round: WatchRound): void {
+    const connection = this.connection;
+    if (connection === undefined) return;
+    const due = this.dueAt;
+    this.dueAt = NaN; // out of the queue while checked
+    this.check(connection);
+    // still watching the same connection, and not queued anew by what the check called
+    if (this.connection === connection && Number.isNaN(this.dueAt)) round.enqueue(this, due + round.every);
   }
 
   /**
@@ -76,11 +176,11 @@ export class ResponseWatch {
     connection.lastFrameAt = this.options.scheduler.now();
   }
 
-  /** Stop the check timer (a later `watch` starts a new one). */
+  /** Stop watching (a later `watch` starts again). */
   stop(): void {
-    this.subscription?.unsubscribe();
-    this.subscription = undefined;
-    this.state = undefined;
+    if (this.connection === undefined) return;
+    this.connection = undefined;
+    this.round.remove(this);
   }
 
   /** One check: stop when nothing waits, a stall or a silence ends the session, else a ping. @internal */

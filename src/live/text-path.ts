@@ -1,10 +1,10 @@
 /**
- * The text's way into a live session (live-session.ts): the source's observer, and the
- * client-side sentence boundaries (`clientBoundaries`), where a token goes through the
+ * The text's way into a live session (live-session.ts; the source's subscriber is in
+ * text-subscriber.ts): the client-side sentence boundaries (`clientBoundaries`), where a token goes through the
  * boundary gate and an undecided stop waits for the next token, at most `boundaryHoldMs`.
  * What leaves here is handed to the session's `sendText` (the ledger, then the socket).
  */
-import type { Observer, SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
 import type { SentenceSegmenter } from '../text/sentences.js';
 
@@ -22,31 +22,6 @@ export interface TextPathHost {
    * ledger may take it as its model of the service's segmenter instead of running its own).
    */
   sendText(text: string, segmenter?: SentenceSegmenter): void;
-}
-
-/**
- * The text source's observer: forwards to the session (prototype methods, no closures built
- * per session). The session is in a private field: the source holds this observer, and
- * `util.inspect` of the source must not reach the session's socket (its headers hold the key).
- */
-export class TextObserver implements Observer<string> {
-  readonly #session: TextPathHost;
-
-  constructor(session: TextPathHost) {
-    this.#session = session;
-  }
-
-  next(text: string): void {
-    this.#session.pushText(text);
-  }
-
-  error(error: unknown): void {
-    this.#session.textFailed(error);
-  }
-
-  complete(): void {
-    this.#session.textCompleted();
-  }
 }
 
 /** The hold timer's work (a module function: no closure per session). */
@@ -71,10 +46,16 @@ export class BoundaryHold {
   private readonly gate: BoundaryGate;
   private holdTimer: Subscription | undefined;
 
+  /** The two options kept (not the options object: 48 bytes a session). */
+  private readonly holdMs: number;
+  private readonly scheduler: SchedulerLike;
+
   constructor(
-    private readonly options: BoundaryHoldOptions,
+    options: BoundaryHoldOptions,
     private readonly host: TextPathHost,
   ) {
+    this.holdMs = options.holdMs;
+    this.scheduler = options.scheduler;
     // holdWords: a sentence end goes out as one text.chunk (boundaryGate.ts)
     this.gate = createBoundaryGate(options.locale === undefined ? { holdWords: true } : { locale: options.locale, holdWords: true });
   }
@@ -85,7 +66,7 @@ export class BoundaryHold {
     this.holdTimer?.unsubscribe();
     this.holdTimer = undefined;
     if (this.gate.held() !== '') {
-      this.holdTimer = this.options.scheduler.schedule(holdEnded, this.options.holdMs, this);
+      this.holdTimer = this.scheduler.schedule(holdEnded, this.holdMs, this);
     }
   }
 
