@@ -32,12 +32,10 @@ export interface ResponseWatchHost {
 export class WatchRound {
   /** The watches, by their next check (`dueAt`). */
   private readonly queue: ResponseWatch[] = [];
-  /** The action due at the first watch's check (undefined when the queue is empty). */
+  /** The action due at the first watch's check (undefined when the queue is empty, and while the round runs). */
   private action: Subscription | undefined;
   /** Scheduler time when the action was scheduled: time going back (a new virtual run) reschedules. */
   private scheduledAt = 0;
-  /** Whether the round is checking its due watches (an emptied queue then keeps its action until the end). */
-  private running = false;
 
   constructor(
     readonly scheduler: SchedulerLike,
@@ -47,24 +45,19 @@ export class WatchRound {
   /** Queue `watch`, its first check one period from now. */
   add(watch: ResponseWatch): void {
     const now = this.scheduler.now();
-    if (this.action !== undefined && !this.running && now < this.scheduledAt) {
-      // the clock went back (another TestScheduler run, a stepped clock): the checks keep their spacing from now
-      for (const queued of this.queue) queued.dueAt += now - this.scheduledAt;
-      this.action.unsubscribe();
-      this.action = undefined;
-    }
+    // the clock went back (another TestScheduler run, a stepped clock): the checks keep their spacing from now
+    const back = Math.min(0, now - this.scheduledAt);
+    for (const queued of this.queue) queued.dueAt += back;
     this.enqueue(watch, now + this.every);
-    if (this.action === undefined && !this.running) this.wait(now);
+    // the first watch queued: no action waits (a run under way waits again when it ends)
+    if (back < 0 || this.queue.length === 1) this.wait();
   }
 
   /** Take `watch` out (it stopped); the action goes with the last one. */
   remove(watch: ResponseWatch): void {
     if (!Number.isNaN(watch.dueAt)) this.queue.splice(this.queue.indexOf(watch), 1);
     watch.dueAt = NaN;
-    if (this.queue.length === 0 && !this.running) {
-      this.action?.unsubscribe();
-      this.action = undefined;
-    }
+    if (this.queue.length === 0) this.wait();
   }
 
   /** Queue `watch` for `due`, at the end (never before the last: the queue stays in order). */
@@ -77,8 +70,8 @@ export class WatchRound {
   run(): void {
     const now = this.scheduler.now();
     const queue = this.queue;
-    this.running = true;
-    while (queue.length > 0 && (queue[0] as ResponseWatch).dueAt <= now) {
+    this.action = undefined; // this one has fired
+    while ((queue[0]?.dueAt as number) <= now) {
       try {
         (queue.shift() as ResponseWatch).tick(this);
       } catch (error) {
@@ -86,24 +79,18 @@ export class WatchRound {
         reportUnhandledError(error);
       }
     }
-    this.running = false;
-    this.wait(now);
+    this.wait();
   }
 
-  /** Schedule the action at the first watch's check (none when the queue is empty). */
-  private wait(now: number): void {
+  /** The one action, due at the first watch's check (none when the queue is empty), instead of any before. */
+  private wait(): void {
+    const now = this.scheduler.now();
     const first = this.queue[0];
+    this.action?.unsubscribe();
     this.scheduledAt = now;
-    this.action = first === undefined ? undefined : this.scheduler.schedule(runRound, delayUntil(first.dueAt, now), this);
+    // at most what a Node timer can wait (a longer one fires after 1 ms): the round then looks again
+    this.action = first && this.scheduler.schedule(runRound, Math.min(Math.max(0, first.dueAt - now), 2_147_483_647), this);
   }
-}
-
-/** Longest delay of a Node timer (a longer one fires after 1 ms). */
-const MAX_TIMER_DELAY = 2_147_483_647;
-
-/** The delay from `now` to `due`: at least 0, at most what a timer can wait (the round then looks again). */
-function delayUntil(due: number, now: number): number {
-  return Math.min(Math.max(0, due - now), MAX_TIMER_DELAY);
 }
 
 /** The round's action (a module function: no closure per round). */
@@ -112,15 +99,13 @@ function runRound(round: WatchRound | undefined): void {
 }
 
 /** The rounds of each scheduler, by period. */
-const rounds = new WeakMap<SchedulerLike, Map<number, WatchRound>>();
+const rounds = new WeakMap<SchedulerLike, Record<number, WatchRound>>();
 
 /** The round of `scheduler` for checks every `every` ms (made on first use, kept for the next watches). */
 export function watchRound(scheduler: SchedulerLike, every: number): WatchRound {
   let byPeriod = rounds.get(scheduler);
-  if (byPeriod === undefined) rounds.set(scheduler, (byPeriod = new Map()));
-  let round = byPeriod.get(every);
-  if (round === undefined) byPeriod.set(every, (round = new WatchRound(scheduler, every)));
-  return round;
+  if (byPeriod === undefined) rounds.set(scheduler, (byPeriod = {}));
+  return (byPeriod[every] ??= new WatchRound(scheduler, every));
 }
 
 /** Watches one session's progress, checked by the round of its scheduler and period. */
@@ -152,8 +137,8 @@ export class ResponseWatch {
 
   /** The round's check of this watch; queued again one period on while it still watches. @internal */
   tick(round: WatchRound): void {
-    const connection = this.connection;
-    if (connection === undefined) return;
+    // queued only while it watches (stop takes it out)
+    const connection = this.connection as Connection;
     const due = this.dueAt;
     this.dueAt = NaN; // out of the queue while checked
     this.check(connection);
