@@ -184,7 +184,7 @@ export type SpeakOptions = SessionConfigInput & {
 };
 
 /** Default `maxPayload` of the live session's WebSocket: 1 MiB. */
-export const DEFAULT_LIVE_MAX_PAYLOAD = 1024 * 1024;
+export const DEFAULT_LIVE_MAX_PAYLOAD = 1_048_576;
 
 /** Default `responseTimeoutMs`: 15 s of silence while text waits to be spoken ends the session. */
 export const DEFAULT_RESPONSE_TIMEOUT_MS = 15_000;

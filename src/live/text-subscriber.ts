@@ -76,7 +76,7 @@ export class TextSubscriber extends Subscription implements Observer<string> {
   }
 
   override unsubscribe(): void {
-    if (this.closed) return;
+    // a second call finds no finalizer, and the base class does nothing once closed
     const finalizer = this.#finalizer;
     this.#finalizer = undefined;
     super.unsubscribe();
