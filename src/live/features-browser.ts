@@ -4,9 +4,9 @@
  * @internal
  */
 import type { SpeechMetricsRecorder as Recorder } from './metrics.js';
-import type { StallFallback as Fallback } from './stall-fallback.js';
+import type { takeOverStalled as TakeOver } from './stall-fallback.js';
 
 /** Loaded when a session with `metrics` starts. */
 export const SpeechMetricsRecorder: typeof Recorder | undefined = undefined;
 /** Loaded when a session with `stall: { fallback: 'tts-stream' }` starts. */
-export const StallFallback: typeof Fallback | undefined = undefined;
+export const takeOverStalled: typeof TakeOver | undefined = undefined;

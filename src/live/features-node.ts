@@ -8,4 +8,4 @@
  * @internal
  */
 export { SpeechMetricsRecorder } from './metrics.js';
-export { StallFallback } from './stall-fallback.js';
+export { takeOverStalled } from './stall-fallback.js';

@@ -12,7 +12,7 @@
  *   does not use it never downloads it.
  *
  * {@link sessionCodeLoad} says what a session must load first; {@link newMetricsRecorder}
- * and {@link newStallFallback} make the features once they are in.
+ * and {@link startStallFallback} use the features once they are in.
  * @internal
  */
 import type { SchedulerLike } from 'rxjs';
@@ -20,11 +20,11 @@ import * as bundled from './features-node.js';
 import type { SpeechMetricsObserver, SpeechMetricsRecorder } from './metrics.js';
 import { createSentenceSegmenter } from '../text/sentences.js';
 import { sentenceRulesLoad } from './sentence-rules.js';
-import type { FallbackHooks, FallbackSpeech, StallFallback } from './stall-fallback.js';
+import type { FallbackSpeech, StalledSession, takeOverStalled } from './stall-fallback.js';
 
 /** The features at hand: both in Node; in a browser bundle, those loaded so far. */
 let Recorder: typeof SpeechMetricsRecorder | undefined = bundled.SpeechMetricsRecorder;
-let Fallback: typeof StallFallback | undefined = bundled.StallFallback;
+let takeOver: typeof takeOverStalled | undefined = bundled.takeOverStalled;
 
 /** What decides the code a session needs: its language and the options that turn features on. */
 export interface SessionNeeds {
@@ -44,8 +44,8 @@ export function sessionCodeLoad(needs: SessionNeeds): (() => Promise<unknown>) |
   if (needs.metrics !== undefined && Recorder === undefined) {
     loads.push(() => import('./metrics.js').then((module) => void (Recorder = module.SpeechMetricsRecorder)));
   }
-  if (needs.stall?.fallback === 'tts-stream' && Fallback === undefined) {
-    loads.push(() => import('./stall-fallback.js').then((module) => void (Fallback = module.StallFallback)));
+  if (needs.stall?.fallback === 'tts-stream' && takeOver === undefined) {
+    loads.push(() => import('./stall-fallback.js').then((module) => void (takeOver = module.takeOverStalled)));
   }
   const missing = loads.filter((load) => load !== undefined);
   return missing.length === 0 ? undefined : () => Promise.all(missing.map((load) => load()));
@@ -57,14 +57,15 @@ export function newMetricsRecorder(observer: SpeechMetricsObserver, scheduler: S
 }
 
 /**
- * The stall fallback of a session, cutting sentences by `locale`'s rules with the sentence
- * engine the session already has (the fallback's chunk holds none of it).
+ * A stalled session's switch to its fallback (`takeOverStalled`), cutting sentences by
+ * `locale`'s rules with the sentence engine the session already has (the fallback's chunk
+ * holds none of it).
  */
-export function newStallFallback(speech: FallbackSpeech, firstSegmentId: number, afterMs: number, locale: string | undefined, hooks: FallbackHooks): StallFallback {
-  return new (loaded(Fallback))(speech, firstSegmentId, afterMs, createSentenceSegmenter(locale === undefined ? {} : { locale }), hooks);
+export function startStallFallback(session: StalledSession, speech: FallbackSpeech, afterMs: number, locale: string | undefined): void {
+  loaded(takeOver)(session, speech, afterMs, createSentenceSegmenter(locale === undefined ? {} : { locale }));
 }
 
-/** A feature's class, once its module is loaded: a session made before is a bug, never a session silently without the feature. */
+/** A feature, once its module is loaded: a session made before is a bug, never a session silently without the feature. */
 function loaded<T>(feature: T | undefined): T {
   if (feature === undefined) throw new Error('rxvoice: a live session feature was used before its code loaded (see sessionCodeLoad)');
   return feature;

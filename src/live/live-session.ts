@@ -20,9 +20,9 @@ import { closeError, isRefusal } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
-import { newMetricsRecorder, newStallFallback } from './features.js';
+import { newMetricsRecorder, startStallFallback } from './features.js';
 import type { SpeechMetricsRecorder } from './metrics.js';
-import type { StallFallback } from './stall-fallback.js';
+import type { StallFallback, StalledSession } from './stall-fallback.js';
 import { livePathHint, protocolViolation } from './node-socket.js';
 import { ResponseWatch, type ResponseWatchHost } from './response-watch.js';
 import { startFrame, type ResolvedSpeak, type WebSocketLike } from './options.js';
@@ -47,17 +47,17 @@ import type { SentenceSegmenter } from '../text/sentences.js';
 type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'fallback' | 'finished';
 
 /** One subscription of `speak`: started with the text source, stopped on unsubscribe. @internal */
-export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatchHost {
+export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatchHost, StalledSession {
   private phase: Phase = 'connecting';
   /** The socket in use; undefined once closed (events of closed sockets are ignored). */
   private connection: Connection | undefined;
-  private readonly ledger: SpeechLedger;
+  readonly ledger: SpeechLedger;
   /**
    * Text pushed before the first `session.ready`, to send (in order) once it comes; none
    * after it (a reconnect sends what the ledger holds): an open session keeps no array.
    */
   private outbox: string[] | undefined;
-  private textComplete = false;
+  textComplete = false;
   /** Whether the source pushed any text that is not whitespace. */
   private hasText = false;
   private textSubscription: Subscription | undefined;
@@ -70,7 +70,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   private reconnectTimer: Subscription | undefined;
   /** Added to the server's segment ids, so that ids keep increasing across reconnects. */
   private idOffset = 0;
-  private maxConsumerId = -1;
+  maxConsumerId = -1;
   /** Checks `responseTimeoutMs` (and `stall.afterMs`) while text waits to be spoken. */
   private readonly responseWatch: ResponseWatch;
   /**
@@ -80,7 +80,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   readonly #apiKey: string;
   private readonly metrics: SpeechMetricsRecorder | undefined;
   /** The second way to speak, once the session stalled (`stall: { fallback: 'tts-stream' }`). */
-  private fallback: StallFallback | undefined;
+  fallback: StallFallback | undefined;
 
   constructor(
     private readonly options: ResolvedSpeak,
@@ -146,7 +146,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
       socket = openSocket(options, this.#apiKey);
     } catch (cause) {
       // no `cause`: its message may hold the address (and a query key)
-      const message = scrubKey(cause instanceof Error ? cause.message : String(cause), this.#apiKey);
+      const message = this.scrub(cause instanceof Error ? cause.message : String(cause));
       this.retryOrFail(this.error('connection', `Could not open the live session: ${message}`));
       return;
     }
@@ -264,7 +264,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
         return;
       }
       case 'session.error':
-        connection.sessionError = scrubKey(frame.error, this.#apiKey);
+        connection.sessionError = this.scrub(frame.error);
         return;
       case 'session.done':
         // "All work is finished" while text the server echoed faithfully is still
@@ -329,7 +329,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     // A connection lost after every text was delivered: nothing is missing, complete.
     const lostAfterAll = this.readyCount > 0 && allDelivered && !isRefusal(code);
     if (cleanEnd || lostAfterAll) return this.finish();
-    const { code: errorCode, message, ...options } = closeError(code, scrubKey(reason, this.#apiKey), connection.sessionError, connection.transportError);
+    const { code: errorCode, message, ...options } = closeError(code, this.scrub(reason), connection.sessionError, connection.transportError);
     const hint = errorCode === 'connection' ? livePathHint(connection.transportError, this.options.url) : '';
     const error = this.error(errorCode, message + hint, options);
     // a refusal ends the session: asking again cannot change the answer
@@ -338,7 +338,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
 
   onSocketError(connection: Connection, event: SocketErrorEvent): void {
     const message = event.message ?? (event.error instanceof Error ? event.error.message : undefined);
-    if (message) connection.transportError = scrubKey(message, this.#apiKey);
+    if (message) connection.transportError = this.scrub(message);
     const broken = protocolViolation(event, this.options.maxPayload);
     if (broken !== undefined && this.connection === connection) this.protocolError(connection, broken);
   }
@@ -372,25 +372,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     }
     this.phase = 'fallback';
     const language = this.options.config.language;
-    this.fallback = newStallFallback(speech, this.maxConsumerId + 1, afterMs, typeof language === 'string' ? language : undefined, {
-      emit: (event) => this.emit(event),
-      done: () => {
-        this.emit({ type: 'done' });
-        this.finish();
-      },
-      failed: (cause, unspoken) =>
-        this.finish(
-          liveSessionError('connection', `The live session stalled and its fallback failed: ${cause instanceof Error ? scrubKey(cause.message, this.#apiKey) : 'unknown error'}`, {
-            cause,
-            unspoken: unspoken + (this.boundaries?.held() ?? ''),
-          }),
-        ),
-    });
-    // everything sent live and not begun (no segment is in progress), then what comes
-    const unspoken = this.ledger.unspoken();
-    this.ledger.abortInProgress();
-    if (unspoken !== '') this.fallback.push(unspoken);
-    if (this.textComplete) this.fallback.end();
+    startStallFallback(this, speech, afterMs, typeof language === 'string' ? language : undefined);
   }
 
   private onReadyTimeout(connection: Connection): void {
@@ -425,7 +407,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     this.reconnectTimer = this.options.scheduler.schedule(() => this.open(), delay);
   }
 
-  private finish(error?: LiveSessionError | ValidationError): void {
+  finish(error?: LiveSessionError | ValidationError): void {
     if (this.phase === 'finished') return;
     this.metrics?.end(error === undefined ? 'complete' : 'error');
     this.stop();
@@ -435,12 +417,12 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
 
   // --- output, errors and the key ------------------------------------------------
 
-  private emit(event: LiveSpeechEvent): void {
+  emit(event: LiveSpeechEvent): void {
     if (this.phase !== 'finished') this.subscriber.next(event);
   }
 
   /** An error of this session, carrying the text not yet spoken. */
-  private error(
+  error(
     code: LiveSessionErrorCode,
     message: string,
     options: { closeCode?: number; reason?: string | undefined; cause?: unknown; retryable?: boolean } = {},
@@ -448,5 +430,10 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     // text held by the boundary gate was never sent: it is unspoken too
     const unspoken = this.fallback ? this.fallback.unspoken() : this.ledger.unspoken();
     return liveSessionError(code, message, { ...options, unspoken: unspoken + (this.boundaries?.held() ?? '') });
+  }
+
+  /** `message` without the API key (nor its encoded forms). */
+  scrub(message: string): string {
+    return scrubKey(message, this.#apiKey);
   }
 }

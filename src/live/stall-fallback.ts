@@ -7,8 +7,10 @@
  * by a `segmentFallback` event saying why.
  */
 import type { Observable, Subscription } from 'rxjs';
+import type { LiveSessionError, LiveSessionErrorCode } from '../core/errors.js';
 import type { SentenceSegmenter } from '../text/sentences.js';
 import type { LiveSpeechEvent } from './events.js';
+import type { SpeechLedger } from './ledger.js';
 
 /** Speaks one sentence another way: its audio bytes, in the session's output format. */
 export type FallbackSpeech = (text: string) => Observable<Uint8Array>;
@@ -124,4 +126,43 @@ export class StallFallback {
     // a call that ended synchronously has already moved on
     if (!finished) this.call = call;
   }
+}
+
+/** What {@link takeOverStalled} reads and calls of the stalled session (live-session.ts). */
+export interface StalledSession {
+  readonly ledger: SpeechLedger;
+  readonly textComplete: boolean;
+  /** The largest segment id given so far: the fallback's sentences come after it. */
+  readonly maxConsumerId: number;
+  /** Set before the fallback is given any text: what it emits may stop the session, which stops it. */
+  fallback: StallFallback | undefined;
+  emit(event: LiveSpeechEvent): void;
+  finish(error?: LiveSessionError): void;
+  /** An error of the session, carrying the text not spoken (the fallback's, once it is set). */
+  error(code: LiveSessionErrorCode, message: string, options: { cause: unknown }): LiveSessionError;
+  /** `message` without the API key. */
+  scrub(message: string): string;
+}
+
+/**
+ * The stalled session's switch to its fallback: the text it sent and that was not begun
+ * (no segment is in progress), then what comes, is spoken through `speech`. Here, not in the
+ * session, so that a page whose sessions never fall back does not load it (`features.ts`).
+ */
+export function takeOverStalled(session: StalledSession, speech: FallbackSpeech, afterMs: number, segmenter: SentenceSegmenter): void {
+  const fallback = new StallFallback(speech, session.maxConsumerId + 1, afterMs, segmenter, {
+    emit: (event) => session.emit(event),
+    done: () => {
+      session.emit({ type: 'done' });
+      session.finish();
+    },
+    // the text unspoken is the fallback's (what `failed` is given) and what the boundaries hold
+    failed: (cause) =>
+      session.finish(session.error('connection', `The live session stalled and its fallback failed: ${cause instanceof Error ? session.scrub(cause.message) : 'unknown error'}`, { cause })),
+  });
+  session.fallback = fallback;
+  const unspoken = session.ledger.unspoken();
+  session.ledger.abortInProgress();
+  if (unspoken !== '') fallback.push(unspoken);
+  if (session.textComplete) fallback.end();
 }

@@ -11,7 +11,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { lastValueFrom, of, Subject, toArray } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { newMetricsRecorder, newStallFallback, sessionCodeLoad } from '../../src/live/features.js';
+import { newMetricsRecorder, sessionCodeLoad, startStallFallback } from '../../src/live/features.js';
 import { speak, LiveSessionError, type SpeechMetrics } from '../../src/live/index.js';
 import { emulator, scriptedServer, segmentsOf, squash, upgrades } from './helpers.js';
 
@@ -40,7 +40,7 @@ describe('session features loaded on demand (a browser bundle, in this process)'
     expect(sessionCodeLoad({ locale: 'cs-cz', metrics: undefined, stall: undefined })).toBeTypeOf('function');
     // made before the code is in: a bug, never a session silently without its feature
     expect(() => newMetricsRecorder(() => undefined, { now: () => 0 } as never)).toThrow(/before its code loaded/);
-    expect(() => newStallFallback(() => of(), 0, 10, undefined, { emit() {}, done() {}, failed() {} })).toThrow(/before its code loaded/);
+    expect(() => startStallFallback({} as never, () => of(), 10, undefined)).toThrow(/before its code loaded/);
   });
 
   it('a failed load errors the output with a retryable LiveSessionError holding the text, before any socket; the next subscription loads it', async () => {
