@@ -24,20 +24,42 @@ export function startWhenLoaded<T>(
 ): Observable<T> {
   if (load === undefined) return start(text$);
   return new Observable<T>((subscriber) => {
-    const held = new HeldText(text$);
+    // the source's notifications, in order, until they are replayed (undefined after), and the text among them
+    let held: Delivery[] | undefined = [];
+    let heldText = '';
+    let target: Subscriber<string> | undefined;
     let started: Subscription | undefined;
-    let closed = false;
+    const pass = (deliver: Delivery): unknown => (held ? held.push(deliver) : target && deliver(target));
+    const source = text$.subscribe({
+      next: (value) => {
+        if (held && typeof value === 'string') heldText += value;
+        pass((to) => to.next(value));
+      },
+      error: (error: unknown) => pass((to) => to.error(error)),
+      complete: () => pass((to) => to.complete()),
+    });
+    const stop = (): void => {
+      held = target = undefined;
+      source.unsubscribe();
+    };
+    // the text: what was held, then what comes (one subscriber)
+    const replay = new Observable<string>((to) => {
+      target = to;
+      const deliveries = held ?? [];
+      held = undefined;
+      for (const deliver of deliveries) deliver(to);
+      return stop;
+    });
     load().then(
       () => {
-        if (!closed) started = start(held.replay()).subscribe(subscriber);
+        if (!subscriber.closed) started = start(replay).subscribe(subscriber);
       },
       (error: unknown) => {
-        if (!closed) subscriber.error(failed(error, held.text()));
+        if (!subscriber.closed) subscriber.error(failed(error, heldText));
       },
     );
     return () => {
-      closed = true;
-      held.stop();
+      stop();
       started?.unsubscribe();
     };
   });
@@ -45,51 +67,3 @@ export function startWhenLoaded<T>(
 
 /** A delivery of one notification of the source to the later subscriber. */
 type Delivery = (target: Subscriber<string>) => void;
-
-/** A source subscribed now whose notifications wait for one later subscriber. */
-class HeldText {
-  /** The source's notifications, in order, until they are replayed (undefined after). */
-  private held: Delivery[] | undefined = [];
-  /** The text among them (string values), in order. */
-  private heldText = '';
-  private target: Subscriber<string> | undefined;
-  private readonly source: Subscription;
-
-  constructor(text$: Observable<string>) {
-    this.source = text$.subscribe({
-      next: (value) => {
-        if (this.held && typeof value === 'string') this.heldText += value;
-        this.pass((target) => target.next(value));
-      },
-      error: (error: unknown) => this.pass((target) => target.error(error)),
-      complete: () => this.pass((target) => target.complete()),
-    });
-  }
-
-  /** The text: what was held, then what comes (one subscriber). */
-  replay(): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      this.target = subscriber;
-      const held = this.held ?? [];
-      this.held = undefined;
-      for (const deliver of held) deliver(subscriber);
-      return () => this.stop();
-    });
-  }
-
-  /** The text held so far, in order. */
-  text(): string {
-    return this.heldText;
-  }
-
-  stop(): void {
-    this.target = undefined;
-    this.held = undefined;
-    this.source.unsubscribe();
-  }
-
-  private pass(deliver: Delivery): void {
-    if (this.held) this.held.push(deliver);
-    else if (this.target) deliver(this.target);
-  }
-}
