@@ -40,15 +40,16 @@ export interface SessionNeeds {
  * English without metrics or fallback, or for parts an earlier session loaded.
  */
 export function sessionCodeLoad(needs: SessionNeeds): (() => Promise<unknown>) | undefined {
-  const loads = [sentenceRulesLoad(needs.locale)];
-  if (needs.metrics !== undefined && Recorder === undefined) {
-    loads.push(() => import('./metrics.js').then((module) => void (Recorder = module.SpeechMetricsRecorder)));
-  }
-  if (needs.stall?.fallback === 'tts-stream' && takeOver === undefined) {
-    loads.push(() => import('./stall-fallback.js').then((module) => void (takeOver = module.takeOverStalled)));
-  }
-  const missing = loads.filter((load) => load !== undefined);
-  return missing.length === 0 ? undefined : () => Promise.all(missing.map((load) => load()));
+  const rules = sentenceRulesLoad(needs.locale);
+  const metrics = needs.metrics !== undefined && Recorder === undefined;
+  const fallback = needs.stall?.fallback === 'tts-stream' && takeOver === undefined;
+  if (rules === undefined && !metrics && !fallback) return undefined;
+  return () =>
+    Promise.all([
+      rules?.(),
+      metrics && import('./metrics.js').then((module) => void (Recorder = module.SpeechMetricsRecorder)),
+      fallback && import('./stall-fallback.js').then((module) => void (takeOver = module.takeOverStalled)),
+    ]);
 }
 
 /** The metrics recorder of a session. */
@@ -67,6 +68,6 @@ export function startStallFallback(session: StalledSession, speech: FallbackSpee
 
 /** A feature, once its module is loaded: a session made before is a bug, never a session silently without the feature. */
 function loaded<T>(feature: T | undefined): T {
-  if (feature === undefined) throw new Error('rxvoice: a live session feature was used before its code loaded (see sessionCodeLoad)');
+  if (feature === undefined) throw new Error('rxvoice: a session feature used before its code loaded');
   return feature;
 }
