@@ -1,18 +1,18 @@
 /**
  * The code a live session loads only when its options use it, in a browser page: the
- * timing metrics (`metrics`, `metrics.ts`) and the stall fallback
- * (`stall: { fallback: 'tts-stream' }`, `stall-fallback.ts`), besides the sentence rules of
- * its language (`sentence-rules.ts`).
+ * timing metrics (`metrics`, `metrics.ts`), the stall fallback
+ * (`stall: { fallback: 'tts-stream' }`, `stall-fallback.ts`) and the reconnect (`reconnect`,
+ * `reconnect.ts`), besides the sentence rules of its language (`sentence-rules.ts`).
  *
- * - In Node both are there from the start: this file imports `features-node.ts`, so every
+ * - In Node all are there from the start: this file imports `features-node.ts`, so every
  *   session starts synchronously, as before;
  * - in a browser bundle `features-node.ts` is `features-browser.ts` (`"browser"` in
  *   package.json): a feature's module is `import()`ed when a session that uses it is
  *   subscribed, before its socket opens (the text waits, `load-then-start.ts`); a page that
  *   does not use it never downloads it.
  *
- * {@link sessionCodeLoad} says what a session must load first; {@link newMetricsRecorder}
- * and {@link startStallFallback} use the features once they are in.
+ * {@link sessionCodeLoad} says what a session must load first; {@link newMetricsRecorder},
+ * {@link startStallFallback} and {@link reconnectCode} use the features once they are in.
  * @internal
  */
 import type { SchedulerLike } from 'rxjs';
@@ -21,16 +21,19 @@ import type { SpeechMetricsObserver, SpeechMetricsRecorder } from './metrics.js'
 import { createSentenceSegmenter } from '../text/sentences.js';
 import { sentenceRulesLoad } from './sentence-rules.js';
 import type { FallbackSpeech, StalledSession, takeOverStalled } from './stall-fallback.js';
+import type { ClientOptions } from './checks.js';
 
 /** The features at hand: both in Node; in a browser bundle, those loaded so far. */
 let Recorder: typeof SpeechMetricsRecorder | undefined = bundled.SpeechMetricsRecorder;
 let takeOver: typeof takeOverStalled | undefined = bundled.takeOverStalled;
+let reconnect: typeof bundled.reconnect | undefined = bundled.reconnect;
 
 /** What decides the code a session needs: its language and the options that turn features on. */
 export interface SessionNeeds {
   locale: string | undefined;
   metrics: SpeechMetricsObserver | undefined;
   stall: { fallback: 'tts-stream' | 'error' } | undefined;
+  reconnect?: ClientOptions['reconnect'];
 }
 
 /**
@@ -43,12 +46,14 @@ export function sessionCodeLoad(needs: SessionNeeds): (() => Promise<unknown>) |
   const rules = sentenceRulesLoad(needs.locale);
   const metrics = needs.metrics !== undefined && Recorder === undefined;
   const fallback = needs.stall?.fallback === 'tts-stream' && takeOver === undefined;
-  if (rules === undefined && !metrics && !fallback) return undefined;
+  const reconnects = needs.reconnect !== undefined && reconnect === undefined;
+  if (rules === undefined && !metrics && !fallback && !reconnects) return undefined;
   return () =>
     Promise.all([
       rules?.(),
       metrics && import('./metrics.js').then((module) => void (Recorder = module.SpeechMetricsRecorder)),
       fallback && import('./stall-fallback.js').then((module) => void (takeOver = module.takeOverStalled)),
+      reconnects && import('./reconnect.js').then((module) => void (reconnect = module)),
     ]);
 }
 
@@ -64,6 +69,11 @@ export function newMetricsRecorder(observer: SpeechMetricsObserver, scheduler: S
  */
 export function startStallFallback(session: StalledSession, speech: FallbackSpeech, afterMs: number, locale: string | undefined): void {
   loaded(takeOver)(session, speech, afterMs, createSentenceSegmenter(locale === undefined ? {} : { locale }));
+}
+
+/** The reconnect of a session (`reconnect.ts`): its wait before the next attempt, and its resumption once ready again. */
+export function reconnectCode(): typeof bundled.reconnect {
+  return loaded(reconnect);
 }
 
 /** A feature, once its module is loaded: a session made before is a bug, never a session silently without the feature. */

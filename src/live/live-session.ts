@@ -14,13 +14,12 @@
  * @internal
  */
 import type { Observable, Subscriber, Subscription } from 'rxjs';
-import { backoffDelay } from '../core/backoff.js';
 import { liveSessionError, type LiveSessionError, type LiveSessionErrorCode, type ValidationError } from '../core/errors.js';
 import { closeError, isRefusal } from './close-error.js';
 import type { LiveSpeechEvent } from './events.js';
 import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
-import { newMetricsRecorder, startStallFallback } from './features.js';
+import { newMetricsRecorder, reconnectCode, startStallFallback } from './features.js';
 import type { SpeechMetricsRecorder } from './metrics.js';
 import type { StallFallback, StalledSession } from './stall-fallback.js';
 import { livePathHint, protocolViolation } from './node-socket.js';
@@ -48,7 +47,7 @@ type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'fallback' | 'finishe
 
 /** One subscription of `speak`: started with the text source, stopped on unsubscribe. @internal */
 export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatchHost, StalledSession {
-  private phase: Phase = 'connecting';
+  phase: Phase = 'connecting';
   /** The socket in use; undefined once closed (events of closed sockets are ignored). */
   private connection: Connection | undefined;
   readonly ledger: SpeechLedger;
@@ -66,24 +65,24 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   /** Sessions that became ready (the first emits `ready`, the others `reconnected`). */
   private readyCount = 0;
   /** Reconnect attempts since the last delivered segment. */
-  private attemptsInRow = 0;
-  private reconnectTimer: Subscription | undefined;
+  attemptsInRow = 0;
+  reconnectTimer: Subscription | undefined;
   /** Added to the server's segment ids, so that ids keep increasing across reconnects. */
-  private idOffset = 0;
+  idOffset = 0;
   maxConsumerId = -1;
   /** Checks `responseTimeoutMs` (and `stall.afterMs`) while text waits to be spoken. */
-  private readonly responseWatch: ResponseWatch;
+  readonly responseWatch: ResponseWatch;
   /**
    * The key, in a private field: no `util.inspect` of anything reaches it (the resolved
    * options, the socket's options and the connection hold no copy once connected).
    */
   readonly #apiKey: string;
-  private readonly metrics: SpeechMetricsRecorder | undefined;
+  readonly metrics: SpeechMetricsRecorder | undefined;
   /** The second way to speak, once the session stalled (`stall: { fallback: 'tts-stream' }`). */
   fallback: StallFallback | undefined;
 
   constructor(
-    private readonly options: ResolvedSpeak,
+    readonly options: ResolvedSpeak,
     private readonly subscriber: Subscriber<LiveSpeechEvent>,
     apiKey: string,
   ) {
@@ -137,7 +136,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   // --- the socket ----------------------------------------------------------
 
   /** Open a socket; `session.start` goes out when it opens. */
-  private open(): void {
+  open(): void {
     if (this.phase === 'finished') return;
     this.phase = 'connecting';
     const options = this.options;
@@ -179,7 +178,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     closeQuietly(connection.socket, code, reason);
   }
 
-  private send(connection: Connection, frame: ClientFrame): void {
+  send(connection: Connection, frame: ClientFrame): void {
     if (this.connection !== connection || connection.socket.readyState !== OPEN) return;
     connection.socket.send(JSON.stringify(frame));
   }
@@ -293,13 +292,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
       this.emit({ type: 'ready', session_id, run_id, config: echoed ?? { ...this.options.config } });
       return;
     }
-    // A reconnect: everything not yet delivered (sent, or pushed meanwhile) goes again, once.
-    const resent = this.ledger.resend();
-    this.metrics?.reconnected(resent);
-    if (resent.length > 0) this.send(connection, { type: 'text.chunk', text: resent });
-    if (this.textComplete) this.send(connection, { type: 'text.done' });
-    this.responseWatch.watch(connection);
-    this.emit({ type: 'reconnected', attempt: this.attemptsInRow, session_id, run_id, resent });
+    reconnectCode().resumeReconnected(this, connection, session_id, run_id);
   }
 
   private onAudioFrame(connection: Connection, data: unknown): void {
@@ -399,12 +392,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     if (this.phase === 'finished') return;
     const policy = this.options.reconnect;
     if (!policy || !error.retryable || this.attemptsInRow >= policy.maxAttempts) return this.finish(error);
-    this.attemptsInRow++;
-    this.ledger.abortInProgress();
-    this.idOffset = this.maxConsumerId + 1;
-    this.phase = 'backoff';
-    const delay = backoffDelay(this.attemptsInRow - 1, policy, policy.random);
-    this.reconnectTimer = this.options.scheduler.schedule(() => this.open(), delay);
+    reconnectCode().reconnectLater(this, policy);
   }
 
   finish(error?: LiveSessionError | ValidationError): void {

@@ -83,7 +83,7 @@ export {
  * - the text source errors: the socket is closed and the output errors with
  *   `'text_source'`, the source's own error (unchanged) as `cause`;
  * - in a browser bundle, code the session loads when it starts (a language's sentence
- *   rules, the `metrics`, the `stall` fallback; the text waits meanwhile) fails to load:
+ *   rules, the `metrics`, the `stall` fallback, the `reconnect`; the text waits meanwhile) fails to load:
  *   `'connection'` (retryable: a later subscription loads it again), before any socket.
  *
  * Unsubscribing (e.g. `takeUntil(userStartedTalking$)` for barge-in) closes the socket
@@ -139,11 +139,11 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
     });
 
   // In a browser page, the code the session needs and the page has not loaded yet (a
-  // language's sentence rules, the metrics, the stall fallback) is loaded first, the text
+  // language's sentence rules, the metrics, the stall fallback, the reconnect) is loaded first, the text
   // waiting (features.ts); a numeric language id (deprecated) takes the default rules.
   const language = resolved.config.language;
   const locale = typeof language === 'string' ? language : undefined;
-  return (text$) => startWhenLoaded(sessionCodeLoad({ locale, metrics: resolved.metrics, stall: resolved.stall }), text$, run, codeLoadError);
+  return (text$) => startWhenLoaded(sessionCodeLoad({ locale, metrics: resolved.metrics, stall: resolved.stall, reconnect: resolved.reconnect }), text$, run, codeLoadError);
 }
 
 /** Code the session needed did not load (a page offline): retryable, nothing sent, the text held is unspoken. */

@@ -91,6 +91,9 @@ describe('session features in a browser bundle', () => {
     expect(await readFile(join(dir, await chunk('stall-fallback')), 'utf8')).toContain('segmentFallback');
     expect(start).not.toContain('textToFirstAudioMs');
     expect(start).not.toContain("type: \"segmentFallback\"");
+    // the reconnect too: the session's `reconnected` event is built in its chunk only
+    expect(await readFile(join(dir, await chunk('reconnect')), 'utf8')).toContain('"reconnected"');
+    expect(start).not.toContain('"reconnected"');
     // the control: the session itself is in the page (its messages are)
     expect(start).toContain('No session.ready within');
   });

@@ -9,9 +9,10 @@
  * build (every feature there from the start) starts synchronously.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { lastValueFrom, of, Subject, toArray } from 'rxjs';
+import { from, lastValueFrom, of, Subject, toArray } from 'rxjs';
+import { concatSegments } from '../../src/operators/index.js';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { newMetricsRecorder, sessionCodeLoad, startStallFallback } from '../../src/live/features.js';
+import { newMetricsRecorder, reconnectCode, sessionCodeLoad, startStallFallback } from '../../src/live/features.js';
 import { speak, LiveSessionError, type SpeechMetrics } from '../../src/live/index.js';
 import { emulator, scriptedServer, segmentsOf, squash, upgrades } from './helpers.js';
 
@@ -41,6 +42,7 @@ describe('session features loaded on demand (a browser bundle, in this process)'
     // made before the code is in: a bug, never a session silently without its feature
     expect(() => newMetricsRecorder(() => undefined, { now: () => 0 } as never)).toThrow(/before its code loaded/);
     expect(() => startStallFallback({} as never, () => of(), 10, undefined)).toThrow(/before its code loaded/);
+    expect(() => reconnectCode()).toThrow(/before its code loaded/);
   });
 
   it('a failed load errors the output with a retryable LiveSessionError holding the text, before any socket; the next subscription loads it', async () => {
@@ -106,5 +108,23 @@ describe('session features loaded on demand (a browser bundle, in this process)'
     expect(events.filter((e) => e.type === 'segmentFallback')).toHaveLength(2);
     expect(squash(spoken.join(''))).toBe(squash(TEXT));
     expect(events.at(-1)?.type).toBe('done');
+  });
+
+  it('reconnect: a session with the option loads its code first, then reconnects after drops without loss; one without needs none', async () => {
+    const reconnect = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, random: () => 0.5 };
+    expect(sessionCodeLoad({ locale: 'en-us', metrics: undefined, stall: undefined, reconnect: undefined })).toBeUndefined();
+    expect(sessionCodeLoad({ locale: 'en-us', metrics: undefined, stall: undefined, reconnect })).toBeTypeOf('function');
+    const emu = await emulator({ faults: { dropAfterFrames: 2 } });
+    const connection = { wsUrl: emu.wsUrl, apiKey: emu.apiKey, WebSocket: NodeWebSocket };
+    const events = await lastValueFrom(of(...pieces(TEXT)).pipe(speak(connection, { voice_id: 1, reconnect }), toArray()));
+    const reconnects = events.filter((e) => e.type === 'reconnected');
+    expect(reconnects.length).toBeGreaterThanOrEqual(1);
+    expect(reconnects[0]).toMatchObject({ type: 'reconnected', attempt: 1 });
+    // every sentence delivered once, in order (a segment cut by a drop starts again)
+    const delivered = await lastValueFrom(from(events).pipe(concatSegments(), toArray()));
+    expect(squash(delivered.map((s) => s.text).join(''))).toBe(squash(TEXT));
+    expect(events.at(-1)?.type).toBe('done');
+    expect(upgrades(emu)).toBe(reconnects.length + 1);
+    expect(sessionCodeLoad({ locale: 'en-us', metrics: undefined, stall: undefined, reconnect })).toBeUndefined(); // loaded once
   });
 });
