@@ -135,17 +135,6 @@ export class ResponseWatch {
     this.round.add(this);
   }
 
-  /** The round's check of this watch; queued again one period on while it still watches. @internal */
-  tick(round: WatchRound): void {
-    // queued only while it watches (stop takes it out)
-    const connection = this.connection as Connection;
-    const due = this.dueAt;
-    this.dueAt = NaN; // out of the queue while checked
-    this.check(connection);
-    // still watching the same connection, and not queued anew by what the check called
-    if (this.connection === connection && Number.isNaN(this.dueAt)) round.enqueue(this, due + round.every);
-  }
-
   /**
    * Progress of the service, for `responseTimeoutMs`: any JSON frame (a segment event), or
    * audio adding up to `PROGRESS_AUDIO_SECONDS` of sound. Counted in audio time, not
@@ -168,27 +157,32 @@ export class ResponseWatch {
     this.round.remove(this);
   }
 
-  /** One check: stop when nothing waits, a stall or a silence ends the session, else a ping. @internal */
-  check(connection: Connection): void {
+  /**
+   * The round's check of this watch: it stops when nothing waits, and a stall or a silence
+   * ends the session; else a ping, and the next check one period on. @internal
+   */
+  tick(round: WatchRound): void {
+    const connection = this.connection as Connection; // queued only while it watches (stop takes it out)
+    const due = this.dueAt;
+    this.dueAt = NaN; // out of the queue while checked
     if (!this.host.waitsForSpeech(connection)) return this.stop();
-    const ms = this.options.responseTimeoutMs;
+    const { responseTimeoutMs: ms, stall } = this.options;
     const silent = this.options.scheduler.now() - connection.lastFrameAt;
-    const stall = this.options.stall;
     // a stall: nothing started for afterMs (a segment already started stays live: responseTimeoutMs)
     if (stall !== undefined && connection.inProgress === undefined && silent >= stall.afterMs) {
       this.stop();
       return this.host.onStall(connection, stall.afterMs);
     }
-    if (silent < ms) {
-      // a ping keeps intermediaries open and makes a dead TCP peer fail sooner
-      try {
-        (connection.socket as { ping?: () => void }).ping?.();
-      } catch {
-        // closing meanwhile: the close event says what happened
-      }
-      return;
+    if (silent >= ms) {
+      this.stop();
+      return this.host.onSilent(connection, ms);
     }
-    this.stop();
-    this.host.onSilent(connection, ms);
+    // a ping keeps intermediaries open and makes a dead TCP peer fail sooner
+    try {
+      (connection.socket as { ping?: () => void }).ping?.();
+    } catch {
+      // closing meanwhile: the close event says what happened
+    }
+    round.enqueue(this, due + round.every);
   }
 }
