@@ -63,7 +63,9 @@ export class TextSubscriber extends Subscription implements Observer<string> {
   }
 
   override add(teardown: TeardownLogic): void {
-    if (this.#finalizer === undefined && teardown && teardown !== this && !this.closed && !(teardown instanceof Subscription && teardown.closed)) {
+    // the first one, kept while open (closed, the base class runs it at once); a closed
+    // Subscription or this subscriber kept here is harmless: its unsubscribe does nothing
+    if (this.#finalizer === undefined && teardown && !this.closed) {
       this.#finalizer = teardown;
       return;
     }
