@@ -232,9 +232,8 @@ function sessionUrl(wsUrl: string, queryKey: string | undefined, exact = false):
   } catch {
     return undefined;
   }
-  if (url.protocol === 'http:') url.protocol = 'ws:';
-  if (url.protocol === 'https:') url.protocol = 'wss:';
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return undefined;
+  url.protocol = url.protocol.replace(/^http/, 'ws'); // http(s): is ws(s):
+  if (!/^wss?:$/.test(url.protocol)) return undefined;
   if (!exact && !url.pathname.endsWith(LIVE_TTS_PATH)) url.pathname = url.pathname.replace(/\/+$/, '') + LIVE_TTS_PATH;
   if (queryKey !== undefined) url.searchParams.set('api_key', queryKey);
   return url.toString();
