@@ -143,7 +143,7 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
   // waiting (features.ts); a numeric language id (deprecated) takes the default rules.
   const language = resolved.config.language;
   const locale = typeof language === 'string' ? language : undefined;
-  return (text$) => startWhenLoaded(sessionCodeLoad({ locale, metrics: resolved.metrics, stall: resolved.stall, reconnect: resolved.reconnect }), text$, run, codeLoadError);
+  return (text$) => startWhenLoaded(sessionCodeLoad({ ...resolved, locale }), text$, run, codeLoadError);
 }
 
 /** Code the session needed did not load (a page offline): retryable, nothing sent, the text held is unspoken. */
