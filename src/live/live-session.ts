@@ -234,7 +234,6 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
         if (outOfOrder) return this.protocolError(connection, outOfOrder);
         const match = ledger.segmentStarted(frame.segment_id, frame.text);
         const segment_id = this.consumerId(frame.segment_id);
-        this.metrics?.segmentStarted(segment_id, frame.text);
         this.emit(
           frame.word_timestamps
             ? { type: 'segmentStart', segment_id, text: frame.text, word_timestamps: frame.word_timestamps }
@@ -247,7 +246,6 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
         const outOfOrder = segmentDone(connection, frame.segment_id);
         if (outOfOrder) return this.protocolError(connection, outOfOrder);
         ledger.segmentDelivered(frame.segment_id);
-        this.metrics?.segmentDone();
         this.attemptsInRow = 0;
         this.emit({ type: 'segmentDone', segment_id: this.idOffset + frame.segment_id });
         return;
@@ -257,7 +255,6 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
         if (outOfOrder) return this.protocolError(connection, outOfOrder);
         const match = ledger.segmentSkipped(frame.segment_id, frame.text);
         const segment_id = this.consumerId(frame.segment_id);
-        this.metrics?.segmentSkipped(segment_id, frame.text);
         this.emit({ type: 'segmentSkipped', segment_id, text: frame.text });
         if (!match.matches) this.emit({ type: 'segmentMismatch', segment_id, sent: match.sent, reported: frame.text });
         return;
@@ -283,7 +280,6 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     this.phase = 'ready';
     this.readyCount++;
     if (this.readyCount === 1) {
-      this.metrics?.ready();
       const pending = this.outbox ?? [];
       this.outbox = undefined;
       for (const text of pending) this.send(connection, { type: 'text.chunk', text });
@@ -299,7 +295,6 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     if (connection.inProgress === undefined) return this.protocolError(connection, 'The server sent audio outside of a segment');
     const bytes = readAudioFrame(data);
     if (typeof bytes === 'string') return this.protocolError(connection, bytes);
-    this.metrics?.audio(bytes.byteLength);
     this.emit({ type: 'audio', segment_id: this.idOffset + connection.inProgress, bytes });
   }
 
@@ -405,8 +400,11 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
 
   // --- output, errors and the key ------------------------------------------------
 
+  /** An event to the output; the metrics read the live session's (not those of the fallback, which has the phase). */
   emit(event: LiveSpeechEvent): void {
-    if (this.phase !== 'finished') this.subscriber.next(event);
+    if (this.phase === 'finished') return;
+    if (this.phase !== 'fallback') this.metrics?.event(event);
+    this.subscriber.next(event);
   }
 
   /** An error of this session, carrying the text not yet spoken. */

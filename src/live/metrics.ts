@@ -13,6 +13,7 @@
  * again.
  */
 import type { Observer, SchedulerLike } from 'rxjs';
+import type { LiveSpeechEvent } from './events.js';
 
 /** One segment, reported when it is delivered (`segment.done`) or skipped. */
 export interface SegmentMetrics {
@@ -94,6 +95,24 @@ export class SpeechMetricsRecorder {
 
   #now(): number {
     return this.#scheduler.now() - this.#startedAt;
+  }
+
+  /** What the session's events say: it is ready, reconnected, a segment's start, audio and end, a skipped one. */
+  event(event: LiveSpeechEvent): void {
+    switch (event.type) {
+      case 'ready':
+        return this.ready();
+      case 'reconnected':
+        return this.reconnected(event.resent);
+      case 'segmentStart':
+        return this.segmentStarted(event.segment_id, event.text);
+      case 'audio':
+        return this.audio(event.bytes.byteLength);
+      case 'segmentDone':
+        return this.segmentDone();
+      case 'segmentSkipped':
+        return this.segmentSkipped(event.segment_id, event.text);
+    }
   }
 
   opened(): void {

@@ -27,7 +27,6 @@ export function reconnectLater(session: LiveSession, policy: NonNullable<ClientO
 /** Ready again after a reconnect: everything not yet delivered (sent, or pushed meanwhile) goes again, once. */
 export function resumeReconnected(session: LiveSession, connection: Connection, session_id: string, run_id: number): void {
   const resent = session.ledger.resend();
-  session.metrics?.reconnected(resent);
   if (resent.length > 0) session.send(connection, { type: 'text.chunk', text: resent });
   if (session.textComplete) session.send(connection, { type: 'text.done' });
   session.responseWatch.watch(connection);
