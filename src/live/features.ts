@@ -68,7 +68,7 @@ export function newMetricsRecorder(observer: SpeechMetricsObserver, scheduler: S
  * holds none of it).
  */
 export function startStallFallback(session: StalledSession, speech: FallbackSpeech, afterMs: number, locale: string | undefined): void {
-  loaded(takeOver)(session, speech, afterMs, createSentenceSegmenter(locale === undefined ? {} : { locale }));
+  loaded(takeOver)(session, speech, afterMs, createSentenceSegmenter({ locale }));
 }
 
 /** The reconnect of a session (`reconnect.ts`): its wait before the next attempt, and its resumption once ready again. */

@@ -87,9 +87,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     apiKey: string,
   ) {
     this.#apiKey = apiKey;
-    // a numeric language id (deprecated) says nothing of the script: the default rules apply
-    const language = options.config.language;
-    const locale = typeof language === 'string' ? language : undefined;
+    const locale = options.locale;
     this.boundaries = options.clientBoundaries ? new BoundaryHold({ locale, holdMs: options.boundaryHoldMs, scheduler: options.scheduler }, this) : undefined;
     this.ledger = new SpeechLedger({ locale });
     this.metrics = options.metrics ? newMetricsRecorder(options.metrics, options.scheduler) : undefined;
@@ -359,8 +357,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
       return this.retryOrFail(this.error('timeout', `No audio started within ${afterMs} ms while text waited to be spoken (stall.afterMs)`));
     }
     this.phase = 'fallback';
-    const language = this.options.config.language;
-    startStallFallback(this, speech, afterMs, typeof language === 'string' ? language : undefined);
+    startStallFallback(this, speech, afterMs, this.options.locale);
   }
 
   private onReadyTimeout(connection: Connection): void {

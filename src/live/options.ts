@@ -213,6 +213,8 @@ export const DEFAULT_LIVE_OUTPUT_FORMAT = 'wav' as const;
  */
 export interface ResolvedSpeak extends ClientOptions {
   config: SessionConfig;
+  /** The locale of the sentence rules: the configuration's language tag (none for a numeric id, deprecated: the default rules). */
+  locale: string | undefined;
   scheduler: SchedulerLike;
   metrics: SpeechMetricsObserver | undefined;
   url: string;
@@ -276,6 +278,7 @@ export function resolveSpeak(connection: LiveConnection, options: SpeakOptions):
     stall: client.stall,
     fallbackSpeech: client.fallbackSpeech,
     config,
+    locale: typeof config.language === 'string' ? config.language : undefined,
     scheduler: options.scheduler ?? asyncScheduler,
     metrics: options.metrics,
     url,

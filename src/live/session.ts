@@ -140,10 +140,8 @@ export function speak(connection: LiveConnection, options: SpeakOptions): Operat
 
   // In a browser page, the code the session needs and the page has not loaded yet (a
   // language's sentence rules, the metrics, the stall fallback, the reconnect) is loaded first, the text
-  // waiting (features.ts); a numeric language id (deprecated) takes the default rules.
-  const language = resolved.config.language;
-  const locale = typeof language === 'string' ? language : undefined;
-  return (text$) => startWhenLoaded(sessionCodeLoad({ ...resolved, locale }), text$, run, codeLoadError);
+  // waiting (features.ts).
+  return (text$) => startWhenLoaded(sessionCodeLoad(resolved), text$, run, codeLoadError);
 }
 
 /** Code the session needed did not load (a page offline): retryable, nothing sent, the text held is unspoken. */
