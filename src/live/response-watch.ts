@@ -55,8 +55,8 @@ export class WatchRound {
 
   /** Take `watch` out (it stopped); the action goes with the last one. */
   remove(watch: ResponseWatch): void {
-    if (!Number.isNaN(watch.dueAt)) this.queue.splice(this.queue.indexOf(watch), 1);
-    watch.dueAt = NaN;
+    const at = this.queue.indexOf(watch); // not there while the round checks it
+    if (at >= 0) this.queue.splice(at, 1);
     if (this.queue.length === 0) this.wait();
   }
 
@@ -112,7 +112,7 @@ export function watchRound(scheduler: SchedulerLike, every: number): WatchRound 
 export class ResponseWatch {
   /** The connection watched (undefined when nothing waits: the watch is in no queue then). */
   private connection: Connection | undefined;
-  /** Scheduler time of the next check while in its round's queue, else NaN. @internal */
+  /** Scheduler time of its next check, while in its round's queue. @internal */
   dueAt = NaN;
   private readonly round: WatchRound;
 
@@ -164,7 +164,6 @@ export class ResponseWatch {
   tick(round: WatchRound): void {
     const connection = this.connection as Connection; // queued only while it watches (stop takes it out)
     const due = this.dueAt;
-    this.dueAt = NaN; // out of the queue while checked
     if (!this.host.waitsForSpeech(connection)) return this.stop();
     const { responseTimeoutMs: ms, stall } = this.options;
     const silent = this.options.scheduler.now() - connection.lastFrameAt;
