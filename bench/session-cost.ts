@@ -204,9 +204,14 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
   if (inspector) {
     const { profile } = await inspector.post('Profiler.stop');
     writeFileSync(`${profileDir}/session-cost-${args.who}.cpuprofile`, JSON.stringify(profile));
+  }
+  if (inspector) await inspector.post('Profiler.start'); // the second round's profile: session-cost-<who>-second.cpuprofile
+  const second = await cpuOfRound(open, texts.slice(args.extra + 1));
+  if (inspector) {
+    const { profile } = await inspector.post('Profiler.stop');
+    writeFileSync(`${profileDir}/session-cost-${args.who}-second.cpuprofile`, JSON.stringify(profile));
     inspector.disconnect();
   }
-  const second = await cpuOfRound(open, texts.slice(args.extra + 1));
   if (clientFlags.length > 0) console.log(`--- session-cost: second round ends (${args.who})`);
   const perSentence = (used: NodeJS.CpuUsage): number => round((used.user + used.system) / (args.sessions * args.extra));
   process.send?.({ cost: { heapPerSessionKB: round(heapPerSessionKB), cpuPerSentenceUs: perSentence(cpu), cpuPerSentenceSecondUs: perSentence(second) } satisfies Cost });
