@@ -8,6 +8,8 @@
  * forced GC, heap per session = (heap now - heap before the first socket) / sessions.
  * Then every session speaks `sentences` more, one at a time (the next once the last one's
  * `segment.done` arrived): CPU of the client process over that phase / sentences spoken.
+ * Then as many sentences again, measured apart (the second CPU row): the first round also
+ * pays V8 optimizing again the code it threw away at the heap measure's forced GC.
  * Medians of `repeats` fresh process pairs. Targets: heap ratio <= 1.5, CPU ratio <= 1.3.
  *
  * Run alone: `npx tsx bench/session-cost.ts [sessions]`.
@@ -36,12 +38,22 @@ export interface SessionCostOptions {
 
 interface Cost {
   heapPerSessionKB: number;
+  /** The first `sentences` a session after the forced GC of the heap measure. */
   cpuPerSentenceUs: number;
+  /** As many sentences again, right after: the code V8 threw away at that GC is optimized again. */
+  cpuPerSentenceSecondUs: number;
 }
 
 const here = fileURLToPath(import.meta.url);
+// evidence: SESSION_COST_CLIENT_FLAGS='--trace-deopt --trace-opt' gives V8 flags to the client
+// processes alone (not the emulator's); the client then prints a line at each end of its
+// sentence phase, so what V8 did in the measured phase can be cut out of the output
+const clientFlags = process.env['SESSION_COST_CLIENT_FLAGS']?.split(' ').filter(Boolean) ?? [];
 const child = (args: string[]): ChildProcess =>
-  fork(here, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, '--expose-gc'] });
+  fork(here, args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, '--expose-gc', ...(args[0] === '--client' ? clientFlags : [])],
+  });
 
 async function measure(who: 'ours' | 'peer', sessions: number, extra: number): Promise<Cost> {
   const emulator = child(['--emulator']);
@@ -73,6 +85,14 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
   return [
     row(`session-cost: client heap per open live session, ${sessions} sessions`, m(ours, 'heapPerSessionKB'), m(peer, 'heapPerSessionKB'), 'KB', `${note}; target ratio <= 1.5`, 'lower'),
     row(`session-cost: client CPU per extra sentence, ${sessions} sessions`, m(ours, 'cpuPerSentenceUs'), m(peer, 'cpuPerSentenceUs'), 'us', `${note}; ${extra} sentences a session, one at a time; target ratio <= 1.3`, 'lower'),
+    row(
+      `session-cost: client CPU per extra sentence, second round, ${sessions} sessions`,
+      m(ours, 'cpuPerSentenceSecondUs'),
+      m(peer, 'cpuPerSentenceSecondUs'),
+      'us',
+      `${note}; the next ${extra} sentences a session, after the row above: V8 threw away optimized code at the heap measure's forced GC and optimized it again in the round above (docs/performance.md)`,
+      'lower',
+    ),
   ];
 }
 
@@ -146,7 +166,7 @@ class OursSession implements OpenSession, Observer<LiveSpeechEvent> {
 }
 
 async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: string; who: 'ours' | 'peer'; sessions: number; extra: number }): Promise<void> {
-  const texts = sentences(args.extra + 1, 6, 7);
+  const texts = sentences(2 * args.extra + 1, 6, 7);
   const client = args.who === 'ours' ? createClient({ apiKey: args.apiKey, baseUrl: args.baseUrl }) : undefined;
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -178,20 +198,34 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
     await inspector.post('Profiler.setSamplingInterval', { interval: 50 });
     await inspector.post('Profiler.start');
   }
-  const cpu0 = process.cpuUsage();
-  await Promise.all(
-    open.map(async (session) => {
-      for (let i = 1; i <= args.extra; i++) await session.say(texts[i] as string);
-    }),
-  );
-  const cpu = process.cpuUsage(cpu0);
+  if (clientFlags.length > 0) console.log(`--- session-cost: sentence phase starts (${args.who})`);
+  const cpu = await cpuOfRound(open, texts.slice(1, args.extra + 1));
+  if (clientFlags.length > 0) console.log(`--- session-cost: sentence phase ends (${args.who})`);
   if (inspector) {
     const { profile } = await inspector.post('Profiler.stop');
     writeFileSync(`${profileDir}/session-cost-${args.who}.cpuprofile`, JSON.stringify(profile));
+  }
+  if (inspector) await inspector.post('Profiler.start'); // the second round's profile: session-cost-<who>-second.cpuprofile
+  const second = await cpuOfRound(open, texts.slice(args.extra + 1));
+  if (inspector) {
+    const { profile } = await inspector.post('Profiler.stop');
+    writeFileSync(`${profileDir}/session-cost-${args.who}-second.cpuprofile`, JSON.stringify(profile));
     inspector.disconnect();
   }
-  const cpuPerSentenceUs = (cpu.user + cpu.system) / (args.sessions * args.extra);
-  process.send?.({ cost: { heapPerSessionKB: round(heapPerSessionKB), cpuPerSentenceUs: round(cpuPerSentenceUs) } satisfies Cost });
+  if (clientFlags.length > 0) console.log(`--- session-cost: second round ends (${args.who})`);
+  const perSentence = (used: NodeJS.CpuUsage): number => round((used.user + used.system) / (args.sessions * args.extra));
+  process.send?.({ cost: { heapPerSessionKB: round(heapPerSessionKB), cpuPerSentenceUs: perSentence(cpu), cpuPerSentenceSecondUs: perSentence(second) } satisfies Cost });
+}
+
+/** CPU of this process while every session speaks `texts`, one sentence at a time. */
+async function cpuOfRound(open: OpenSession[], texts: string[]): Promise<NodeJS.CpuUsage> {
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    open.map(async (session) => {
+      for (const text of texts) await session.say(text);
+    }),
+  );
+  return process.cpuUsage(cpu0);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

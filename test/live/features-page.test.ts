@@ -6,20 +6,17 @@
  * own build (every feature there from the start) is the control.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { lastValueFrom, of, toArray } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { sessionCodeLoad as nodeSessionCodeLoad } from '../../src/live/features.js';
 import type { speak as Speak } from '../../src/live/session.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import type { SpeechMetrics } from '../../src/live/metrics.js';
+import { bundlePage } from '../setup/page-bundle.js';
 import { emulator, scriptedServer, segmentsOf, squash, upgrades } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Page {
   speak: typeof Speak;
@@ -32,29 +29,12 @@ let page: Page;
 let start: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rxvoice-page-'));
-  const { metafile } = await build({
-    stdin: {
-      contents: [
-        "export { speak, LiveSessionError } from './src/live/index.ts';",
-        "export { sessionCodeLoad } from './src/live/features.ts';",
-      ].join('\n'),
-      resolveDir: ROOT,
-      loader: 'ts',
-      sourcefile: 'page.ts',
-    },
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    splitting: true,
-    outdir: dir,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === 'page.ts')![0];
-  const pageFile = join(dir, entry.replace(/^.*\//, ''));
-  start = await readFile(pageFile, 'utf8');
-  page = (await import(pathToFileURL(pageFile).href)) as Page;
+  const built = await bundlePage<Page>([
+    "export { speak, LiveSessionError } from './src/live/index.ts';",
+    "export { sessionCodeLoad } from './src/live/features.ts';",
+  ]);
+  ({ dir, page } = built);
+  start = await readFile(built.startFile, 'utf8');
 }, 60_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { EmulatorOptions } from '../../src/emulator/options.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
+import type { WebSocketConstructorLike } from '../../src/live/session.js';
 import { LiveSessionError, ValidationError, type LiveSessionErrorCode } from '../../src/core/errors.js';
 
 // ---------------------------------------------------------------------------
@@ -14,6 +15,18 @@ import { LiveSessionError, ValidationError, type LiveSessionErrorCode } from '..
 
 export const emulators: Emulator[] = [];
 export const servers: WebSocketServer[] = [];
+
+/** A `ws` WebSocket class for `speak` that records every socket it makes, in order. */
+export function recordingWebSocket(): { sockets: NodeWebSocket[]; WebSocket: WebSocketConstructorLike } {
+  const sockets: NodeWebSocket[] = [];
+  class Recording extends NodeWebSocket {
+    constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
+      super(url, protocols, options);
+      sockets.push(this);
+    }
+  }
+  return { sockets, WebSocket: Recording as unknown as WebSocketConstructorLike };
+}
 
 export async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const emu = await startEmulator({ synth: 'tone', toneWordSeconds: 0.02, ...options });

@@ -9,7 +9,7 @@ import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
 import { wordTimeline } from '../../src/operators/wordTimeline.js';
 import { CreditsExhaustedError, SessionRejectedError } from '../../src/core/errors.js';
 import { waitFor } from '../fixtures/sinkFixtures.js';
-import { emulator, scriptedServer, upgrades, squash, segmentsOf, failure, expectLiveError, TEXT, SENTENCES, tokens } from './helpers.js';
+import { emulator, recordingWebSocket, scriptedServer, upgrades, squash, segmentsOf, failure, expectLiveError, TEXT, SENTENCES, tokens } from './helpers.js';
 
 describe('speak: sessions with the emulator', () => {
   it('a slow token stream still gives whole sentences as segments, then completes', async () => {
@@ -211,7 +211,7 @@ describe('speak: teardown', () => {
     let barged = false;
     await new Promise<void>((resolve, reject) => {
       of(TEXT)
-        .pipe(speak({ ...emu, WebSocket: Recording as unknown as WebSocketConstructorLike }, { voice_id: 1 }), takeUntil(bargeIn))
+        .pipe(speak({ ...emu, WebSocket: Recording }, { voice_id: 1 }), takeUntil(bargeIn))
         .subscribe({
           next: (event) => {
             if (barged) afterBargeIn++;
@@ -242,14 +242,8 @@ describe('speak: teardown', () => {
 
   it('unsubscribing while connecting leaves nothing open', async () => {
     const emu = await emulator();
-    const sockets: NodeWebSocket[] = [];
-    class Recording extends NodeWebSocket {
-      constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
-        super(url, protocols, options);
-        sockets.push(this);
-      }
-    }
-    const subscription = of('Hello.').pipe(speak({ ...emu, WebSocket: Recording as unknown as WebSocketConstructorLike }, { voice_id: 1 })).subscribe();
+    const { sockets, WebSocket: Recording } = recordingWebSocket();
+    const subscription = of('Hello.').pipe(speak({ ...emu, WebSocket: Recording }, { voice_id: 1 })).subscribe();
     subscription.unsubscribe();
     await waitFor(() => sockets[0]!.readyState === NodeWebSocket.CLOSED, 5000, 'the socket to close');
     expect(sockets).toHaveLength(1);

@@ -3,21 +3,15 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Subject, lastValueFrom, merge, of, toArray } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { speak, type WebSocketConstructorLike } from '../../src/live/session.js';
+import { speak } from '../../src/live/session.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
-import { emulator, segmentsOf } from './helpers.js';
+import { emulator, recordingWebSocket, segmentsOf } from './helpers.js';
 
 describe('speak: the listeners of a ws socket', () => {
   it('are the same functions for every socket (three at a time), and each session hears only its own socket', async () => {
     const emu = await emulator();
-    const sockets: NodeWebSocket[] = [];
-    class Recording extends NodeWebSocket {
-      constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
-        super(url, protocols, options);
-        sockets.push(this);
-      }
-    }
-    const connection = { ...emu, WebSocket: Recording as unknown as WebSocketConstructorLike };
+    const { sockets, WebSocket: Recording } = recordingWebSocket();
+    const connection = { ...emu, WebSocket: Recording };
     const one$ = of('First session speaks here.').pipe(speak(connection, { voice_id: 1 }), toArray());
     const two$ = of('Second one says something else.').pipe(speak(connection, { voice_id: 1 }), toArray());
     const [one, two] = await lastValueFrom(merge(one$, two$).pipe(toArray()));
@@ -38,16 +32,10 @@ describe('speak: the listeners of a ws socket', () => {
 
   it("the socket's link to its session is not enumerable: inspecting the socket does not show the session", async () => {
     const emu = await emulator();
-    const sockets: NodeWebSocket[] = [];
-    class Recording extends NodeWebSocket {
-      constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
-        super(url, protocols, options);
-        sockets.push(this);
-      }
-    }
+    const { sockets, WebSocket: Recording } = recordingWebSocket();
     const text$ = new Subject<string>();
     const ready = new Promise<void>((resolve, reject) => {
-      text$.pipe(speak({ ...emu, WebSocket: Recording as unknown as WebSocketConstructorLike }, { voice_id: 1 })).subscribe({
+      text$.pipe(speak({ ...emu, WebSocket: Recording }, { voice_id: 1 })).subscribe({
         next: (event) => {
           if (event.type === 'ready') resolve();
         },

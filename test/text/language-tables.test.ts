@@ -6,11 +6,8 @@
  * run in Node against the emulator; Node's own build (every table from the start) is the control.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { from, lastValueFrom, Subject, toArray, type OperatorFunction } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { segmentSentences as nodeSegmentSentences } from '../../src/operators/segmentSentences.js';
@@ -18,9 +15,9 @@ import { languageTableReady as nodeReady } from '../../src/text/language-tables.
 import type { speak as Speak } from '../../src/live/session.js';
 import type { resubmitSkipped as ResubmitSkipped } from '../../src/operators/resubmitSkipped.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
+import { bundlePage } from '../setup/page-bundle.js';
 import { emulator, segmentsOf, squash } from '../live/helpers.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Page {
   speak: typeof Speak;
@@ -34,29 +31,11 @@ let page: Page;
 let pageFile: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'rxvoice-page-'));
-  const { metafile } = await build({
-    stdin: {
-      contents: [
-        "export { speak } from './src/live/index.ts';",
-        "export { segmentSentences, resubmitSkipped } from './src/operators/index.ts';",
-        "export { languageTableReady } from './src/text/language-tables.ts';",
-      ].join('\n'),
-      resolveDir: ROOT,
-      loader: 'ts',
-      sourcefile: 'page.ts',
-    },
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    splitting: true,
-    outdir: dir,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const entry = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === 'page.ts')![0];
-  pageFile = join(dir, entry.replace(/^.*\//, ''));
-  page = (await import(pathToFileURL(pageFile).href)) as Page;
+  ({ dir, startFile: pageFile, page } = await bundlePage<Page>([
+    "export { speak } from './src/live/index.ts';",
+    "export { segmentSentences, resubmitSkipped } from './src/operators/index.ts';",
+    "export { languageTableReady } from './src/text/language-tables.ts';",
+  ]));
 }, 60_000);
 
 afterAll(async () => {
