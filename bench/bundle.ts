@@ -7,8 +7,8 @@
  * esbuild with `splitting: true`): the figure is what a page loads at start, the entry and
  * the chunks it imports statically, each gzipped. The sentence rules of languages other
  * than English are `import()`ed when a session uses one (`src/text/language-tables.ts`), and
- * so are the session features a session turns on by option, its `metrics` and its stall
- * fallback (`src/live/features.ts`): chunks of their own, not counted (a page speaking
+ * so are the session features a session turns on by option, its `metrics`, its stall
+ * fallback and its `reconnect` (`src/live/features.ts`): chunks of their own, not counted (a page speaking
  * English without those options never loads them); the note gives their sizes. Without
  * splitting a bundler inlines them (the note says how much that adds).
  *
@@ -140,7 +140,7 @@ const LANGUAGE_MAP_CHUNK = 'loaders';
 
 /**
  * The lazy chunks in a note, gzipped KB each, largest first: the session features a page
- * loads when a session uses them (`metrics 0.7, stall-fallback 0.6`), then the languages
+ * loads when a session uses them (`stall-fallback 0.8, metrics 0.8, reconnect 0.4`), then the languages
  * (the map of their chunks, loaded first, then `de 0.8, es 0.4, ...`); '' when none.
  */
 function lazyNote(load: PageLoad): string {

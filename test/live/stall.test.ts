@@ -11,7 +11,7 @@ import { from, lastValueFrom, map, toArray } from 'rxjs';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
-import { LiveSessionError, speak, ValidationError, type LiveSpeechEvent } from '../../src/live/index.js';
+import { LiveSessionError, speak, ValidationError, type LiveSpeechEvent, type SpeechMetrics } from '../../src/live/index.js';
 import { parseWavHeader, encodeWav16 } from '../../src/audio/wav.js';
 
 const TEXT = 'First sentence here. Second one follows. Third and last.';
@@ -116,6 +116,7 @@ describe('stall: { fallback: "tts-stream" }', () => {
   it('a sentence the live session already spoke stays live; only the rest falls back', async () => {
     answerSegments = 1;
     const spokenByFallback: string[] = [];
+    const reports: SpeechMetrics[] = [];
     const client = stalledClient();
     const events = await lastValueFrom(
       from(TOKENS).pipe(
@@ -124,6 +125,7 @@ describe('stall: { fallback: "tts-stream" }', () => {
           {
             voice_id: 1,
             stall: { afterMs: 300, fallback: 'tts-stream' },
+            metrics: (report) => reports.push(report),
             fallbackSpeech: (text) => {
               spokenByFallback.push(text);
               return client.ttsStream({ text, voice_id: 1, language: 'en-us' }).pipe(map((chunk) => chunk.bytes));
@@ -138,6 +140,10 @@ describe('stall: { fallback: "tts-stream" }', () => {
     // every sentence spoken exactly once, across both paths (the text not spoken live comes with its leading space trimmed)
     const starts = events.filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart');
     expect(starts.map((e) => e.text.trim()).join(' ')).toBe(TEXT);
+    // the metrics time the live session's segments only (the fallback's are told by segmentFallback)
+    expect(events.filter((e) => e.type === 'segmentDone')).toHaveLength(3);
+    expect(reports.filter((r) => r.type === 'segment')).toHaveLength(1);
+    expect(reports.at(-1)).toMatchObject({ type: 'session', segments: 1 });
     expect(starts[0]!.text).toBe(live);
     expect(events.filter((e) => e.type === 'segmentFallback').map((e) => e.segment_id)).toEqual(starts.slice(1).map((e) => e.segment_id));
     expect(spokenByFallback.map((t) => t.trim())).toEqual(TEXT.slice(live.length).trim().split(/(?<=\.) /));
