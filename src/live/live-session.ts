@@ -411,7 +411,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     options: { closeCode?: number; reason?: string | undefined; cause?: unknown; retryable?: boolean } = {},
   ): LiveSessionError {
     // text held by the boundary gate was never sent: it is unspoken too
-    const unspoken = this.fallback ? this.fallback.unspoken() : this.ledger.unspoken();
+    const unspoken = (this.fallback ?? this.ledger).unspoken();
     return liveSessionError(code, message, { ...options, unspoken: unspoken + (this.boundaries?.held() ?? '') });
   }
 
