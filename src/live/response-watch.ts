@@ -71,6 +71,7 @@ export class WatchRound {
     const now = this.scheduler.now();
     const queue = this.queue;
     this.action = undefined; // this one has fired
+    // (an empty queue compares undefined, which is never <= now)
     while ((queue[0]?.dueAt as number) <= now) {
       try {
         (queue.shift() as ResponseWatch).tick(this);
