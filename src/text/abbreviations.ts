@@ -99,10 +99,25 @@ const BEFORE_BRACKET = ['etc', 'inc', 'ltd', 'co', 'corp', 'llc', 'plc', 'bros',
 const EXCLAMATION_WORDS = ['yahoo', 'jeopardy', 'yum', 'wham', 'joomla', 'xũ', 'kung', 'oklahoma', 'mamma mia'];
 
 const cache = new Map<string, LocaleRules>();
+/**
+ * The rules by the locale string as given (`en-us`, `de-DE`): a segmenter is built per
+ * sentence in a live session (the gate's and the ledger's), and `languageOf`'s split was a
+ * regex run each time. Bounded: a process seeing more distinct strings than this falls back
+ * to `languageOf` for the new ones.
+ */
+const byLocale = new Map<string | undefined, LocaleRules>();
+const BY_LOCALE_MAX = 256;
 
 /** Rules for a locale tag: the common (English and international) sets plus the language's own table (loaded: `language-tables.ts`). */
 export function rulesFor(locale: string | undefined): LocaleRules {
-  const lang = languageOf(locale);
+  const known = byLocale.get(locale);
+  if (known) return known;
+  const rules = rulesForLanguage(languageOf(locale));
+  if (byLocale.size < BY_LOCALE_MAX) byLocale.set(locale, rules);
+  return rules;
+}
+
+function rulesForLanguage(lang: string): LocaleRules {
   const hit = cache.get(lang);
   if (hit) return hit;
   const own = languageTable(lang) ?? {};
