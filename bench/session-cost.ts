@@ -206,7 +206,22 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
     writeFileSync(`${profileDir}/session-cost-${args.who}.cpuprofile`, JSON.stringify(profile));
   }
   if (inspector) await inspector.post('Profiler.start'); // the second round's profile: session-cost-<who>-second.cpuprofile
+  // evidence: SESSION_COST_ALLOC=dir samples what the second round allocates, garbage included
+  // (read it with `npx tsx bench/tools/summarize-allocations.ts <file>`)
+  const allocDir = process.env['SESSION_COST_ALLOC'];
+  const sampler = allocDir ? new Session() : undefined;
+  if (sampler) {
+    sampler.connect();
+    // the two `include...` flags (garbage too) are newer than @types/node's protocol types
+    const sampling = { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+    await sampler.post('HeapProfiler.startSampling', sampling as { samplingInterval: number });
+  }
   const second = await cpuOfRound(open, texts.slice(args.extra + 1));
+  if (sampler) {
+    const { profile } = await sampler.post('HeapProfiler.stopSampling');
+    writeFileSync(`${allocDir}/session-cost-${args.who}.heapprofile`, JSON.stringify(profile));
+    sampler.disconnect();
+  }
   if (inspector) {
     const { profile } = await inspector.post('Profiler.stop');
     writeFileSync(`${profileDir}/session-cost-${args.who}-second.cpuprofile`, JSON.stringify(profile));
