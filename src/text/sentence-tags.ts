@@ -51,7 +51,7 @@ class TagSafeSegmenter implements SentenceSegmenter {
   end(): string[] {
     const out: string[] = [];
     this.run(true, out);
-    out.push(...this.unmask(this.inner.end()));
+    this.unmask(this.inner.end(), out);
     return out;
   }
 
@@ -60,7 +60,7 @@ class TagSafeSegmenter implements SentenceSegmenter {
   }
 
   flushWords(): string[] {
-    return this.unmask(this.inner.flushWords());
+    return this.unmask(this.inner.flushWords(), []);
   }
 
   atBoundary(): boolean {
@@ -73,9 +73,9 @@ class TagSafeSegmenter implements SentenceSegmenter {
     return this.held === '' ? -1 : this.given.length;
   }
 
-  /** `inner`'s pieces (masked) as pieces of the original text. */
-  private unmask(pieces: string[]): string[] {
-    const out: string[] = [];
+  /** `inner`'s pieces (masked) as pieces of the original text, appended to `out` (no array between). */
+  private unmask(pieces: string[], out: string[]): string[] {
+    if (pieces.length === 0) return out;
     let at = 0;
     for (const piece of pieces) {
       out.push(this.given.slice(at, at + piece.length));
@@ -88,7 +88,7 @@ class TagSafeSegmenter implements SentenceSegmenter {
   private give(text: string, masked: string, out: string[]): void {
     if (text.length === 0) return;
     this.given += text;
-    out.push(...this.unmask(this.inner.feed(masked)));
+    this.unmask(this.inner.feed(masked), out);
   }
 
   /** Give `inner` everything decided in `held`; keep an undecided tag. */
