@@ -283,7 +283,7 @@ export class SpeechLedger {
   private nextSegmentEnd(from: Offset, reported: string): Offset {
     const sentenceEnd = this.sentenceEnds.first((end) => end > from && this.hasWords(from, end));
     // the usual case, the service's words exactly the sent ones: no folding
-    if (sentenceEnd !== undefined && equalTrimmed(this.slice(from, sentenceEnd), reported)) return sentenceEnd;
+    if (sentenceEnd !== undefined && this.slice(from, sentenceEnd).trim() === reported.trim()) return sentenceEnd;
     const want = fold(reported);
     const covers = (end: Offset): boolean => fold(this.slice(from, end)) === want;
     if (sentenceEnd !== undefined && covers(sentenceEnd)) return sentenceEnd;
@@ -368,7 +368,7 @@ export class SpeechLedger {
   private check(from: Offset, to: Offset, reported: string): SegmentMatch {
     const sent = this.slice(from, to);
     // equal but for the whitespace at the ends: equal folded too, without folding
-    const matches = equalTrimmed(sent, reported) || fold(sent) === fold(reported);
+    const matches = sent.trim() === reported.trim() || fold(sent) === fold(reported);
     if (!matches) this.mismatches++;
     return { sent, matches };
   }
@@ -424,23 +424,6 @@ class OffsetQueue {
 
 /** Spaces and tabs only (no line break: nothing a segmenter could cut at), or nothing. */
 const SPACES = /^[ \t]*$/;
-
-/** Whether `a` and `b` are equal but for whitespace at their ends (as `trim()` sees it), without making the trimmed strings. */
-/** @internal exported for its test */
-export function equalTrimmed(a: string, b: string): boolean {
-  let aFrom = 0;
-  let aTo = a.length;
-  let bFrom = 0;
-  let bTo = b.length;
-  while (aFrom < aTo && TRIMMED.test(a[aFrom] as string)) aFrom++;
-  while (aTo > aFrom && TRIMMED.test(a[aTo - 1] as string)) aTo--;
-  while (bFrom < bTo && TRIMMED.test(b[bFrom] as string)) bFrom++;
-  while (bTo > bFrom && TRIMMED.test(b[bTo - 1] as string)) bTo--;
-  return aTo - aFrom === bTo - bFrom && a.startsWith(b.slice(bFrom, bTo), aFrom);
-}
-
-/** A character `trim()` removes: JavaScript's whitespace and line terminators. */
-const TRIMMED = /^\s$/u;
 
 /** Text folded for comparison: compatibility forms, case and whitespace ignored. */
 function fold(text: string): string {
