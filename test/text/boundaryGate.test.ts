@@ -20,6 +20,15 @@ function sentenceEnds(text: string, locale?: string): Set<number> {
 }
 
 
+
+/** A gate's random run: a text of tricky fragments, where it is cut into tokens, and where idle flushes come. */
+const GATE_FRAGMENTS = ['Hello', ' world', '.', ' ', 'Dr', '. ', 'Smith', '?', '!', '"', '3.5', 'U.S.', ' Then', '...', '。', '你好', '\n\n', 'e.g.', ' and', 'p.m.'];
+const gateRun = [
+  fc.array(fc.constantFrom(...GATE_FRAGMENTS), { maxLength: 30 }).map((a) => a.join('')),
+  fc.array(fc.nat(), { maxLength: 10 }),
+  fc.array(fc.boolean(), { maxLength: 10 }),
+] as const;
+
 describe('boundary gate', () => {
   it('holds a stop whose sentence end is undecided, releases words at once', () => {
     const g = createBoundaryGate();
@@ -63,12 +72,9 @@ describe('boundary gate', () => {
   });
 
   it('property: lossless with flushes interleaved, and no chunk ends at an undecided stop', () => {
-    const fragments = ['Hello', ' world', '.', ' ', 'Dr', '. ', 'Smith', '?', '!', '"', '3.5', 'U.S.', ' Then', '...', '。', '你好', '\n\n', 'e.g.', ' and', 'p.m.'];
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom(...fragments), { maxLength: 30 }).map((a) => a.join('')),
-        fc.array(fc.nat(), { maxLength: 10 }),
-        fc.array(fc.boolean(), { maxLength: 10 }),
+        ...gateRun,
         (text, at, flushes) => {
           const g = createBoundaryGate();
           const ends = sentenceEnds(text);
@@ -109,12 +115,9 @@ describe('boundary gate', () => {
   });
 
   it('property (holdWords): lossless, no chunk ends at an undecided stop, and while text is held the last chunk ends a sentence', () => {
-    const fragments = ['Hello', ' world', '.', ' ', 'Dr', '. ', 'Smith', '?', '!', '"', '3.5', 'U.S.', ' Then', '...', '。', '你好', '\n\n', 'e.g.', ' and', 'p.m.'];
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom(...fragments), { maxLength: 30 }).map((a) => a.join('')),
-        fc.array(fc.nat(), { maxLength: 10 }),
-        fc.array(fc.boolean(), { maxLength: 10 }),
+        ...gateRun,
         (text, at, flushes) => {
           const g = createBoundaryGate({ holdWords: true });
           const plain = createBoundaryGate();
