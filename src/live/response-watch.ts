@@ -4,12 +4,13 @@
  * frames that arrive, pings the socket while the service is quiet, and tells the session
  * when the service stalled or went silent; the session decides what that means. The
  * checks of every session on one scheduler (with one period) are driven by one
- * `WatchRound`: one scheduled action for all, not a timer a session.
+ * `TimerRound` (timer-round.ts): one scheduled action for all, not a timer a session, each
+ * watch checked exactly when a timer of its own would: one period after it started, then
+ * every period.
  */
-import type { SchedulerLike, Subscription } from 'rxjs';
 import { progressAudioBytes, type Connection } from './connection.js';
 import type { ResolvedSpeak } from './options.js';
-import { reportUnhandledError } from './report-unhandled.js';
+import { timerRound, type RoundEntry, type TimerRound } from './timer-round.js';
 
 /** What the watch asks of its session. */
 export interface ResponseWatchHost {
@@ -21,107 +22,19 @@ export interface ResponseWatchHost {
   onSilent(connection: Connection, ms: number): void;
 }
 
-/**
- * The checks of every watch on one scheduler with one period: the watches in the order of
- * their next check (each is due one period after it started, then every period), and one
- * scheduled action, due at the first of them. A session's watch costs a place in the queue
- * (no timer, action and state of its own), and each watch is checked at the times it would
- * have been by a timer of its own: `every` ms after it started, then every `every` ms.
- * @internal
- */
-export class WatchRound {
-  /** The watches, by their next check (`dueAt`). */
-  private readonly queue: ResponseWatch[] = [];
-  /** The action due at the first watch's check (undefined when the queue is empty, and while the round runs). */
-  private action: Subscription | undefined;
-  /** Scheduler time when the action was scheduled: time going back (a new virtual run) reschedules. */
-  private scheduledAt = 0;
-
-  constructor(
-    readonly scheduler: SchedulerLike,
-    readonly every: number,
-  ) {}
-
-  /** Queue `watch`, its first check one period from now. */
-  add(watch: ResponseWatch): void {
-    const now = this.scheduler.now();
-    // the clock went back (another TestScheduler run, a stepped clock): the checks keep their spacing from now
-    const back = Math.min(0, now - this.scheduledAt);
-    for (const queued of this.queue) queued.dueAt += back;
-    this.enqueue(watch, now + this.every);
-    // the first watch queued: no action waits (a run under way waits again when it ends)
-    if (back < 0 || this.queue.length === 1) this.wait();
-  }
-
-  /** Take `watch` out (it stopped); the action goes with the last one. */
-  remove(watch: ResponseWatch): void {
-    const at = this.queue.indexOf(watch); // not there while the round checks it
-    if (at >= 0) this.queue.splice(at, 1);
-    if (this.queue.length === 0) this.wait();
-  }
-
-  /** Queue `watch` for `due`, at the end (never before the last: the queue stays in order). */
-  enqueue(watch: ResponseWatch, due: number): void {
-    watch.dueAt = Math.max(due, this.queue.at(-1)?.dueAt ?? due);
-    this.queue.push(watch);
-  }
-
-  /** Check every watch due, then wait for the next one (none: nothing is queued). */
-  run(): void {
-    const now = this.scheduler.now();
-    const queue = this.queue;
-    this.action = undefined; // this one has fired
-    // (an empty queue compares undefined, which is never <= now)
-    while ((queue[0]?.dueAt as number) <= now) {
-      try {
-        (queue.shift() as ResponseWatch).tick(this);
-      } catch (error) {
-        // a session's handler threw: the other sessions' checks go on
-        reportUnhandledError(error);
-      }
-    }
-    this.wait();
-  }
-
-  /** The one action, due at the first watch's check (none when the queue is empty), instead of any before. */
-  private wait(): void {
-    const now = this.scheduler.now();
-    const first = this.queue[0];
-    this.action?.unsubscribe();
-    this.scheduledAt = now;
-    // at most what a Node timer can wait (a longer one fires after 1 ms): the round then looks again
-    this.action = first && this.scheduler.schedule(runRound, Math.min(Math.max(0, first.dueAt - now), 2_147_483_647), this);
-  }
-}
-
-/** The round's action (a module function: no closure per round). */
-function runRound(round: WatchRound | undefined): void {
-  round?.run();
-}
-
-/** The rounds of each scheduler, by period. */
-const rounds = new WeakMap<SchedulerLike, Record<number, WatchRound>>();
-
-/** The round of `scheduler` for checks every `every` ms (made on first use, kept for the next watches). */
-export function watchRound(scheduler: SchedulerLike, every: number): WatchRound {
-  let byPeriod = rounds.get(scheduler);
-  if (byPeriod === undefined) rounds.set(scheduler, (byPeriod = {}));
-  return (byPeriod[every] ??= new WatchRound(scheduler, every));
-}
-
 /** Watches one session's progress, checked by the round of its scheduler and period. */
-export class ResponseWatch {
+export class ResponseWatch implements RoundEntry {
   /** The connection watched (undefined when nothing waits: the watch is in no queue then). */
   private connection: Connection | undefined;
   /** Scheduler time of its next check, while in its round's queue. @internal */
   dueAt = NaN;
-  private readonly round: WatchRound;
+  private readonly round: TimerRound;
 
   constructor(
     private readonly options: Pick<ResolvedSpeak, 'responseTimeoutMs' | 'stall' | 'scheduler' | 'config'>,
     private readonly host: ResponseWatchHost,
   ) {
-    this.round = watchRound(options.scheduler, Math.min(options.responseTimeoutMs, options.stall?.afterMs ?? Infinity) / 3);
+    this.round = timerRound(options.scheduler, Math.min(options.responseTimeoutMs, options.stall?.afterMs ?? Infinity) / 3);
   }
 
   /**
@@ -155,16 +68,15 @@ export class ResponseWatch {
   stop(): void {
     if (this.connection === undefined) return;
     this.connection = undefined;
-    this.round.remove(this);
+    this.round.cancel(this);
   }
 
   /**
    * The round's check of this watch: it stops when nothing waits, and a stall or a silence
    * ends the session; else a ping, and the next check one period on. @internal
    */
-  tick(round: WatchRound): void {
+  fire(round: TimerRound, due: number): void {
     const connection = this.connection as Connection; // queued only while it watches (stop takes it out)
-    const due = this.dueAt;
     if (!this.host.waitsForSpeech(connection)) return this.stop();
     const { responseTimeoutMs: ms, stall } = this.options;
     const silent = this.options.scheduler.now() - connection.lastFrameAt;
@@ -183,6 +95,6 @@ export class ResponseWatch {
     } catch {
       // closing meanwhile: the close event says what happened
     }
-    round.enqueue(this, due + round.every);
+    round.add(this, due + round.every);
   }
 }

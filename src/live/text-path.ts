@@ -4,9 +4,10 @@
  * boundary gate and an undecided stop waits for the next token, at most `boundaryHoldMs`.
  * What leaves here is handed to the session's `sendText` (the ledger, then the socket).
  */
-import type { SchedulerAction, SchedulerLike, Subscription } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import { createBoundaryGate, type BoundaryGate } from '../text/boundaryGate.js';
 import type { SentenceSegmenter } from '../text/sentences.js';
+import { timerRound, type RoundEntry, type TimerRound } from './timer-round.js';
 
 /** What the text path asks of its session. */
 export interface TextPathHost {
@@ -24,11 +25,6 @@ export interface TextPathHost {
   sendText(text: string, segmenter?: SentenceSegmenter): void;
 }
 
-/** The hold timer's work (a module function: no closure per session). */
-function holdEnded(this: SchedulerAction<BoundaryHold>, hold: BoundaryHold): void {
-  hold.holdEnded();
-}
-
 /** Options of a {@link BoundaryHold}. */
 export interface BoundaryHoldOptions {
   /** The session's language (a string locale), choosing the sentence rules. */
@@ -40,42 +36,37 @@ export interface BoundaryHoldOptions {
 
 /**
  * Client-side boundaries of one session: what the gate releases goes to the session at
- * once; an undecided stop is held until the next token or `holdMs` (then it goes out).
+ * once; an undecided stop is held until the next token or `holdMs` (then it goes out). The
+ * holds of every session on one scheduler are ended by one round (timer-round.ts): a hold
+ * due within `holdMs / 16` of another's end goes with it, never later than `holdMs`.
  */
-export class BoundaryHold {
+export class BoundaryHold implements RoundEntry {
   private readonly gate: BoundaryGate;
-  private holdTimer: Subscription | undefined;
-
-  /** The two options kept (not the options object: 48 bytes a session). */
-  private readonly holdMs: number;
-  private readonly scheduler: SchedulerLike;
+  private readonly round: TimerRound;
+  /** Scheduler time the held stop is due to go out (NaN when none is held). @internal */
+  dueAt = NaN;
 
   constructor(
     options: BoundaryHoldOptions,
     private readonly host: TextPathHost,
   ) {
-    this.holdMs = options.holdMs;
-    this.scheduler = options.scheduler;
+    this.round = timerRound(options.scheduler, options.holdMs, options.holdMs / 16);
     // holdWords: a sentence end goes out as one text.chunk (boundaryGate.ts)
     this.gate = createBoundaryGate(options.locale === undefined ? { holdWords: true } : { locale: options.locale, holdWords: true });
   }
 
-  /** A token: what the gate releases is sent; a held stop (re)starts the hold timer. */
+  /** A token: what the gate releases is sent; a held stop (re)starts the hold. */
   push(text: string): void {
     for (const chunk of this.gate.feed(text)) this.host.sendText(chunk);
-    this.holdTimer?.unsubscribe();
-    this.holdTimer = undefined;
-    if (this.gate.held() !== '') {
-      this.holdTimer = this.scheduler.schedule(holdEnded, this.holdMs, this);
-    }
+    if (this.gate.held() !== '') this.round.add(this);
+    else this.stop();
   }
 
   /**
    * `holdMs` passed with a stop held: everything held is sent, as one chunk, with the gate's
    * segmenter when it saw exactly that chunk (one sentence engine where two would run). @internal
    */
-  holdEnded(): void {
-    this.holdTimer = undefined;
+  fire(): void {
     const released = this.gate.flushWhole();
     if (released !== undefined) this.host.sendText(released.text, released.segmenter);
   }
@@ -91,9 +82,8 @@ export class BoundaryHold {
     return this.gate.held();
   }
 
-  /** Clear the hold timer (the session ended). */
+  /** End the hold without sending (nothing is held, or the session ended). */
   stop(): void {
-    this.holdTimer?.unsubscribe();
-    this.holdTimer = undefined;
+    if (!Number.isNaN(this.dueAt)) this.round.cancel(this);
   }
 }

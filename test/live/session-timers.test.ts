@@ -228,6 +228,35 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
     });
   });
 
+  it('client-side boundaries of two sessions on one scheduler: a hold due within boundaryHoldMs/16 of another ends with it, never later', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const sockets: FakeSocket[] = [];
+      FakeSocket.created = sockets;
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
+        },
+        [],
+      );
+      const chunks = (i: number) => sockets[i]!.sent.map((f) => JSON.parse(f) as { type: string; text?: string }).filter((f) => f.type === 'text.chunk').map((f) => f.text!);
+      const seen: Record<number, string[][]> = {};
+      for (const at of [252, 253, 272, 273]) scheduler.schedule(() => (seen[at] = [0, 1, 2].map(chunks)), at);
+      const options = { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false };
+      // each session's stop is undecided and waits 250 ms: due at 252, 262 (within 15.6 of 252) and 272 (not)
+      for (const [lead, text] of [['--', 'Hi.'], ['-- 9ms -', 'Yes.'], ['-- 19ms -', 'No.']] as const) {
+        expectObservable(cold(`${lead}a`, { a: text }).pipe(speak(options, { voice_id: 1, scheduler })), '^ 400ms !').toBe('-r', { r: expect.objectContaining({ type: 'ready' }) });
+      }
+      scheduler.flush();
+      expect(seen[252]).toEqual([[], [], []]);
+      expect(seen[253]).toEqual([['Hi.'], ['Yes.'], []]); // the second 10 ms before its time, with the first
+      expect(seen[272]).toEqual([['Hi.'], ['Yes.'], []]); // the third: not within the slack, so not sooner...
+      expect(seen[273]).toEqual([['Hi.'], ['Yes.'], ['No.']]); // ...and exactly on time
+    });
+  });
+
   it('a connection lost after every text was delivered completes (nothing missing)', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable }) => {
