@@ -12,6 +12,12 @@
  * pays V8 optimizing again the code it threw away at the heap measure's forced GC.
  * Medians of `repeats` fresh process pairs. Targets: heap ratio <= 1.5, CPU ratio <= 1.3.
  *
+ * Every sentence of the bench ends in an undecided stop with no next token, so ours holds
+ * it `boundaryHoldMs` (250 ms) before sending, and the bare client does not: two more rows
+ * (second round) take that apart, ours with `clientBoundaries: false` against the bare
+ * client, and ours against a bare client that waits 250 ms before each send as ours does
+ * (docs/performance.md, round 6).
+ *
  * Run alone: `npx tsx bench/session-cost.ts [sessions]`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -49,13 +55,18 @@ const here = fileURLToPath(import.meta.url);
 // processes alone (not the emulator's); the client then prints a line at each end of its
 // sentence phase, so what V8 did in the measured phase can be cut out of the output
 const clientFlags = process.env['SESSION_COST_CLIENT_FLAGS']?.split(' ').filter(Boolean) ?? [];
+/** Who runs in a client process: ours (with client boundaries, or without), the bare client (sending at once, or 250 ms later). */
+type Who = 'ours' | 'ours-no-boundaries' | 'peer' | 'peer-holding';
+/** The bare client's wait in `peer-holding`: ours's default `boundaryHoldMs`. */
+const PEER_HOLD_MS = 250;
+
 const child = (args: string[]): ChildProcess =>
   fork(here, args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: [...process.execArgv, '--expose-gc', ...(args[0] === '--client' ? clientFlags : [])],
   });
 
-async function measure(who: 'ours' | 'peer', sessions: number, extra: number): Promise<Cost> {
+async function measure(who: Who, sessions: number, extra: number): Promise<Cost> {
   const emulator = child(['--emulator']);
   try {
     const addresses = await nextMessage<{ baseUrl: string; wsUrl: string; apiKey: string }>(emulator, 'addresses');
@@ -76,9 +87,13 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
   const repeats = options.repeats ?? (QUICK ? 1 : 3);
   const ours: Cost[] = [];
   const peer: Cost[] = [];
+  const oursPlain: Cost[] = [];
+  const peerHolding: Cost[] = [];
   for (let i = 0; i < repeats; i++) {
     ours.push(await measure('ours', sessions, extra));
     peer.push(await measure('peer', sessions, extra));
+    oursPlain.push(await measure('ours-no-boundaries', sessions, extra));
+    peerHolding.push(await measure('peer-holding', sessions, extra));
   }
   const m = (costs: Cost[], k: keyof Cost): number => median(costs.map((c) => c[k]));
   const note = `${sessions} sessions, medians of ${repeats} fresh process pairs; peer: a bare ws client with the same protocol in its own process`;
@@ -91,6 +106,22 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
       m(peer, 'cpuPerSentenceSecondUs'),
       'us',
       `${note}; the next ${extra} sentences a session, after the row above: V8 threw away optimized code at the heap measure's forced GC and optimized it again in the round above (docs/performance.md)`,
+      'lower',
+    ),
+    row(
+      `session-cost: client CPU per extra sentence, second round, ours with clientBoundaries false, ${sessions} sessions`,
+      m(oursPlain, 'cpuPerSentenceSecondUs'),
+      m(peer, 'cpuPerSentenceSecondUs'),
+      'us',
+      `${note}; as the row above, ours sending each sentence at once (nothing held): what the bench's hold of every sentence's last stop costs, against the same bare client`,
+      'lower',
+    ),
+    row(
+      `session-cost: client CPU per extra sentence, second round, peer waiting ${PEER_HOLD_MS} ms as ours holds, ${sessions} sessions`,
+      m(ours, 'cpuPerSentenceSecondUs'),
+      m(peerHolding, 'cpuPerSentenceSecondUs'),
+      'us',
+      `${note}; as the second-round row, the bare client sending each sentence ${PEER_HOLD_MS} ms after it is said (a timer of its own), as ours holds each sentence's undecided last stop for boundaryHoldMs: the same wait on both sides`,
       'lower',
     ),
   ];
@@ -111,7 +142,7 @@ interface OpenSession {
   say(text: string): Promise<void>;
 }
 
-function peerOpen(wsUrl: string, apiKey: string): Promise<OpenSession> {
+function peerOpen(wsUrl: string, apiKey: string, holdMs: number): Promise<OpenSession> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(wsUrl, { headers: { 'x-api-key': apiKey } });
     let done: (() => void) | undefined;
@@ -125,7 +156,8 @@ function peerOpen(wsUrl: string, apiKey: string): Promise<OpenSession> {
           say: (text) =>
             new Promise<void>((r) => {
               done = r;
-              socket.send(JSON.stringify({ type: 'text.chunk', text }));
+              if (holdMs > 0) setTimeout(() => socket.send(JSON.stringify({ type: 'text.chunk', text })), holdMs);
+              else socket.send(JSON.stringify({ type: 'text.chunk', text }));
             }),
         });
       } else if (frame.type === 'segment.done') done?.();
@@ -143,8 +175,8 @@ class OursSession implements OpenSession, Observer<LiveSpeechEvent> {
   private readonly text$ = new Subject<string>();
   private done: (() => void) | undefined;
 
-  constructor(client: ReturnType<typeof createClient>) {
-    this.text$.pipe(client.speak({ voice_id: 1, language: 'en-us', output_format: 'wav' })).subscribe(this);
+  constructor(client: ReturnType<typeof createClient>, clientBoundaries: boolean) {
+    this.text$.pipe(client.speak({ voice_id: 1, language: 'en-us', output_format: 'wav', clientBoundaries })).subscribe(this);
   }
 
   say(text: string): Promise<void> {
@@ -165,9 +197,9 @@ class OursSession implements OpenSession, Observer<LiveSpeechEvent> {
   complete(): void {}
 }
 
-async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: string; who: 'ours' | 'peer'; sessions: number; extra: number }): Promise<void> {
+async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: string; who: Who; sessions: number; extra: number }): Promise<void> {
   const texts = sentences(2 * args.extra + 1, 6, 7);
-  const client = args.who === 'ours' ? createClient({ apiKey: args.apiKey, baseUrl: args.baseUrl }) : undefined;
+  const client = args.who.startsWith('ours') ? createClient({ apiKey: args.apiKey, baseUrl: args.baseUrl }) : undefined;
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const open: OpenSession[] = [];
@@ -175,7 +207,7 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
   for (let at = 0; at < args.sessions; at += 100) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(100, args.sessions - at) }, async () => {
-        const session = client ? new OursSession(client) : await peerOpen(args.wsUrl, args.apiKey);
+        const session = client ? new OursSession(client, args.who === 'ours') : await peerOpen(args.wsUrl, args.apiKey, args.who === 'peer-holding' ? PEER_HOLD_MS : 0);
         await session.say(texts[0] as string);
         return session;
       }),
