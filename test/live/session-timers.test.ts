@@ -160,17 +160,29 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
     });
   });
 
+  /** Sockets whose peer opens and says `session.ready` at once, then `then` (each kept in `sockets`, opening times in `opened`). */
+  function readyPeers(scheduler: TestScheduler, then: (socket: FakeSocket) => void = () => {}, opened: number[] = []) {
+    const sockets: FakeSocket[] = [];
+    FakeSocket.created = sockets;
+    const Ctor = fakeSocketClass(
+      scheduler,
+      (socket) => {
+        socket.peerOpen();
+        socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
+        then(socket);
+      },
+      opened,
+    );
+    return { sockets, Ctor };
+  }
+
   it('unsubscribing (barge-in) closes with 1000, unsubscribes the text, and emits nothing more', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const opened: number[] = [];
-      const sockets: FakeSocket[] = [];
-      FakeSocket.created = sockets;
-      const Ctor = fakeSocketClass(
+      const { sockets, Ctor } = readyPeers(
         scheduler,
         (socket) => {
-          socket.peerOpen();
-          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
           socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
           socket.peerSend(new Uint8Array([1]));
           // audio still arriving after the unsubscribe must not leak out
@@ -195,19 +207,11 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
     });
   });
 
+
   it('client-side boundaries: an undecided stop waits for the next token, at most boundaryHoldMs', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable }) => {
-      const sockets: FakeSocket[] = [];
-      FakeSocket.created = sockets;
-      const Ctor = fakeSocketClass(
-        scheduler,
-        (socket) => {
-          socket.peerOpen();
-          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
-        },
-        [],
-      );
+      const { sockets, Ctor } = readyPeers(scheduler);
       // "Dr." then, 100 ms later, " Smith." (decides it); then "Bye." and 400 ms of silence
       const text = cold('-a 99ms b 99ms c', { a: 'See Dr.', b: ' Smith.', c: ' Bye.' });
       const chunksAt: Record<number, string[]> = {};
@@ -231,16 +235,7 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
   it('client-side boundaries of two sessions on one scheduler: a hold due within boundaryHoldMs/16 of another ends with it, never later', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable }) => {
-      const sockets: FakeSocket[] = [];
-      FakeSocket.created = sockets;
-      const Ctor = fakeSocketClass(
-        scheduler,
-        (socket) => {
-          socket.peerOpen();
-          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
-        },
-        [],
-      );
+      const { sockets, Ctor } = readyPeers(scheduler);
       const chunks = (i: number) => sockets[i]!.sent.map((f) => JSON.parse(f) as { type: string; text?: string }).filter((f) => f.type === 'text.chunk').map((f) => f.text!);
       const seen: Record<number, string[][]> = {};
       for (const at of [252, 253, 272, 273]) scheduler.schedule(() => (seen[at] = [0, 1, 2].map(chunks)), at);
