@@ -63,8 +63,9 @@ export class BoundaryHold implements RoundEntry {
   }
 
   /**
-   * `holdMs` passed with a stop held: everything held is sent, as one chunk, with the gate's
-   * segmenter when it saw exactly that chunk (one sentence engine where two would run). @internal
+   * `holdMs` passed with a stop held (or up to a sixteenth less, as another session's hold
+   * ended): everything held is sent, as one chunk, with the gate's segmenter when it saw
+   * exactly that chunk (one sentence engine where two would run). @internal
    */
   fire(): void {
     const released = this.gate.flushWhole();
