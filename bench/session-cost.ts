@@ -18,11 +18,16 @@
  * client, and ours against a bare client that waits 250 ms before each send as ours does
  * (docs/performance.md, round 6).
  *
+ * `process.cpuUsage()` counts every thread of the process. Where Linux counts each thread
+ * (`/proc/self/task/<tid>/schedstat`), two more rows give the main (event-loop) thread's
+ * share of both rounds: the rest is V8's helper threads, its optimizing compiler and
+ * concurrent GC marking (docs/performance.md, round 7).
+ *
  * Run alone: `npx tsx bench/session-cost.ts [sessions]`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
 import { Subject, type Observer } from 'rxjs';
@@ -48,6 +53,10 @@ interface Cost {
   cpuPerSentenceUs: number;
   /** As many sentences again, right after: the code V8 threw away at that GC is optimized again. */
   cpuPerSentenceSecondUs: number;
+  /** Of `cpuPerSentenceUs`, the main (event-loop) thread's; the rest ran on V8's helper threads (optimizing compiler, concurrent GC). NaN where Linux's per-thread counters are missing. */
+  mainThreadPerSentenceUs: number;
+  /** The same, of the second round. */
+  mainThreadPerSentenceSecondUs: number;
 }
 
 const here = fileURLToPath(import.meta.url);
@@ -124,6 +133,24 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
       `${note}; as the second-round row, the bare client sending each sentence ${PEER_HOLD_MS} ms after it is said (a timer of its own), as ours holds each sentence's undecided last stop for boundaryHoldMs: the same wait on both sides`,
       'lower',
     ),
+    ...mainThreadRows(ours, peer, sessions, note),
+  ];
+}
+
+/**
+ * The two CPU rows' main (event-loop) thread alone, where Linux counts each thread
+ * (`/proc/self/task/<tid>/schedstat`): what the sessions cost the event loop, apart from V8's
+ * helper threads (the optimizing compiler's first optimization of the hot path, concurrent GC
+ * marking), which run beside it on another core. No rows elsewhere.
+ */
+function mainThreadRows(ours: Cost[], peer: Cost[], sessions: number, note: string): BenchRow[] {
+  // NaN (no counter) arrives over IPC as null
+  if (![...ours, ...peer].every((c) => Number.isFinite(c.mainThreadPerSentenceUs) && Number.isFinite(c.mainThreadPerSentenceSecondUs))) return [];
+  const m = (costs: Cost[], k: 'mainThreadPerSentenceUs' | 'mainThreadPerSentenceSecondUs'): number => median(costs.map((c) => c[k]));
+  const what = "of the client process's CPU in the CPU row, its main (event-loop) thread's alone; the rest ran on V8's helper threads (optimizing compiler, concurrent GC), on another core";
+  return [
+    row(`session-cost: client main-thread CPU per extra sentence, ${sessions} sessions`, m(ours, 'mainThreadPerSentenceUs'), m(peer, 'mainThreadPerSentenceUs'), 'us', `${note}; ${what}`, 'lower'),
+    row(`session-cost: client main-thread CPU per extra sentence, second round, ${sessions} sessions`, m(ours, 'mainThreadPerSentenceSecondUs'), m(peer, 'mainThreadPerSentenceSecondUs'), 'us', `${note}; ${what}, of the second round`, 'lower'),
   ];
 }
 
@@ -260,19 +287,40 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
     inspector.disconnect();
   }
   if (clientFlags.length > 0) console.log(`--- session-cost: second round ends (${args.who})`);
-  const perSentence = (used: NodeJS.CpuUsage): number => round((used.user + used.system) / (args.sessions * args.extra));
-  process.send?.({ cost: { heapPerSessionKB: round(heapPerSessionKB), cpuPerSentenceUs: perSentence(cpu), cpuPerSentenceSecondUs: perSentence(second) } satisfies Cost });
+  const perSentence = (us: number): number => round(us / (args.sessions * args.extra));
+  const cost: Cost = {
+    heapPerSessionKB: round(heapPerSessionKB),
+    cpuPerSentenceUs: perSentence(cpu.all),
+    cpuPerSentenceSecondUs: perSentence(second.all),
+    mainThreadPerSentenceUs: perSentence(cpu.main),
+    mainThreadPerSentenceSecondUs: perSentence(second.main),
+  };
+  process.send?.({ cost });
 }
 
-/** CPU of this process while every session speaks `texts`, one sentence at a time. */
-async function cpuOfRound(open: OpenSession[], texts: string[]): Promise<NodeJS.CpuUsage> {
+/** CPU of this process (all threads, us) and of its main thread alone while every session speaks `texts`, one sentence at a time. */
+async function cpuOfRound(open: OpenSession[], texts: string[]): Promise<{ all: number; main: number }> {
+  const main0 = mainThreadCpuUs();
   const cpu0 = process.cpuUsage();
   await Promise.all(
     open.map(async (session) => {
       for (const text of texts) await session.say(text);
     }),
   );
-  return process.cpuUsage(cpu0);
+  const cpu = process.cpuUsage(cpu0);
+  return { all: cpu.user + cpu.system, main: mainThreadCpuUs() - main0 };
+}
+
+/**
+ * CPU time of the main thread, in us: Linux's per-thread scheduler counter (ns on the CPU);
+ * NaN elsewhere. `process.cpuUsage()` counts every thread, V8's helper threads included.
+ */
+function mainThreadCpuUs(): number {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return NaN;
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -60,6 +60,7 @@ import { speak as speakLive } from '../live/session.js';
 import { resolveSpeakable, speakWithCaptions } from './speakable.js';
 import type { SpeakableTextOptions } from '../text/speakable.js';
 import { WarmSessionPool, type WarmPoolOptions } from '../live/warm.js';
+import { SpeakOperators } from './speak-operators.js';
 
 /**
  * Options of `client.speak`: the live session's, plus `cache` (a `speechCache(...)` of
@@ -158,6 +159,8 @@ export class TasksResource {
  */
 export class RxVoiceClient {
   readonly #warmPools = new Set<WarmSessionPool>();
+  /** `speak`'s operators, one for equal options (speak-operators.ts). */
+  readonly #speakOperators = new SpeakOperators();
   readonly #transport: HttpTransport;
   /** Base address of the service (no trailing slash). */
   readonly baseUrl: string;
@@ -321,6 +324,10 @@ export class RxVoiceClient {
    * session opens only for the others (see `docs/cache.md`). With
    * `stall: { afterMs, fallback: 'tts-stream' }`, a stalled session's sentences are spoken
    * over `POST /tts-stream` with the same voice and settings.
+   *
+   * The operator may be used for any number of sources, each subscription its own session.
+   * Calls with equal options (every value a string, number or boolean) return the same
+   * operator, so sessions opened once a call or a turn share one resolution of them.
    */
   speak(options: ClientSpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const { cache, speakable: speakableInput, ...speakOptions } = options;
@@ -335,8 +342,9 @@ export class RxVoiceClient {
   /** The live session of `speak` (warm when a pool holds a session started the same way). */
   #speakLive(options: SpeakOptions): OperatorFunction<string, LiveSpeechEvent> {
     const connection = this.#liveConnection();
-    const liveOptions = { ...withTtsStreamFallback(this.#transport, options), scheduler: options.scheduler ?? this.#transport.config.scheduler };
-    if (this.#warmPools.size === 0) return speakLive(connection, liveOptions);
+    const withDefaults = (): SpeakOptions => ({ ...withTtsStreamFallback(this.#transport, options), scheduler: options.scheduler ?? this.#transport.config.scheduler });
+    if (this.#warmPools.size === 0) return this.#speakOperators.get(options, () => speakLive(connection, withDefaults()));
+    const liveOptions = withDefaults();
     // Bad options throw here, as speak would throw them.
     const plan = sessionPlan(connection, liveOptions);
     const pools = this.#warmPools;
