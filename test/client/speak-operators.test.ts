@@ -44,7 +44,7 @@ describe('client.speak: one operator for equal options', () => {
     await client.close();
   });
 
-  it('another value, another key order aside, or another client: not the same operator', async () => {
+  it('another value, another option or another client: not the same operator', async () => {
     const client = clientFor(emu);
     const other = clientFor(emu);
     const base = client.speak({ voice_id: 1, language: 'en-us' });
