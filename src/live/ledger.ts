@@ -83,8 +83,12 @@ export class SpeechLedger {
   private pushedChars = 0;
   private deliveredSegments = 0;
   private skippedSegments = 0;
+  /** The session's locale (a string, not the options object: one object less a session). */
+  private readonly locale: string | undefined;
 
-  constructor(private readonly options: SpeechLedgerOptions = {}) {}
+  constructor(options: SpeechLedgerOptions = {}) {
+    this.locale = options.locale;
+  }
 
   /**
    * Record a `text.chunk` sent (or queued to be sent) into the session, in order. Empty
@@ -206,7 +210,7 @@ export class SpeechLedger {
   }
 
   private newModel(): SentenceSegmenter {
-    return createSentenceSegmenter(this.options.locale === undefined ? {} : { locale: this.options.locale });
+    return createSentenceSegmenter(this.locale === undefined ? {} : { locale: this.locale });
   }
 
   /** Feed a chunk to the model; a sentence piece with words in it ends a segment (whitespace joins the next). */
