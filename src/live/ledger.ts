@@ -59,9 +59,9 @@ export interface SpeechLedgerOptions {
  * of `unspoken` on errors and of the text re-sent after a reconnect. See the module comment.
  */
 export class SpeechLedger {
-  /** The chunks sent, from the first one not wholly completed on, and where each starts. */
+  /** The chunks sent, from the first one not wholly completed on, and where the first starts (each next one starts where the one before ends). */
   private chunks: string[] = [];
-  private chunkStarts: Offset[] = [];
+  private chunksStart: Offset = 0;
   /** End of all the text sent. */
   private end: Offset = 0;
   /** End of the text covered by segments completed (delivered or skipped). */
@@ -98,8 +98,9 @@ export class SpeechLedger {
    */
   push(text: string, segmenter?: SentenceSegmenter): void {
     if (text.length === 0) return;
-    this.chunks.push(text);
-    this.chunkStarts.push(this.end);
+    // the first chunk in an array of one: a push to an empty array reserves 16 slots
+    if (this.chunks.length === 0) this.chunks = [text];
+    else this.chunks.push(text);
     this.end += text.length;
     this.pushedChars += text.length;
     if (segmenter === undefined || !this.adopt(text, segmenter)) this.feedModel(text);
@@ -198,13 +199,12 @@ export class SpeechLedger {
   /** The sent text between two offsets (both at or after the completed position). */
   private slice(from: Offset, to: Offset): string {
     let text = '';
-    for (let i = 0; i < this.chunks.length; i++) {
-      const start = this.chunkStarts[i] as Offset;
-      const chunk = this.chunks[i] as string;
+    let start = this.chunksStart;
+    for (const chunk of this.chunks) {
       if (start >= to) break;
-      if (start + chunk.length <= from) continue;
       // a segment within one chunk (a gate's sentence) is that chunk's slice: no array to join
-      text += chunk.slice(Math.max(0, from - start), to - start);
+      if (start + chunk.length > from) text += chunk.slice(Math.max(0, from - start), to - start);
+      start += chunk.length;
     }
     return text;
   }
@@ -322,12 +322,13 @@ export class SpeechLedger {
         if (piece.trim() !== '') ends.push(cursor);
       }
     };
-    for (let i = 0; i < this.chunks.length; i++) {
-      const start = this.chunkStarts[i] as Offset;
-      const chunk = this.chunks[i] as string;
-      if (start + chunk.length <= from || start >= at) continue;
-      add(segmenter.feed(chunk.slice(Math.max(0, from - start), at - start)));
-      add(sentenceEndingChunk(segmenter));
+    let start = this.chunksStart;
+    for (const chunk of this.chunks) {
+      if (start + chunk.length > from && start < at) {
+        add(segmenter.feed(chunk.slice(Math.max(0, from - start), at - start)));
+        add(sentenceEndingChunk(segmenter));
+      }
+      start += chunk.length;
     }
     add(segmenter.end());
     return ends;
@@ -337,20 +338,22 @@ export class SpeechLedger {
   private flushCandidates(from: Offset, before: Offset | undefined): Offset[] {
     const candidates: Offset[] = [];
     let words = false;
-    for (let i = 0; i < this.chunks.length; i++) {
-      const start = this.chunkStarts[i] as Offset;
-      const chunk = this.chunks[i] as string;
+    let start = this.chunksStart;
+    for (const chunk of this.chunks) {
       const end = start + chunk.length;
       if (before !== undefined && end >= before) break;
-      if (end <= from) continue;
-      words ||= chunk.slice(Math.max(0, from - start)).trim() !== '';
-      if (words) candidates.push(end);
+      if (end > from) {
+        words ||= chunk.slice(Math.max(0, from - start)).trim() !== '';
+        if (words) candidates.push(end);
+      }
+      start = end;
     }
     return candidates;
   }
 
   private chunkEnds(): Offset[] {
-    return this.chunks.map((chunk, i) => (this.chunkStarts[i] as Offset) + chunk.length);
+    let end = this.chunksStart;
+    return this.chunks.map((chunk) => (end += chunk.length));
   }
 
   /** The service flushed at `at` (a chunk end, not a sentence end): model its segmentation of the text after it anew. */
@@ -359,9 +362,10 @@ export class SpeechLedger {
     this.modelCursor = at;
     this.sentenceEnds.dropAfter(at);
     for (const end of flushed) if (!this.sentenceEnds.has(end)) this.sentenceEnds.push(end);
-    for (let i = 0; i < this.chunks.length; i++) {
-      const start = this.chunkStarts[i] as Offset;
-      if (start >= at) this.feedModel(this.chunks[i] as string);
+    let start = this.chunksStart;
+    for (const chunk of this.chunks) {
+      if (start >= at) this.feedModel(chunk);
+      start += chunk.length;
     }
   }
 
@@ -380,11 +384,10 @@ export class SpeechLedger {
   /** Drop the chunks wholly before the completed position. */
   private compact(): void {
     let drop = 0;
-    while (drop < this.chunks.length && (this.chunkStarts[drop] as Offset) + (this.chunks[drop] as string).length <= this.completed) drop++;
-    // new arrays of the size left, also when nothing is dropped: a waiting session keeps no
+    while (drop < this.chunks.length && this.chunksStart + (this.chunks[drop] as string).length <= this.completed) this.chunksStart += (this.chunks[drop++] as string).length;
+    // a new array of the size left, also when nothing is dropped: a waiting session keeps no
     // spare capacity (an array grown by push keeps 17 slots, 152 bytes, for one chunk)
     this.chunks = this.chunks.slice(drop);
-    this.chunkStarts = this.chunkStarts.slice(drop);
     this.sentenceEnds.dropThrough(this.completed);
   }
 }
@@ -395,7 +398,8 @@ class OffsetQueue {
   private head = 0;
 
   push(offset: Offset): void {
-    this.items.push(offset);
+    if (this.items.length === 0) this.items = [offset]; // no 16 spare slots for a sentence's one end
+    else this.items.push(offset);
   }
 
   first(predicate: (offset: Offset) => boolean): Offset | undefined {
