@@ -26,9 +26,10 @@
  * as it is).
  */
 import { STATUS_CODES } from 'node:http';
-import { Response as UndiciResponse, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { holdStreamBody } from './body.js';
 import type { FetchLike } from './config.js';
+import { loadUndici } from './undici.js';
 
 /** Statuses whose answer has no body (a `Response` with one would throw). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -59,6 +60,7 @@ export function dispatcherFetch(fallback: FetchLike): FetchLike {
     if (empty) answer.body.resume();
     // a whole Response (its body a web stream of the Node stream, made when first read), whose
     // Node stream the readers of body.ts take and read directly
+    const { Response: UndiciResponse } = await loadUndici(); // one load a process (undici.ts)
     const response = new UndiciResponse(empty ? null : (answer.body as unknown as AsyncIterable<Uint8Array>), {
       status: answer.statusCode,
       statusText: answer.statusText || STATUS_CODES[answer.statusCode] || '',

@@ -1,6 +1,6 @@
 /**
  * The HTTP transport of the client: one cold Observable per exchange, undici with a
- * keep-alive Agent, `x-api-key` on every request, errors mapped to the error tree,
+ * keep-alive Agent (both made by the first request: `undici.ts`), `x-api-key` on every request, errors mapped to the error tree,
  * retries with exponential backoff and jitter (honouring `Retry-After`).
  *
  * Where each part of an exchange lives:
@@ -23,7 +23,7 @@
  * every message is scrubbed of the key.
  */
 import { Observable, asyncScheduler, defer, retry, switchMap, throwError, timer, type ObservableInput } from 'rxjs';
-import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { z } from 'zod';
 import {
   AbortError,
@@ -40,6 +40,7 @@ import {
 import { toValidationIssues } from '../core/validation.js';
 import { bodyBytes, cancelBody, readLimited, readUpTo } from './body.js';
 import { dispatcherFetch } from './dispatcher-fetch.js';
+import { loadUndici } from './undici.js';
 import { unreachableMessage, type FetchLike, type ResolvedConfig } from './config.js';
 import { messageOf, parseBody, sanitizeCause, statusError } from './http-errors.js';
 import { sendFollowingRedirects, type SendContext } from './redirect.js';
@@ -81,7 +82,9 @@ type Settled = { response: Response } | { error: RxVoiceError };
  */
 export class HttpTransport {
   readonly #apiKey: string;
-  readonly #ownedAgent: Agent | undefined;
+  /** The keep-alive agent the client owns (no `dispatcher` nor `fetch` given), made by the first request. */
+  #ownedAgent: Promise<Agent> | undefined;
+  #closed = false;
   readonly #dispatcher: Dispatcher | undefined;
   readonly #fetch: FetchLike;
   readonly #warned = new Set<string>();
@@ -92,14 +95,9 @@ export class HttpTransport {
   constructor(config: ResolvedConfig, apiKey: string) {
     this.config = config;
     this.#apiKey = apiKey;
-    if (config.dispatcher) {
-      this.#dispatcher = config.dispatcher;
-    } else if (!config.fetch) {
-      this.#ownedAgent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
-      this.#dispatcher = this.#ownedAgent;
-    }
+    this.#dispatcher = config.dispatcher;
     // a given fetch is used as it is; else the dispatcher's `request` (faster), fetch where it cannot
-    this.#fetch = config.fetch ?? dispatcherFetch(undiciFetch as unknown as FetchLike);
+    this.#fetch = config.fetch ?? dispatcherFetch(async (input, init) => ((await loadUndici()).fetch as unknown as FetchLike)(input, init));
   }
 
   /** The API key, for the live WebSocket (`x-api-key` header or `api_key` query). */
@@ -145,9 +143,20 @@ export class HttpTransport {
    * the runtime's own, and there is nothing of ours to close.
    */
   async close(): Promise<void> {
-    const agent: Partial<Pick<Agent, 'close' | 'destroy'>> | undefined = this.#ownedAgent;
+    this.#closed = true;
+    // an agent whose undici failed to load was never made
+    const agent: Partial<Pick<Agent, 'close' | 'destroy'>> | undefined = await this.#ownedAgent?.catch(() => undefined);
     if (typeof agent?.close === 'function') await agent.close();
     else if (typeof agent?.destroy === 'function') await agent.destroy();
+  }
+
+  /** The dispatcher a request goes over: the one given, else the client's own agent (made now the first time), else none (a given `fetch`). */
+  async #dispatcherOf(): Promise<Dispatcher | undefined> {
+    if (this.#dispatcher !== undefined || this.config.fetch !== undefined) return this.#dispatcher;
+    // after close(), no new agent (its keep-alive sockets would outlive the client): fails as a closed agent does
+    if (this.#closed && this.#ownedAgent === undefined) throw new Error('The client is closed');
+    this.#ownedAgent ??= loadUndici().then(({ Agent }) => new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 }));
+    return this.#ownedAgent;
   }
 
   /** Validate `input` with `schema` locally; throws `ValidationError` (`source: 'local'`). */
@@ -339,7 +348,7 @@ export class HttpTransport {
   async #settle(spec: RequestSpec, signal: AbortSignal, timedOut: () => boolean): Promise<Settled> {
     let response: Response;
     try {
-      response = await sendFollowingRedirects(spec, this.#url(spec), signal, this.#sendContext());
+      response = await sendFollowingRedirects(spec, this.#url(spec), signal, await this.#sendContext());
     } catch (error) {
       return { error: this.#sendError(spec, error, timedOut()) };
     }
@@ -356,8 +365,8 @@ export class HttpTransport {
   }
 
   /** What a request is sent with: built per call, so that no object holds the key longer. */
-  #sendContext(): SendContext {
-    return { fetch: this.#fetch, dispatcher: this.#dispatcher, headers: this.authHeaders(), scrub: (text) => this.redact(text) };
+  async #sendContext(): Promise<SendContext> {
+    return { fetch: this.#fetch, dispatcher: await this.#dispatcherOf(), headers: this.authHeaders(), scrub: (text) => this.redact(text) };
   }
 
   /** A request that failed before an answer: a redirect refused, the timeout, or a connection failure (`notSent` when it surely never left). */

@@ -20,7 +20,7 @@ import { access, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { FormData as UndiciFormData } from 'undici';
+import { loadUndici } from './undici.js';
 import { ValidationError } from '../core/errors.js';
 
 /** What a file part can be made from. */
@@ -180,6 +180,7 @@ export async function buildForm(
   endpoint?: string,
 ): Promise<() => FormData> {
   const blobs = await Promise.all(files.map(async (f) => ({ f, blob: await toBlob(f, endpoint) })));
+  const { FormData: UndiciFormData } = await loadUndici();
   return () => {
     const form = new UndiciFormData();
     for (const [key, value] of Object.entries(fields)) {

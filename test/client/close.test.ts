@@ -39,11 +39,12 @@ describe('client.close() when the agent has no close (Bun)', () => {
   it('resolves after a real request, where calling the missing close would throw', async () => {
     made.shim.on = true;
     const client = createClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey });
+    const voices = await lastValueFrom(client.voices.list());
+    expect(voices.length).toBeGreaterThan(0);
+    // the client's agent is made by its first request (src/client/undici.ts)
     const agent = made.agents.at(-1) as { close?: unknown; destroy?: unknown };
     expect(agent.close).toBeUndefined();
     expect(agent.destroy).toBeUndefined();
-    const voices = await lastValueFrom(client.voices.list());
-    expect(voices.length).toBeGreaterThan(0);
     await expect(client.close()).resolves.toBeUndefined();
     // control: what the old close (`this.#ownedAgent?.close()`) did with this agent
     expect(() => (agent as { close: () => void }).close()).toThrow(TypeError);
@@ -52,8 +53,8 @@ describe('client.close() when the agent has no close (Bun)', () => {
   it('control: with a real agent, close() closes it (a request after it fails)', async () => {
     made.shim.on = false;
     const client = createClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, maxRetries: 0 });
-    const agent = made.agents.at(-1) as { closed?: boolean };
     await lastValueFrom(client.voices.list());
+    const agent = made.agents.at(-1) as { closed?: boolean };
     await client.close();
     expect(agent.closed).toBe(true);
     await expect(lastValueFrom(client.voices.list())).rejects.toThrow();
