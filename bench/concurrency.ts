@@ -29,7 +29,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createClient } from '../src/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, gc, median, memory, now, oursSession, peerSession, round, row, sentences, tick, verifyOrder, type SessionResult } from './util.js';
+import { QUICK, gc, median, memory, now, round, row, sentences, tick } from './util.js';
+import { oursSession, peerSession, verifyOrder, type SessionResult } from './sessions.js';
 
 const SENTENCES = 10;
 /** Sessions at most between socket creation and `session.ready` (and opened per turn). */

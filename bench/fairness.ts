@@ -18,7 +18,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../src/emulator/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, MB, listVoicesLatencies, nextMessage, percentile, round, row, speakersChild } from './util.js';
+import { QUICK, MB, nextMessage, percentile, round, row } from './util.js';
+import { listVoicesLatencies, speakersChild } from './sessions.js';
 
 export interface FairnessOptions {
   /** Characters each flooding session pushes. */

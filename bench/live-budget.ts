@@ -18,7 +18,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '../src/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, median, oursSession, peerSession, row, sentences, verifyOrder, type SessionResult } from './util.js';
+import { QUICK, median, row, sentences } from './util.js';
+import { oursSession, peerSession, verifyOrder, type SessionResult } from './sessions.js';
 
 /** Client work per session set-up the library may add over a bare `ws` client, ms. */
 export const SETUP_BUDGET_MS = 0.3;

@@ -20,7 +20,8 @@
 import { createClient } from '../src/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, median, oursSession, peerSession, row, sentences, verifyOrder, type SessionResult } from './util.js';
+import { QUICK, median, row, sentences } from './util.js';
+import { oursSession, peerSession, verifyOrder, type SessionResult } from './sessions.js';
 
 export interface LiveOverheadOptions {
   /** Pairs of sessions (one ours, one peer) per measurement. */

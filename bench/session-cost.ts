@@ -23,6 +23,11 @@
  * share of both rounds: the rest is V8's helper threads, its optimizing compiler and
  * concurrent GC marking (docs/performance.md, round 7).
  *
+ * Each process loads only what it runs (since 2026-11-27): the bare client's has Node and
+ * `ws`, not rxvoice, rxjs or the emulator, as a bare client's process would; ours has rxvoice
+ * (and its rxjs and ws), not the emulator. Before, both client processes loaded all of it
+ * (about 13 MB of heap a process, which the whole-heap collections mark on both sides).
+ *
  * Run alone: `npx tsx bench/session-cost.ts [sessions]`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -30,10 +35,9 @@ import { fileURLToPath } from 'node:url';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { writeHeapSnapshot } from 'node:v8';
-import { Subject, type Observer } from 'rxjs';
+import type { Observer, Subject } from 'rxjs';
 import { WebSocket } from 'ws';
-import { startEmulator } from '../src/emulator/index.js';
-import { createClient } from '../src/index.js';
+import type { createClient } from '../src/index.js';
 import type { LiveSpeechEvent } from '../src/live/index.js';
 import type { BenchRow } from './types.js';
 import { QUICK, gc, median, nextMessage, round, row, runAlone, sentences } from './util.js';
@@ -159,6 +163,7 @@ function mainThreadRows(ours: Cost[], peer: Cost[], sessions: number, note: stri
 // ---------------------------------------------------------------------------
 
 async function emulatorChild(): Promise<void> {
+  const { startEmulator } = await import('../src/emulator/index.js');
   const emulator = await startEmulator({ synth: 'tone', liveSessionsPerKey: 100_000, toneWordSeconds: 0.01, log: false });
   process.on('disconnect', () => void emulator.close().then(() => process.exit(0)));
   process.send?.({ addresses: { baseUrl: emulator.baseUrl, wsUrl: emulator.wsUrl, apiKey: emulator.apiKey } });
@@ -199,10 +204,13 @@ function peerOpen(wsUrl: string, apiKey: string, holdMs: number): Promise<OpenSe
  * harness's own that the bare client's harness does not pay.
  */
 class OursSession implements OpenSession, Observer<LiveSpeechEvent> {
-  private readonly text$ = new Subject<string>();
   private done: (() => void) | undefined;
 
-  constructor(client: ReturnType<typeof createClient>, clientBoundaries: boolean) {
+  constructor(
+    private readonly text$: Subject<string>,
+    client: ReturnType<typeof createClient>,
+    clientBoundaries: boolean,
+  ) {
     this.text$.pipe(client.speak({ voice_id: 1, language: 'en-us', output_format: 'wav', clientBoundaries })).subscribe(this);
   }
 
@@ -224,9 +232,16 @@ class OursSession implements OpenSession, Observer<LiveSpeechEvent> {
   complete(): void {}
 }
 
+/** Ours's process loads rxvoice (and rxjs) here, the bare client's never: the maker of one session. */
+async function oursOpener(apiKey: string, baseUrl: string, clientBoundaries: boolean): Promise<() => OpenSession> {
+  const [{ createClient }, { Subject }] = await Promise.all([import('../src/index.js'), import('rxjs')]);
+  const client = createClient({ apiKey, baseUrl });
+  return () => new OursSession(new Subject<string>(), client, clientBoundaries);
+}
+
 async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: string; who: Who; sessions: number; extra: number }): Promise<void> {
   const texts = sentences(2 * args.extra + 1, 6, 7);
-  const client = args.who.startsWith('ours') ? createClient({ apiKey: args.apiKey, baseUrl: args.baseUrl }) : undefined;
+  const newOurs = args.who.startsWith('ours') ? await oursOpener(args.apiKey, args.baseUrl, args.who === 'ours') : undefined;
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const open: OpenSession[] = [];
@@ -234,7 +249,7 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
   for (let at = 0; at < args.sessions; at += 100) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(100, args.sessions - at) }, async () => {
-        const session = client ? new OursSession(client, args.who === 'ours') : await peerOpen(args.wsUrl, args.apiKey, args.who === 'peer-holding' ? PEER_HOLD_MS : 0);
+        const session = newOurs ? newOurs() : await peerOpen(args.wsUrl, args.apiKey, args.who === 'peer-holding' ? PEER_HOLD_MS : 0);
         await session.say(texts[0] as string);
         return session;
       }),

@@ -17,7 +17,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../src/emulator/index.js';
 import type { BenchRow } from './types.js';
-import { QUICK, listVoicesLatencies, nextMessage, percentile, round, row, runAlone, sentences, speakersChild } from './util.js';
+import { QUICK, nextMessage, percentile, round, row, runAlone, sentences } from './util.js';
+import { listVoicesLatencies, speakersChild } from './sessions.js';
 
 export interface SynthThreadsOptions {
   /** Live sessions speaking at once. */

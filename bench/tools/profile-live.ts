@@ -6,7 +6,8 @@
  */
 import { createClient } from '../../src/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { oursSession, peerSession, sentences } from '../util.js';
+import { sentences } from '../util.js';
+import { oursSession, peerSession } from '../sessions.js';
 
 const who = process.argv[2] === 'peer' ? 'peer' : 'ours';
 const sessions = Number(process.argv[3] ?? 400);

@@ -12,7 +12,8 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { createClient } from '../../src/index.js';
 import { SpeechLedger } from '../../src/live/ledger.js';
 import { ServerFrameSchema } from '../../src/live/protocol.js';
-import { median, oursSession, sentences } from '../util.js';
+import { median, sentences } from '../util.js';
+import { oursSession } from '../sessions.js';
 
 const sessions = Number(process.argv[2] ?? 300);
 let times: Record<string, number[]> = {};

@@ -11,7 +11,8 @@ import { renderTable } from '../../bench/index.js';
 import { README_PATH, RESULTS_PATH, ROOT_README_PATH, renderReadmeSummary, renderReadmeTable, withSummary, withTable } from '../../bench/tools/readme-table.js';
 import type { BenchResults } from '../../bench/types.js';
 import { realisticMix, simulateOurs, simulatePeer, SERVICE_MS, type MixTask } from '../../bench/polling.js';
-import { median, oursSession, peerSession, percentile, seeded, sentences, verifyOrder } from '../../bench/util.js';
+import { median, percentile, seeded, sentences } from '../../bench/util.js';
+import { oursSession, peerSession, verifyOrder } from '../../bench/sessions.js';
 
 describe('bench modules', () => {
   it('each exports run()', async () => {
