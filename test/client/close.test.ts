@@ -1,14 +1,19 @@
 /**
- * `client.close()` with an agent that has no `close`, as under Bun (whose undici `Agent`
+ * The client's undici and its agent: loaded and made by the first HTTP request
+ * (`src/client/undici.ts`), never by importing the package or speaking over a live session;
+ * and `client.close()` with an agent that has no `close`, as under Bun (whose undici `Agent`
  * is a shim): the agent the client makes is replaced by a real undici Agent with `close`
- * and `destroy` taken away, so requests still go over real sockets to the emulator.
+ * and `destroy` taken away, so requests still go over real sockets to the emulator. The
+ * module's load is seen by the `vi.mock` factory (run once, when something first imports
+ * `undici`), which hands back the real module with that agent.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { lastValueFrom } from 'rxjs';
+import { from, lastValueFrom, toArray } from 'rxjs';
 
-const made = vi.hoisted(() => ({ agents: [] as object[], shim: { on: false } }));
+const made = vi.hoisted(() => ({ agents: [] as object[], shim: { on: false }, loads: 0 }));
 
 vi.mock('undici', async (importOriginal) => {
+  made.loads++;
   const undici = await importOriginal<typeof import('undici')>();
   class MaybeShimAgent extends undici.Agent {
     constructor(options?: ConstructorParameters<typeof undici.Agent>[0]) {
@@ -33,6 +38,38 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await emu.close();
+});
+
+// first in the file: the tests below load undici
+describe('undici, loaded by the first HTTP request', () => {
+  it('is not loaded by importing the package, making a client and speaking over a live session', async () => {
+    const client = createClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey });
+    const events = await lastValueFrom(from(['Hello there. ', 'Goodbye.']).pipe(client.speak({ voice_id: 1 }), toArray()));
+    expect(events.filter((e) => e.type === 'segmentDone')).toHaveLength(2);
+    expect(made.loads).toBe(0);
+    expect(made.agents).toHaveLength(0);
+    // control: the client's first HTTP request loads it (the factory sees a load) and makes the agent, once a process
+    const voices = await lastValueFrom(client.voices.list());
+    expect(voices.length).toBeGreaterThan(0);
+    expect(made.loads).toBe(1);
+    expect(made.agents).toHaveLength(1);
+    await lastValueFrom(createClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey }).voices.list());
+    expect(made.loads).toBe(1);
+    await client.close();
+  });
+
+  it('close() before any request: no agent is made afterwards, a request fails as on a closed agent', async () => {
+    const agents = made.agents.length;
+    const client = createClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, maxRetries: 0 });
+    await client.close();
+    await expect(lastValueFrom(client.voices.list())).rejects.toMatchObject({ name: 'ConnectionError' });
+    expect(made.agents).toHaveLength(agents);
+    // control: the same request on a client not closed (its agent made then)
+    const open = createClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, maxRetries: 0 });
+    await expect(lastValueFrom(open.voices.list())).resolves.not.toHaveLength(0);
+    expect(made.agents).toHaveLength(agents + 1);
+    await open.close();
+  });
 });
 
 describe('client.close() when the agent has no close (Bun)', () => {
