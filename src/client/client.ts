@@ -424,7 +424,7 @@ export class RxVoiceClient {
     };
   }
 
-  /** Close the keep-alive connections and the warm sessions the client owns. */
+  /** Close the keep-alive connections and the warm sessions the client owns; an HTTP call after it fails at once (`ConnectionError`, not retried, nothing sent). */
   close(): Promise<void> {
     for (const pool of this.#warmPools) pool.close();
     this.#warmPools.clear();

@@ -150,11 +150,15 @@ export class HttpTransport {
     else if (typeof agent?.destroy === 'function') await agent.destroy();
   }
 
-  /** The dispatcher a request goes over: the one given, else the client's own agent (made now the first time), else none (a given `fetch`). */
-  async #dispatcherOf(): Promise<Dispatcher | undefined> {
+  /**
+   * The dispatcher a request goes over: the one given, else the client's own agent (made now
+   * the first time), else none (a given `fetch`). After `close()` the client's own sends
+   * nothing (and no agent is made, whose keep-alive sockets would outlive the client): the
+   * request fails at once, not retried.
+   */
+  async #dispatcherOf(endpoint: string): Promise<Dispatcher | undefined> {
     if (this.#dispatcher !== undefined || this.config.fetch !== undefined) return this.#dispatcher;
-    // after close(), no new agent (its keep-alive sockets would outlive the client): fails as a closed agent does
-    if (this.#closed && this.#ownedAgent === undefined) throw new Error('The client is closed');
+    if (this.#closed) throw new ConnectionError(`${endpoint}: the client is closed (client.close() was called); nothing was sent`, { notSent: true, retryable: false });
     this.#ownedAgent ??= loadUndici().then(({ Agent }) => new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 }));
     return this.#ownedAgent;
   }
@@ -348,7 +352,7 @@ export class HttpTransport {
   async #settle(spec: RequestSpec, signal: AbortSignal, timedOut: () => boolean): Promise<Settled> {
     let response: Response;
     try {
-      response = await sendFollowingRedirects(spec, this.#url(spec), signal, await this.#sendContext());
+      response = await sendFollowingRedirects(spec, this.#url(spec), signal, await this.#sendContext(spec.endpoint));
     } catch (error) {
       return { error: this.#sendError(spec, error, timedOut()) };
     }
@@ -365,8 +369,8 @@ export class HttpTransport {
   }
 
   /** What a request is sent with: built per call, so that no object holds the key longer. */
-  async #sendContext(): Promise<SendContext> {
-    return { fetch: this.#fetch, dispatcher: await this.#dispatcherOf(), headers: this.authHeaders(), scrub: (text) => this.redact(text) };
+  async #sendContext(endpoint: string): Promise<SendContext> {
+    return { fetch: this.#fetch, dispatcher: await this.#dispatcherOf(endpoint), headers: this.authHeaders(), scrub: (text) => this.redact(text) };
   }
 
   /** A request that failed before an answer: a redirect refused, the timeout, or a connection failure (`notSent` when it surely never left). */
