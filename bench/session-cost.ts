@@ -68,6 +68,11 @@ const here = fileURLToPath(import.meta.url);
 // processes alone (not the emulator's); the client then prints a line at each end of its
 // sentence phase, so what V8 did in the measured phase can be cut out of the output
 const clientFlags = process.env['SESSION_COST_CLIENT_FLAGS']?.split(' ').filter(Boolean) ?? [];
+// evidence: SESSION_COST_TOKENS=1 has both sides say each sentence as word tokens (split before
+// its spaces), each sent as it comes, as an LLM's stream is (docs/performance.md, round 9)
+const asTokens = process.env['SESSION_COST_TOKENS'] === '1';
+/** A sentence as it is said: whole, or as word tokens. */
+const said = (text: string): readonly string[] => (asTokens ? (text.match(/\s*\S+\s*$|\s*\S+/g) ?? [text]) : [text]);
 /** Who runs in a client process: ours (with client boundaries, or without), the bare client (sending at once, or 250 ms later). */
 type Who = 'ours' | 'ours-no-boundaries' | 'peer' | 'peer-holding';
 /** The bare client's wait in `peer-holding`: ours's default `boundaryHoldMs`. */
@@ -188,8 +193,11 @@ function peerOpen(wsUrl: string, apiKey: string, holdMs: number): Promise<OpenSe
           say: (text) =>
             new Promise<void>((r) => {
               done = r;
-              if (holdMs > 0) setTimeout(() => socket.send(JSON.stringify({ type: 'text.chunk', text })), holdMs);
-              else socket.send(JSON.stringify({ type: 'text.chunk', text }));
+              const send = (): void => {
+                for (const token of said(text)) socket.send(JSON.stringify({ type: 'text.chunk', text: token }));
+              };
+              if (holdMs > 0) setTimeout(send, holdMs);
+              else send();
             }),
         });
       } else if (frame.type === 'segment.done') done?.();
@@ -217,7 +225,7 @@ class OursSession implements OpenSession, Observer<LiveSpeechEvent> {
   say(text: string): Promise<void> {
     return new Promise<void>((r) => {
       this.done = r;
-      this.text$.next(text);
+      for (const token of said(text)) this.text$.next(token);
     });
   }
 
