@@ -424,7 +424,11 @@ export class RxVoiceClient {
     };
   }
 
-  /** Close the keep-alive connections and the warm sessions the client owns; an HTTP call after it fails at once (`ConnectionError`, not retried, nothing sent). */
+  /**
+   * Close the keep-alive connections and the warm sessions the client owns. An HTTP call
+   * after it fails at once (`ConnectionError`, not retried, nothing sent), unless the client
+   * was given a `dispatcher` or `fetch`: those are the caller's to close.
+   */
   close(): Promise<void> {
     for (const pool of this.#warmPools) pool.close();
     this.#warmPools.clear();

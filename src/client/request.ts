@@ -1,7 +1,8 @@
 /**
  * The HTTP transport of the client: one cold Observable per exchange, undici with a
- * keep-alive Agent (both made by the first request: `undici.ts`), `x-api-key` on every request, errors mapped to the error tree,
- * retries with exponential backoff and jitter (honouring `Retry-After`).
+ * keep-alive Agent (both loaded and made by the first request: `undici.ts`), `x-api-key` on
+ * every request, errors mapped to the error tree, retries with exponential backoff and
+ * jitter (honouring `Retry-After`).
  *
  * Where each part of an exchange lives:
  * - what is sent: `spec.ts` (`RequestSpec`, `CallOptions`);
