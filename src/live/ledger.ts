@@ -61,7 +61,7 @@ export interface SpeechLedgerOptions {
 export class SpeechLedger {
   /** The chunks sent, from the first one not wholly completed on, and where the first starts (each next one starts where the one before ends). */
   private chunks: string[] = [];
-  private chunksStart: Offset = 0;
+  private chunksStart: Offset;
   /** End of all the text sent. */
   private end: Offset = 0;
   /** End of the text covered by segments completed (delivered or skipped). */
@@ -88,6 +88,7 @@ export class SpeechLedger {
 
   constructor(options: SpeechLedgerOptions = {}) {
     this.locale = options.locale;
+    this.chunksStart = 0; // set here, not where declared: variable to V8 from the first ledger (see `SentenceEngine`)
   }
 
   /**

@@ -30,11 +30,15 @@ export function tagSafeSegmenter(inner: SentenceSegmenter): SentenceSegmenter {
  */
 class TagSafeSegmenter implements SentenceSegmenter {
   /** Text from a `<` whose tag is not decided yet. */
-  private held = '';
+  private held: string;
   /** Original text given to `inner` and not yet returned by it (as masked text, same length). */
-  private given = '';
+  private given: string;
 
-  constructor(private readonly inner: SentenceSegmenter) {}
+  constructor(private readonly inner: SentenceSegmenter) {
+    // set here, not where declared: variable to V8 from the first instance (see `SentenceEngine`)
+    this.held = '';
+    this.given = '';
+  }
 
   feed(text: string): string[] {
     if (text.length === 0) return [];

@@ -35,7 +35,7 @@ import { citation, decide, extendRun, LOOKAHEAD, LOOKBACK } from './sentence-dec
 import { lastLineCut, lineEndCut, lineStarts, nextLineCut, wordEndCut, type ListMemory } from './sentence-breaks.js';
 import { expectedCloser, isCjk, isCloser, isDot, isInert, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
 import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
-import { newPieceScan, openCandidate, PieceText, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
+import { newPieceScan, openCandidate, PieceText, type PieceScan, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
 import { tagSafeSegmenter } from './sentence-tags.js';
 
 export { bufferSizeOption, DEFAULT_MAX_BUFFER_SIZE, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
@@ -53,9 +53,9 @@ class SentenceEngine implements SentenceSegmenter {
   private readonly text = new PieceText();
   private out: string[] = [];
   /** The scan of the current piece (fresh after every cut). */
-  private st = newPieceScan();
+  private st: PieceScan;
   /** The current piece starts at a line start (start of input, or a piece after a cut at a line break). */
-  private atLineStart = true;
+  private atLineStart: boolean;
   /** The last list marker read (survives cuts): value and suffix, for inline lists. */
   private readonly list: ListMemory = { marker: undefined };
 
@@ -63,6 +63,12 @@ class SentenceEngine implements SentenceSegmenter {
     const checked = sentenceSegmenterOptions(options);
     this.rules = rulesFor(checked.locale);
     this.maxBuffer = checked.maxBufferSize;
+    // Set here, not where declared: a field given a value where declared and another later is
+    // constant to V8 until its first reassignment (here a cut, seconds into a process), which
+    // throws away the optimized code that relied on it. Stored twice (declared, then here), the
+    // fields are variable from the first engine on. `docs/performance.md`, round 10.
+    this.st = newPieceScan();
+    this.atLineStart = true;
   }
 
   feed(chunk: string): string[] {
