@@ -10,11 +10,12 @@
  * - Resolution: `resolveSpeak` (options to `ResolvedSpeak`, or a `ValidationError` with
  *   every issue) and `sessionPlan` (the exact address, headers and `session.start` frame).
  */
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import { ValidationError } from '../core/errors.js';
 import { LIVE_TTS_PATH } from '../core/routes.js';
 import type { ValidationIssue } from '../core/schemas.js';
 import { checkClientOptions, checkSessionConfig, type ClientOptions } from './checks.js';
+import { hostTimers } from './host-timers.js';
 import { NodeWebSocket } from './node-socket.js';
 import type { SpeechMetricsObserver } from './metrics.js';
 import type { FallbackSpeech } from './stall-fallback.js';
@@ -123,7 +124,7 @@ export interface StallOptions {
 export type SpeakOptions = SessionConfigInput & {
   /** Reconnect without loss after an abnormal close (1006 and the like). Off by default. */
   reconnect?: ReconnectOptions | undefined;
-  /** Scheduler for the ready timeout and reconnect delays (virtual time in tests). */
+  /** Scheduler for the ready timeout, the boundary holds and reconnect delays (virtual time in tests). Default: wall-clock time and host timers, as `asyncScheduler`. */
   scheduler?: SchedulerLike | undefined;
   /** How long to wait for `session.ready` after connecting, ms. Default 10000. */
   readyTimeoutMs?: number | undefined;
@@ -284,7 +285,7 @@ export function resolveSpeak(connection: LiveConnection, options: SpeakOptions):
     fallbackSpeech: client.fallbackSpeech,
     config,
     locale: typeof config.language === 'string' ? config.language : undefined,
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler: options.scheduler ?? hostTimers,
     metrics: options.metrics,
     url,
     headersSupported,
