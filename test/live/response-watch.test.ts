@@ -151,10 +151,11 @@ describe('ResponseWatch (virtual time)', () => {
     );
   });
 
-  it('the default scheduler in two TestScheduler runs: a watch left running in the first does not stop those of the second', () => {
+  it('asyncScheduler (a scheduler a caller may pass) in two TestScheduler runs: a watch left running in the first does not stop those of the second', () => {
     const host = (scheduler: TestScheduler) => {
       const session = new FakeSession(scheduler, { responseTimeoutMs: 300 });
-      // the watch on asyncScheduler (delegated to the TestScheduler inside run)
+      // the watch on asyncScheduler, delegated to the TestScheduler inside run (the default is
+      // host-timers.ts, which run does not make virtual)
       const resolved = { responseTimeoutMs: 300, stall: undefined, scheduler: asyncScheduler, config: { output_format: 'wav' } };
       return Object.assign(session, { watch: new ResponseWatch(resolved as unknown as ConstructorParameters<typeof ResponseWatch>[0], session) });
     };
