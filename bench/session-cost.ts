@@ -123,7 +123,7 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
       m(ours, 'cpuPerSentenceSecondUs'),
       m(peer, 'cpuPerSentenceSecondUs'),
       'us',
-      `${note}; the next ${extra} sentences a session, after the row above: V8 threw away optimized code at the heap measure's forced GC and optimized it again in the round above (docs/performance.md)`,
+      `${note}; the next ${extra} sentences a session, after the row above: the round above is the process's warm-up, V8 first optimizing the code run once a sentence (docs/performance.md, round 10)`,
       'lower',
     ),
     row(
