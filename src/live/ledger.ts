@@ -28,7 +28,7 @@
  * Memory stays bounded: text before the last completed segment is dropped.
  */
 import { sentenceEndingChunk } from '../text/chunkEnd.js';
-import { createSentenceSegmenter, DEFAULT_MAX_BUFFER_SIZE, type SentenceSegmenter } from '../text/sentences.js';
+import { DEFAULT_MAX_BUFFER_SIZE, releaseSentenceSegmenter, takeSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 
 /** Positions are absolute offsets (UTF-16 code units) into all the text sent since the ledger began. */
 type Offset = number;
@@ -211,7 +211,7 @@ export class SpeechLedger {
   }
 
   private newModel(): SentenceSegmenter {
-    return createSentenceSegmenter(this.locale === undefined ? {} : { locale: this.locale });
+    return takeSentenceSegmenter(this.locale === undefined ? {} : { locale: this.locale });
   }
 
   /** Feed a chunk to the model; a sentence piece with words in it ends a segment (whitespace joins the next). */
@@ -235,7 +235,10 @@ export class SpeechLedger {
     this.addPieces(ending);
     // The chunk ended a sentence: `end()` reset the model, which then took back only the
     // spaces after the stop. A new segmenter fed those spaces is the same segmenter.
-    if (ending.length > 0 && SPACES.test(model.pending())) this.setModel(undefined, model.pending());
+    if (ending.length > 0 && SPACES.test(model.pending())) {
+      this.setModel(undefined, model.pending());
+      releaseSentenceSegmenter(model); // the ledger held the only reference
+    }
   }
 
   /**

@@ -21,7 +21,7 @@
  * release restarts), and every sentence end costs one frame less. Words without a stop
  * after them are still released at once.
  */
-import { createSentenceSegmenter, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentences.js';
+import { releaseSentenceSegmenter, takeSentenceSegmenter, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentences.js';
 
 /** The gate: feed tokens, send what it returns. */
 export interface BoundaryGate {
@@ -105,7 +105,7 @@ class Gate implements BoundaryGate {
     this.unsent += text;
     this.pendingLen += text.length;
     this.fed += text.length;
-    this.segmenter ??= createSentenceSegmenter({ locale: this.locale, maxBufferSize: this.maxBufferSize });
+    this.segmenter ??= takeSentenceSegmenter({ locale: this.locale, maxBufferSize: this.maxBufferSize });
     return this.release(this.segmenter, this.segmenter.feed(text));
   }
 
@@ -113,6 +113,7 @@ class Gate implements BoundaryGate {
     if (this.unsent === '') return undefined; // nothing held: the sentence goes on, the segmenter with it
     // nothing released since the segmenter began: it saw exactly the text released now
     const segmenter = this.fed === this.unsent.length ? this.segmenter : undefined;
+    if (segmenter === undefined && this.segmenter !== undefined) releaseSentenceSegmenter(this.segmenter);
     const text = this.unsent;
     this.unsent = '';
     this.segmenter = undefined;

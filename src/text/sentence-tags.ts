@@ -19,8 +19,14 @@ const TAG = /^<(?:\/?[A-Za-z][\w:-]*(?:\s[^<>]*)?\/?|!--[^]*--)>$/;
 /** `tag` as the segmenter sees it: the brackets kept, every character inside made inert. */
 const mask = (tag: string): string => `<${'x'.repeat(tag.length - 2)}>`;
 
+/** A segmenter that can be made as good as new (`reset()`): the sentence engine. */
+export interface ResettableSegmenter extends SentenceSegmenter {
+  /** Forget everything fed: as a new segmenter of the same options. */
+  reset(): void;
+}
+
 /** The segmenter `inner`, with tags kept whole (see the module documentation). */
-export function tagSafeSegmenter(inner: SentenceSegmenter): SentenceSegmenter {
+export function tagSafeSegmenter<I extends ResettableSegmenter>(inner: I): TagSafeSegmenter<I> {
   return new TagSafeSegmenter(inner);
 }
 
@@ -28,13 +34,13 @@ export function tagSafeSegmenter(inner: SentenceSegmenter): SentenceSegmenter {
  * The wrapper's state is two strings and its code prototype methods (shared by every
  * segmenter: a live session builds two, where a closure per method used to be built).
  */
-class TagSafeSegmenter implements SentenceSegmenter {
+export class TagSafeSegmenter<I extends ResettableSegmenter = ResettableSegmenter> implements ResettableSegmenter {
   /** Text from a `<` whose tag is not decided yet. */
   private held: string;
   /** Original text given to `inner` and not yet returned by it (as masked text, same length). */
   private given: string;
 
-  constructor(private readonly inner: SentenceSegmenter) {
+  constructor(readonly inner: I) {
     // set here, not where declared: variable to V8 from the first instance (see `SentenceEngine`)
     this.held = '';
     this.given = '';
@@ -61,6 +67,12 @@ class TagSafeSegmenter implements SentenceSegmenter {
 
   pending(): string {
     return this.given + this.held;
+  }
+
+  reset(): void {
+    this.held = '';
+    this.given = '';
+    this.inner.reset();
   }
 
   flushWords(): string[] {

@@ -36,7 +36,7 @@ import { lastLineCut, lineEndCut, lineStarts, nextLineCut, wordEndCut, type List
 import { expectedCloser, isCjk, isCloser, isDot, isInert, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
 import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 import { newPieceScan, openCandidate, PieceText, type PieceScan, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
-import { tagSafeSegmenter } from './sentence-tags.js';
+import { tagSafeSegmenter, TagSafeSegmenter, type ResettableSegmenter } from './sentence-tags.js';
 
 export { bufferSizeOption, DEFAULT_MAX_BUFFER_SIZE, sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 export { isWhitespace } from './sentence-marks.js';
@@ -47,9 +47,10 @@ export { LOOKAHEAD } from './sentence-decision.js';
  * fields (the buffered text, the scan of the current piece, the last list marker); the
  * code is prototype methods, shared by every segmenter of the process.
  */
-class SentenceEngine implements SentenceSegmenter {
-  private readonly rules: LocaleRules;
-  private readonly maxBuffer: number;
+class SentenceEngine implements ResettableSegmenter {
+  /** The rules and buffer bound of the options (a spare engine is reused only for the same). @internal */
+  readonly rules: LocaleRules;
+  readonly maxBuffer: number;
   private readonly text = new PieceText();
   private out: string[] = [];
   /** The scan of the current piece (fresh after every cut). */
@@ -122,6 +123,14 @@ class SentenceEngine implements SentenceSegmenter {
 
   pending(): string {
     return this.text.all();
+  }
+
+  reset(): void {
+    this.text.clear();
+    this.out = [];
+    this.st = newPieceScan();
+    this.atLineStart = true;
+    this.list.marker = undefined;
   }
 
   flushWords(): string[] {
@@ -331,4 +340,39 @@ class SentenceEngine implements SentenceSegmenter {
 /** Create an incremental sentence segmenter (see the module documentation for the rules). */
 export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
   return tagSafeSegmenter(new SentenceEngine(options)); // a tag (`<break time="1.5s"/>`) is never cut: sentence-tags.ts
+}
+
+/**
+ * The process's spare segmenter: the last one a live session's gate or ledger let go of
+ * ({@link releaseSentenceSegmenter}), reset, for the next sentence of any session with the
+ * same options ({@link takeSentenceSegmenter}). A session starts a segmenter at each
+ * sentence's first token and lets it go at the sentence's end (a waiting session keeps none);
+ * the spare saves the new engine where one session's sentence ends before another's starts,
+ * and keeps the engine's hidden classes alive while every session waits, which a
+ * memory-reducing GC would otherwise drop with V8's optimized code of the engine
+ * (`docs/performance.md`, round 11).
+ */
+let spare: TagSafeSegmenter<SentenceEngine> | undefined;
+
+/** A segmenter as {@link createSentenceSegmenter} makes one: the spare when it has the same options. @internal */
+export function takeSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
+  const taken = spare;
+  if (taken !== undefined) {
+    const checked = sentenceSegmenterOptions(options);
+    if (taken.inner.rules === rulesFor(checked.locale) && taken.inner.maxBuffer === checked.maxBufferSize) {
+      spare = undefined;
+      return taken;
+    }
+  }
+  return createSentenceSegmenter(options);
+}
+
+/**
+ * The caller is done with `segmenter` (a segmenter of {@link takeSentenceSegmenter}) and
+ * keeps no reference to it: it becomes the spare, reset. @internal
+ */
+export function releaseSentenceSegmenter(segmenter: SentenceSegmenter): void {
+  if (!(segmenter instanceof TagSafeSegmenter) || !(segmenter.inner instanceof SentenceEngine)) return;
+  segmenter.reset();
+  spare = segmenter as TagSafeSegmenter<SentenceEngine>;
 }
