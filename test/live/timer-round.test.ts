@@ -36,6 +36,44 @@ function countRuns(round: TimerRound): () => number {
   return () => runs;
 }
 
+type Op = { at: number; entry: number; cancel: boolean };
+
+/**
+ * Plays `ops` (adds and takebacks of `count` entries) on a round in virtual time and checks
+ * each entry's firings: each queuing fires once in [due - slack, due] unless taken back or
+ * queued again first, each wake-up fires one entry exactly on time, and no action is left.
+ * Returns how many firings there were.
+ */
+function playQueuings(every: number, count: number, ops: readonly Op[], maxFrames = 100_000): number {
+  const scheduler = newScheduler();
+  scheduler.maxFrames = maxFrames;
+  const slack = every / 16;
+  const round = new TimerRound(scheduler, every, slack);
+  const entries = Array.from({ length: count }, () => new Entry(scheduler));
+  const sorted = [...ops].sort((a, b) => a.at - b.at);
+  for (const op of sorted) at(scheduler, op.at, () => (op.cancel ? round.cancel(entries[op.entry]!) : round.add(entries[op.entry]!)));
+  scheduler.flush();
+  const firedDues = new Map<number, number[]>(); // firing time -> dues of the queuings fired then
+  let fired = 0;
+  entries.forEach((entry, i) => {
+    const mine = sorted.filter((o) => o.entry === i);
+    // each queuing: its due, and the time of the entry's next op (which takes it back or queues it again)
+    const queued = mine.flatMap((o, k) => (o.cancel ? [] : [{ due: o.at + every, next: mine[k + 1]?.at ?? Infinity, used: false }]));
+    for (const t of entry.firedAt) {
+      const q = queued.find((x) => !x.used && t >= x.due - slack && t <= x.due && t < x.next);
+      expect(q, `entry ${i} fired at ${t}`).toBeDefined();
+      q!.used = true;
+      fired++;
+      firedDues.set(t, [...(firedDues.get(t) ?? []), q!.due]);
+    }
+    // a queuing left alone until its due fired
+    for (const q of queued) if (q.next > q.due) expect(q.used).toBe(true);
+  });
+  for (const [t, dues] of firedDues) expect(dues).toContain(t);
+  expect(scheduler.actions).toHaveLength(0);
+  return fired;
+}
+
 describe('TimerRound with slack (virtual time)', () => {
   it('an entry alone fires exactly `every` after it was added; one added later within the slack fires with it, sooner', () => {
     const scheduler = newScheduler();
@@ -90,36 +128,13 @@ describe('TimerRound with slack (virtual time)', () => {
   });
 
   it('property: each queuing fires once in [due - slack, due] unless taken back or queued again first; each wake-up fires one entry exactly on time', () => {
-    type Op = { at: number; entry: number; cancel: boolean };
     fc.assert(
       fc.property(
         fc.constantFrom(31, 91, 251),
         // ops at even times, dues at odd ones: an op and a firing never share a time
         fc.array(fc.record({ at: fc.integer({ min: 0, max: 300 }).map((k) => 2 * k), entry: fc.integer({ min: 0, max: 5 }), cancel: fc.boolean() }), { minLength: 1, maxLength: 30 }),
         (every, ops: Op[]) => {
-          const scheduler = newScheduler();
-          const slack = every / 16;
-          const round = new TimerRound(scheduler, every, slack);
-          const entries = Array.from({ length: 6 }, () => new Entry(scheduler));
-          const sorted = [...ops].sort((a, b) => a.at - b.at);
-          for (const op of sorted) at(scheduler, op.at, () => (op.cancel ? round.cancel(entries[op.entry]!) : round.add(entries[op.entry]!)));
-          scheduler.flush();
-          const firedDues = new Map<number, number[]>(); // firing time -> dues of the queuings fired then
-          entries.forEach((entry, i) => {
-            const mine = sorted.filter((o) => o.entry === i);
-            // each queuing: its due, and the time of the entry's next op (which takes it back or queues it again)
-            const queued = mine.flatMap((o, k) => (o.cancel ? [] : [{ due: o.at + every, next: mine[k + 1]?.at ?? Infinity, used: false }]));
-            for (const t of entry.firedAt) {
-              const q = queued.find((x) => !x.used && t >= x.due - slack && t <= x.due && t < x.next);
-              expect(q, `entry ${i} fired at ${t}`).toBeDefined();
-              q!.used = true;
-              firedDues.set(t, [...(firedDues.get(t) ?? []), q!.due]);
-            }
-            // a queuing left alone until its due fired
-            for (const q of queued) if (q.next > q.due) expect(q.used).toBe(true);
-          });
-          for (const [t, dues] of firedDues) expect(dues).toContain(t);
-          expect(scheduler.actions).toHaveLength(0);
+          playQueuings(every, 6, ops);
         },
       ),
       { numRuns: 300 },
@@ -155,34 +170,12 @@ describe('TimerRound with slack (virtual time)', () => {
   });
 
   it('property, at scale: thousands of queuings of 40 entries over 40 s fire as queued', () => {
-    type Op = { at: number; entry: number; cancel: boolean };
     fc.assert(
       fc.property(
         fc.constantFrom(31, 251),
-        fc.array(fc.record({ at: fc.integer({ min: 0, max: 20_000 }).map((k) => 2 * k), entry: fc.integer({ min: 0, max: 39 }), cancel: fc.boolean({ weight: 1 }) }), { minLength: 2000, maxLength: 4000 }),
+        fc.array(fc.record({ at: fc.integer({ min: 0, max: 20_000 }).map((k) => 2 * k), entry: fc.integer({ min: 0, max: 39 }), cancel: fc.boolean() }), { minLength: 2000, maxLength: 4000 }),
         (every, ops: Op[]) => {
-          const scheduler = newScheduler();
-          scheduler.maxFrames = 200_000;
-          const slack = every / 16;
-          const round = new TimerRound(scheduler, every, slack);
-          const entries = Array.from({ length: 40 }, () => new Entry(scheduler));
-          const sorted = [...ops].sort((a, b) => a.at - b.at);
-          for (const op of sorted) at(scheduler, op.at, () => (op.cancel ? round.cancel(entries[op.entry]!) : round.add(entries[op.entry]!)));
-          scheduler.flush();
-          let fired = 0;
-          entries.forEach((entry, i) => {
-            const mine = sorted.filter((o) => o.entry === i);
-            const queued = mine.flatMap((o, k) => (o.cancel ? [] : [{ due: o.at + every, next: mine[k + 1]?.at ?? Infinity, used: false }]));
-            for (const t of entry.firedAt) {
-              const q = queued.find((x) => !x.used && t >= x.due - slack && t <= x.due && t < x.next);
-              expect(q, `entry ${i} fired at ${t}`).toBeDefined();
-              q!.used = true;
-              fired++;
-            }
-            for (const q of queued) if (q.next > q.due) expect(q.used).toBe(true);
-          });
-          expect(fired).toBeGreaterThan(0);
-          expect(scheduler.actions).toHaveLength(0);
+          expect(playQueuings(every, 40, ops, 200_000)).toBeGreaterThan(0);
         },
       ),
       { numRuns: 25 },
