@@ -103,9 +103,19 @@ const sessions = fc.record({
  * of segmenters through the process's spare (`takeSentenceSegmenter`), so one session's
  * released segmenter is the next one's. Returns each session's model states, as `play`.
  */
-function playInterleaved(plans: ReadonlyArray<{ tokens: string[]; flushes: ReadonlySet<number>; locale: string | undefined }>, order: number[], leak = false): ModelState[][] {
-  const runs = plans.map((plan) => ({
+function playInterleaved(plans: ReadonlyArray<{ tokens: string[]; flushes: ReadonlySet<number>; locale: string | undefined }>, order: number[], leak = false): { states: ModelState[][]; shared: number } {
+  /** Which session last held each segmenter: one held by another session before counts as shared. */
+  const holder = new WeakMap<object, number>();
+  let shared = 0;
+  const note = (segmenter: SentenceSegmenter | undefined, session: number): void => {
+    if (segmenter === undefined) return;
+    const before = holder.get(segmenter);
+    if (before !== undefined && before !== session) shared++;
+    holder.set(segmenter, session);
+  };
+  const runs = plans.map((plan, session) => ({
     plan,
+    session,
     gate: createBoundaryGate(plan.locale === undefined ? { holdWords: true } : { locale: plan.locale, holdWords: true }),
     ledger: new SpeechLedger(plan.locale === undefined ? {} : { locale: plan.locale }),
     next: 0,
@@ -124,13 +134,15 @@ function playInterleaved(plans: ReadonlyArray<{ tokens: string[]; flushes: Reado
         if (flushed !== undefined) push(flushed.text, flushed.segmenter);
       }
     } else if (i === run.plan.tokens.length) for (const chunk of run.gate.end()) push(chunk);
-    // the control's bug: the gate's segmenter let go of while the gate goes on with it
     const live = (run.gate as unknown as { segmenter: SentenceSegmenter | undefined }).segmenter;
+    note(live, run.session);
+    note((run.ledger as unknown as { model: SentenceSegmenter | undefined }).model, run.session);
+    // the control's bug: the gate's segmenter let go of while the gate goes on with it
     if (leak && live !== undefined) releaseSentenceSegmenter(live);
   };
   for (const k of order) step(runs[k % runs.length]!);
   for (const run of runs) while (run.next <= run.plan.tokens.length) step(run);
-  return runs.map((run) => run.states);
+  return { states: runs.map((run) => run.states), shared };
 }
 
 describe('the gate hands its segmenter to the ledger', () => {
@@ -150,13 +162,18 @@ describe('the gate hands its segmenter to the ledger', () => {
 
   it('property: sessions interleaved, sharing the spare segmenter, model what each models alone', () => {
     const interleaved = fc.record({ plans: fc.array(sessions, { minLength: 2, maxLength: 4 }), order: fc.array(fc.nat(), { minLength: 10, maxLength: 60 }) });
+    let shared = 0;
     fc.assert(
       fc.property(interleaved, ({ plans, order }) => {
         const alone = plans.map(({ tokens, flushes, locale }) => play(tokens, flushes, locale, none).states);
-        expect(playInterleaved(plans, order)).toEqual(alone);
+        const together = playInterleaved(plans, order);
+        shared += together.shared;
+        expect(together.states).toEqual(alone);
       }),
       { numRuns: 700 },
     );
+    // control: a session often went on with a segmenter another session had let go of
+    expect(shared).toBeGreaterThan(20); // 73-99 in four runs of 700
   });
 
   it('control: the interleaving catches a segmenter let go of while still used', () => {
@@ -164,7 +181,7 @@ describe('the gate hands its segmenter to the ledger', () => {
     const found = fc.check(
       fc.property(interleaved, ({ plans, order }) => {
         const alone = plans.map(({ tokens, flushes, locale }) => play(tokens, flushes, locale, none).states);
-        expect(playInterleaved(plans, order, true)).toEqual(alone);
+        expect(playInterleaved(plans, order, true).states).toEqual(alone);
       }),
       { numRuns: 700 },
     );
