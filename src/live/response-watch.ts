@@ -73,7 +73,8 @@ export class ResponseWatch implements RoundEntry {
 
   /**
    * The round's check of this watch: it stops when nothing waits, and a stall or a silence
-   * ends the session; else a ping, and the next check one period on. @internal
+   * ends the session; else a ping if nothing came for a period, and the next check one
+   * period on. @internal
    */
   fire(round: TimerRound, due: number): void {
     const connection = this.connection as Connection; // queued only while it watches (stop takes it out)
@@ -89,11 +90,15 @@ export class ResponseWatch implements RoundEntry {
       this.stop();
       return this.host.onSilent(connection, ms);
     }
-    // a ping keeps intermediaries open and makes a dead TCP peer fail sooner
-    try {
-      (connection.socket as { ping?: () => void }).ping?.();
-    } catch {
-      // closing meanwhile: the close event says what happened
+    // the service quiet since the last check: a ping keeps intermediaries open and makes a
+    // dead TCP peer fail sooner (a service that spoke within the period needs none: a talker's
+    // session, its text trickling in for seconds, sent 0.5 ping a sentence before)
+    if (silent >= round.every) {
+      try {
+        (connection.socket as { ping?: () => void }).ping?.();
+      } catch {
+        // closing meanwhile: the close event says what happened
+      }
     }
     round.add(this, due + round.every);
   }

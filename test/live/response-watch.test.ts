@@ -75,7 +75,27 @@ describe('ResponseWatch (virtual time)', () => {
     scheduler.flush();
     // checks at 100, 200, ...: at 500 silent 250 (< 300), at 600 silent 350
     expect(session.silent).toEqual([600]);
-    expect(session.pings).toEqual([100, 200, 300, 400, 500]);
+    // a ping where nothing came for a period: not at 300 (progress 50 before), again from 400
+    expect(session.pings).toEqual([100, 200, 400, 500]);
+  });
+
+  it('a service that speaks within every period is not pinged; a quiet one beside it is', () => {
+    const scheduler = newScheduler();
+    const talking = new FakeSession(scheduler, { responseTimeoutMs: 300 });
+    const quiet = new FakeSession(scheduler, { responseTimeoutMs: 3000 });
+    at(scheduler, 0, () => {
+      talking.watch.watch(talking.connection);
+      quiet.watch.watch(quiet.connection);
+    });
+    // a frame every 90 ms (under the period, 100): a talker's segments
+    for (let t = 90; t < 1000; t += 90) at(scheduler, t, () => talking.watch.noteProgress(talking.connection, '{"type":"segment.done"}'));
+    at(scheduler, 1000, () => (talking.waiting = false));
+    at(scheduler, 1500, () => (quiet.waiting = false));
+    scheduler.flush();
+    expect(talking.pings).toEqual([]);
+    expect(talking.silent).toEqual([]);
+    // control: the quiet one, on a period of 1000, was pinged at its check
+    expect(quiet.pings).toEqual([1000]);
   });
 
   it('a stall (stall.afterMs shorter): checked each third of afterMs, onStall at afterMs', () => {
