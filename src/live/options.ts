@@ -158,7 +158,7 @@ export type SpeakOptions = SessionConfigInput & {
    * ends with a `'timeout'` error carrying `unspoken` (retryable: `reconnect` treats it as a
    * drop), ms. Catches a service silent after `session.ready` or mid-segment, trickling a
    * frame byte by byte or tiny audio frames, or a half-open TCP connection. Timed on `scheduler`; where the WebSocket has pings (`ws`), one is sent
-   * each third of it while waiting (a dead peer then fails faster). Default 15 000
+   * at each third of it in which the service made no progress (a dead peer then fails faster). Default 15 000
    * ({@link DEFAULT_RESPONSE_TIMEOUT_MS}).
    */
   responseTimeoutMs?: number | undefined;
