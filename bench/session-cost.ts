@@ -23,6 +23,12 @@
  * share of both rounds: the rest is V8's helper threads, its optimizing compiler and
  * concurrent GC marking (docs/performance.md, round 7).
  *
+ * Talkers (two more rows, since 2026-11-27): each sentence said as word tokens, one every
+ * 333 ms (3 words/s, as `emulator-capacity`'s talkers and an LLM read aloud), the sessions at
+ * phases spread evenly over the beat; ours releases each word at once (no stop after it) and
+ * holds the last one's stop, the bare client sends every token as it comes. CPU per sentence
+ * of the two rounds, the idle waits between tokens included on both sides.
+ *
  * Each process loads only what it runs (since 2026-11-27): the bare client's has Node and
  * `ws`, not rxvoice, rxjs or the emulator, as a bare client's process would; ours has rxvoice
  * (and its rxjs and ws), not the emulator. Before, both client processes loaded all of it
@@ -49,6 +55,10 @@ export interface SessionCostOptions {
   sentences?: number;
   /** Fresh process pairs per side. */
   repeats?: number;
+  /** Fresh process pairs of talkers (word tokens at 3 words/s); 0: no talker rows. */
+  talkerRepeats?: number;
+  /** Sentences each talker speaks a round. */
+  talkerSentences?: number;
 }
 
 interface Cost {
@@ -71,8 +81,23 @@ const clientFlags = process.env['SESSION_COST_CLIENT_FLAGS']?.split(' ').filter(
 // evidence: SESSION_COST_TOKENS=1 has both sides say each sentence as word tokens (split before
 // its spaces), each sent as it comes, as an LLM's stream is (docs/performance.md, round 9)
 const asTokens = process.env['SESSION_COST_TOKENS'] === '1';
-/** A sentence as it is said: whole, or as word tokens. */
-const said = (text: string): readonly string[] => (asTokens ? (text.match(/\s*\S+\s*$|\s*\S+/g) ?? [text]) : [text]);
+/** How a client process's sessions say their sentences: whole at once, or as a talker (word tokens at 3 words/s). */
+type Pace = 'whole' | 'talker';
+/** A talker's beat: one word every 333 ms. */
+const TALKER_BEAT_MS = 333;
+/** The pace of this client process (set once, when it starts). */
+let pace: Pace = 'whole';
+/** A sentence as it is said: whole, or as word tokens (split before their spaces). */
+const said = (text: string): readonly string[] => (asTokens || pace === 'talker' ? (text.match(/\s*\S+\s*$|\s*\S+/g) ?? [text]) : [text]);
+/**
+ * Say `text`'s tokens through `send`: all at once, or (a talker, `paced`) the first now and
+ * each next one a beat later.
+ */
+function sayTokens(text: string, paced: boolean, send: (token: string) => void): void {
+  const tokens = said(text);
+  if (!paced) for (const token of tokens) send(token);
+  else tokens.forEach((token, i) => (i === 0 ? send(token) : setTimeout(() => send(token), i * TALKER_BEAT_MS)));
+}
 /** Who runs in a client process: ours (with client boundaries, or without), the bare client (sending at once, or 250 ms later). */
 type Who = 'ours' | 'ours-no-boundaries' | 'peer' | 'peer-holding';
 /** The bare client's wait in `peer-holding`: ours's default `boundaryHoldMs`. */
@@ -84,11 +109,11 @@ const child = (args: string[]): ChildProcess =>
     execArgv: [...process.execArgv, '--expose-gc', ...(args[0] === '--client' ? clientFlags : [])],
   });
 
-async function measure(who: Who, sessions: number, extra: number): Promise<Cost> {
+async function measure(who: Who, sessions: number, extra: number, pace: Pace = 'whole'): Promise<Cost> {
   const emulator = child(['--emulator']);
   try {
     const addresses = await nextMessage<{ baseUrl: string; wsUrl: string; apiKey: string }>(emulator, 'addresses');
-    const client = child(['--client', JSON.stringify({ ...addresses, who, sessions, extra })]);
+    const client = child(['--client', JSON.stringify({ ...addresses, who, sessions, extra, pace })]);
     try {
       return await nextMessage<Cost>(client, 'cost');
     } finally {
@@ -112,6 +137,14 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
     peer.push(await measure('peer', sessions, extra));
     oursPlain.push(await measure('ours-no-boundaries', sessions, extra));
     peerHolding.push(await measure('peer-holding', sessions, extra));
+  }
+  const talkerRepeats = options.talkerRepeats ?? (QUICK ? 1 : 2);
+  const talkerSentences = options.talkerSentences ?? (QUICK ? 2 : 3);
+  const oursTalking: Cost[] = [];
+  const peerTalking: Cost[] = [];
+  for (let i = 0; i < talkerRepeats; i++) {
+    oursTalking.push(await measure('ours', sessions, talkerSentences, 'talker'));
+    peerTalking.push(await measure('peer', sessions, talkerSentences, 'talker'));
   }
   const m = (costs: Cost[], k: keyof Cost): number => median(costs.map((c) => c[k]));
   const note = `${sessions} sessions, medians of ${repeats} fresh process pairs; peer: a bare ws client with the same protocol in its own process`;
@@ -143,6 +176,27 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
       'lower',
     ),
     ...mainThreadRows(ours, peer, sessions, note),
+    ...talkerRows(oursTalking, peerTalking, sessions, talkerSentences),
+  ];
+}
+
+/** The talkers' two rows (none when no talker pairs ran). */
+function talkerRows(ours: Cost[], peer: Cost[], sessions: number, sentencesEach: number): BenchRow[] {
+  if (ours.length === 0) return [];
+  const m = (costs: Cost[], k: 'cpuPerSentenceUs' | 'cpuPerSentenceSecondUs'): number => median(costs.map((c) => c[k]));
+  const note =
+    `${sessions} sessions, medians of ${ours.length} fresh process pairs; each sentence said as word tokens, one every ${TALKER_BEAT_MS} ms (3 words/s), the sessions' beats spread evenly; ` +
+    `ours releases each word at once and holds the last one's stop, the bare ws client sends every token as it comes; ${sentencesEach} sentences a session a round, the waits between tokens included`;
+  return [
+    row(`session-cost: client CPU per sentence, ${sessions} talkers (word tokens at 3 words/s)`, m(ours, 'cpuPerSentenceUs'), m(peer, 'cpuPerSentenceUs'), 'us', `${note}; target ratio <= 1.3`, 'lower'),
+    row(
+      `session-cost: client CPU per sentence, second round, ${sessions} talkers (word tokens at 3 words/s)`,
+      m(ours, 'cpuPerSentenceSecondUs'),
+      m(peer, 'cpuPerSentenceSecondUs'),
+      'us',
+      `${note}; the round after the row above`,
+      'lower',
+    ),
   ];
 }
 
@@ -174,9 +228,9 @@ async function emulatorChild(): Promise<void> {
   process.send?.({ addresses: { baseUrl: emulator.baseUrl, wsUrl: emulator.wsUrl, apiKey: emulator.apiKey } });
 }
 
-/** One open session: `say(text)` resolves at that sentence's `segment.done`. */
+/** One open session: `say(text)` resolves at that sentence's `segment.done`; `paced`: as a talker. */
 interface OpenSession {
-  say(text: string): Promise<void>;
+  say(text: string, paced?: boolean): Promise<void>;
 }
 
 function peerOpen(wsUrl: string, apiKey: string, holdMs: number): Promise<OpenSession> {
@@ -190,12 +244,10 @@ function peerOpen(wsUrl: string, apiKey: string, holdMs: number): Promise<OpenSe
       const frame = JSON.parse(String(data)) as { type: string };
       if (frame.type === 'session.ready') {
         resolve({
-          say: (text) =>
+          say: (text, paced = false) =>
             new Promise<void>((r) => {
               done = r;
-              const send = (): void => {
-                for (const token of said(text)) socket.send(JSON.stringify({ type: 'text.chunk', text: token }));
-              };
+              const send = (): void => sayTokens(text, paced, (token) => socket.send(JSON.stringify({ type: 'text.chunk', text: token })));
               if (holdMs > 0) setTimeout(send, holdMs);
               else send();
             }),
@@ -222,10 +274,10 @@ class OursSession implements OpenSession, Observer<LiveSpeechEvent> {
     this.text$.pipe(client.speak({ voice_id: 1, language: 'en-us', output_format: 'wav', clientBoundaries })).subscribe(this);
   }
 
-  say(text: string): Promise<void> {
+  say(text: string, paced = false): Promise<void> {
     return new Promise<void>((r) => {
       this.done = r;
-      for (const token of said(text)) this.text$.next(token);
+      sayTokens(text, paced, (token) => this.text$.next(token));
     });
   }
 
@@ -247,7 +299,8 @@ async function oursOpener(apiKey: string, baseUrl: string, clientBoundaries: boo
   return () => new OursSession(new Subject<string>(), client, clientBoundaries);
 }
 
-async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: string; who: Who; sessions: number; extra: number }): Promise<void> {
+async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: string; who: Who; sessions: number; extra: number; pace: Pace }): Promise<void> {
+  pace = args.pace;
   const texts = sentences(2 * args.extra + 1, 6, 7);
   const newOurs = args.who.startsWith('ours') ? await oursOpener(args.apiKey, args.baseUrl, args.who === 'ours') : undefined;
   gc();
@@ -321,13 +374,18 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
   process.send?.({ cost });
 }
 
-/** CPU of this process (all threads, us) and of its main thread alone while every session speaks `texts`, one sentence at a time. */
+/**
+ * CPU of this process (all threads, us) and of its main thread alone while every session
+ * speaks `texts`, one sentence at a time; talkers start at phases spread evenly over a beat.
+ */
 async function cpuOfRound(open: OpenSession[], texts: string[]): Promise<{ all: number; main: number }> {
   const main0 = mainThreadCpuUs();
   const cpu0 = process.cpuUsage();
+  const talker = pace === 'talker';
   await Promise.all(
-    open.map(async (session) => {
-      for (const text of texts) await session.say(text);
+    open.map(async (session, i) => {
+      if (talker) await new Promise((r) => setTimeout(r, (i * TALKER_BEAT_MS) / open.length));
+      for (const text of texts) await session.say(text, talker);
     }),
   );
   const cpu = process.cpuUsage(cpu0);
