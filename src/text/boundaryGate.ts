@@ -136,17 +136,21 @@ class Gate implements BoundaryGate {
     return this.unsent;
   }
 
-  private take(n: number, out: string[]): void {
-    if (n <= 0) return;
-    out.push(this.unsent.slice(0, n));
+  /** `out` with the first `n` code units of the unsent text added (a new array of one for none: a push to `[]` reserves 17 slots a token). */
+  private take(n: number, out: string[] | undefined): string[] | undefined {
+    if (n <= 0) return out;
+    const chunk = this.unsent.slice(0, n);
     this.unsent = this.unsent.slice(n);
+    if (out === undefined) return [chunk];
+    out.push(chunk);
+    return out;
   }
 
   private release(segmenter: SentenceSegmenter, pieces: string[]): string[] {
-    const out: string[] = [];
+    let out: string[] | undefined;
     for (const piece of pieces) {
       // a completed sentence: what is left of it, ending at its boundary
-      this.take(piece.length - this.sent, out);
+      out = this.take(piece.length - this.sent, out);
       this.sent = Math.max(0, this.sent - piece.length);
       this.pendingLen -= piece.length;
     }
@@ -159,16 +163,14 @@ class Gate implements BoundaryGate {
     }
     // with holdWords, words followed by held text (a stop, undecided) wait with it
     if (safe > 0 && !(this.holdWords && safe < this.unsent.length)) {
-      this.take(safe, out);
+      out = this.take(safe, out);
       this.sent += safe;
     }
-    return out;
+    return out ?? [];
   }
 
   private releaseAll(): string[] {
-    const out: string[] = [];
     this.sent += this.unsent.length;
-    this.take(this.unsent.length, out);
-    return out;
+    return this.take(this.unsent.length, undefined) ?? [];
   }
 }

@@ -26,8 +26,8 @@ import { isWhitespace, type SentenceSegmenter } from './sentences.js';
  * (words without a stop) is trailing text: it waits for more text or `idle_timeout`.
  */
 export function sentenceEndingChunk(segmenter: SentenceSegmenter): string[] {
-  const pending = segmenter.pending();
-  if (pending.trim().length === 0 || !segmenter.atBoundary()) return [];
+  // the probe first: a chunk that ends in no stop says no without the pending text joined
+  if (!segmenter.atBoundary() || segmenter.pending().trim().length === 0) return [];
   const pieces = segmenter.end();
   // `the U.S. The`: end() cut after the stop; the word after it is trailing text
   const trailing = pieces.length > 1 ? pieces.pop()! : '';

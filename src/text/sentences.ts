@@ -343,36 +343,37 @@ export function createSentenceSegmenter(options: SentenceSegmenterOptions = {}):
 }
 
 /**
- * The process's spare segmenter: the last one a live session's gate or ledger let go of
+ * The process's spare segmenters: the last two a live session's gate or ledger let go of
  * ({@link releaseSentenceSegmenter}), reset, for the next sentence of any session with the
- * same options ({@link takeSentenceSegmenter}). A session starts a segmenter at each
- * sentence's first token and lets it go at the sentence's end (a waiting session keeps none);
- * the spare saves the new engine where one session's sentence ends before another's starts,
- * and keeps the engine's hidden classes alive while every session waits, which a
- * memory-reducing GC would otherwise drop with V8's optimized code of the engine
- * (`docs/performance.md`, round 11).
+ * same options ({@link takeSentenceSegmenter}), the last one let go of first. A session starts
+ * a segmenter at each sentence's first token and lets it go at the sentence's end (a waiting
+ * session keeps none); a spare saves the new engine where one session's sentence ends before
+ * another's starts, and keeps the engine's hidden classes alive while every session waits,
+ * which a memory-reducing GC would otherwise drop with V8's optimized code of the engine
+ * (`docs/performance.md`, round 11). Two: a sentence said token by token has two, the gate's
+ * and the ledger's model, let go of together at its end (round 12).
  */
-let spare: TagSafeSegmenter<SentenceEngine> | undefined;
+const spares: TagSafeSegmenter<SentenceEngine>[] = [];
+/** How many spares are kept. */
+const SPARES = 2;
 
-/** A segmenter as {@link createSentenceSegmenter} makes one: the spare when it has the same options. @internal */
+/** A segmenter as {@link createSentenceSegmenter} makes one: the last spare when it has the same options. @internal */
 export function takeSentenceSegmenter(options: SentenceSegmenterOptions = {}): SentenceSegmenter {
-  const taken = spare;
+  const taken = spares[spares.length - 1];
   if (taken !== undefined) {
     const checked = sentenceSegmenterOptions(options);
-    if (taken.inner.rules === rulesFor(checked.locale) && taken.inner.maxBuffer === checked.maxBufferSize) {
-      spare = undefined;
-      return taken;
-    }
+    if (taken.inner.rules === rulesFor(checked.locale) && taken.inner.maxBuffer === checked.maxBufferSize) return spares.pop()!;
   }
   return createSentenceSegmenter(options);
 }
 
 /**
  * The caller is done with `segmenter` (a segmenter of {@link takeSentenceSegmenter}) and
- * keeps no reference to it: it becomes the spare, reset. @internal
+ * keeps no reference to it: it becomes a spare, reset. @internal
  */
 export function releaseSentenceSegmenter(segmenter: SentenceSegmenter): void {
   if (!(segmenter instanceof TagSafeSegmenter) || !(segmenter.inner instanceof SentenceEngine)) return;
+  if (spares.length === SPARES) spares.shift(); // the older one goes
   segmenter.reset();
-  spare = segmenter as TagSafeSegmenter<SentenceEngine>;
+  spares.push(segmenter as TagSafeSegmenter<SentenceEngine>);
 }

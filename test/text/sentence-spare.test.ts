@@ -70,6 +70,18 @@ describe('the spare sentence segmenter', () => {
     expect(takeSentenceSegmenter({ maxBufferSize: 64 }).feed('x'.repeat(70))).toEqual(cutByNew);
   });
 
+  it('keeps the last two let go of (a token stream\'s gate and ledger let go of theirs together), the last first', () => {
+    const [gate, model, third] = [takeSentenceSegmenter({ locale: 'fr-fr' }), takeSentenceSegmenter({ locale: 'fr-fr' }), takeSentenceSegmenter({ locale: 'fr-fr' })];
+    expect(new Set([gate, model, third]).size).toBe(3);
+    releaseSentenceSegmenter(third);
+    releaseSentenceSegmenter(gate);
+    releaseSentenceSegmenter(model); // three let go of: the oldest (`third`) is not kept
+    expect(takeSentenceSegmenter({ locale: 'fr-fr' })).toBe(model);
+    expect(takeSentenceSegmenter({ locale: 'fr-fr' })).toBe(gate);
+    const next = takeSentenceSegmenter({ locale: 'fr-fr' });
+    expect([gate, model, third]).not.toContain(next); // control: none left, a new one
+  });
+
   it('options are checked when taken, spare or not', () => {
     expect(() => takeSentenceSegmenter({ maxBufferSize: 3 })).toThrow(/maxBufferSize/);
     releaseSentenceSegmenter(createSentenceSegmenter());
