@@ -9,15 +9,22 @@
  * - `--cold`: the bench's pattern in a fresh process, 500 gates and ledgers, a first sentence
  *   each, then CPU of 3 more each (1,500), where the optimizing compiler's first work on this
  *   code lands (`process.cpuUsage` counts its threads); run it a few times, it is noisy.
+ * - `--tokens`: each sentence said as word tokens (split before their spaces), an LLM's
+ *   stream; `--sessions=N` says the sentences round the N sessions' gates and ledgers in turn
+ *   (default 1), so that segmenters go from one session to another through the spares.
+ *   Its garbage: `node --import tsx --trace-gc-nvp bench/tools/text-path-cost.ts ...`, the
+ *   `allocated=` fields summed (docs/performance.md, round 12).
  *
- * npx tsx bench/tools/text-path-cost.ts [sentences=50000] [--own-model] [--cold]
+ * npx tsx bench/tools/text-path-cost.ts [sentences=50000] [--own-model] [--cold] [--tokens] [--sessions=N]
  */
 import { SpeechLedger } from '../../src/live/ledger.js';
 import { createBoundaryGate, type BoundaryGate } from '../../src/text/boundaryGate.js';
 import { sentences } from '../util.js';
 
 const ownModel = process.argv.includes('--own-model');
-const label = ownModel ? 'own model' : 'hand-over';
+const asTokens = process.argv.includes('--tokens');
+const sessionCount = Number(/^--sessions=(\d+)$/.exec(process.argv.find((a) => a.startsWith('--sessions=')) ?? '')?.[1] ?? 1);
+const label = `${ownModel ? 'own model' : 'hand-over'}${asTokens ? ', word tokens' : ''}${sessionCount > 1 ? `, ${sessionCount} sessions` : ''}`;
 
 interface Session {
   gate: BoundaryGate;
@@ -29,7 +36,7 @@ const open = (): Session => ({ gate: createBoundaryGate({ locale: 'en-us', holdW
 
 /** One sentence as the session says it: through the gate, flushed whole at the hold's end, spoken. */
 function say(session: Session, text: string): void {
-  for (const chunk of session.gate.feed(text)) session.ledger.push(chunk);
+  for (const token of asTokens ? (text.match(/\s*\S+\s*$|\s*\S+/g) ?? [text]) : [text]) for (const chunk of session.gate.feed(token)) session.ledger.push(chunk);
   const flushed = session.gate.flushWhole();
   if (flushed) session.ledger.push(flushed.text, ownModel ? undefined : flushed.segmenter);
   session.ledger.segmentStarted(session.id, text.trim());
@@ -56,8 +63,8 @@ if (process.argv.includes('--cold')) {
   const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 50000);
   const texts = sentences(count, 6, 7);
   const run = (): number => {
-    const session = open();
-    return cpuUs(() => texts.forEach((text) => say(session, text))) / count;
+    const sessions = Array.from({ length: sessionCount }, open);
+    return cpuUs(() => texts.forEach((text, i) => say(sessions[i % sessionCount] as Session, text))) / count;
   };
   run(); // warm-up
   const runs = [run(), run(), run()].sort((a, b) => a - b);
