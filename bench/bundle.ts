@@ -20,11 +20,19 @@
  *   libraries alone (`rxjs` with the same operators and `zod/mini` with the same schema
  *   kinds), so the ratio shows what rxvoice's own code adds.
  *
+ * The note adds two other counts of the same page: as one file without splitting, and with
+ * Vite's production build and its defaults (`viteKb`: Rolldown and Vite's own minifier, the
+ * preload helper Vite adds for `import()`), what the page loads at start.
+ *
  * Run alone: `npx tsx bench/bundle.ts`.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { build as viteBuild, version as viteVersion } from 'vite';
 import type { BenchRow } from './types.js';
 import { row } from './util.js';
 
@@ -134,6 +142,29 @@ export async function oneFileKb(contents: string): Promise<number> {
   return gzipSync(await browserBundle(contents)).byteLength / 1024;
 }
 
+/**
+ * What a page of `contents` loads at start with Vite's production build and its defaults
+ * (Rolldown, Vite's minifier, its preload helper for `import()`), gzipped, in KB: the page
+ * is a module that uses the entry's exports (`import * as page`), as an application's
+ * script does (an app build drops an entry's unused exports), in a temporary directory.
+ */
+export async function viteKb(contents: string): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'rxvoice-vite-page-'));
+  try {
+    await writeFile(join(dir, 'entry.ts'), contents.replaceAll("from './", `from '${ROOT}`));
+    await writeFile(join(dir, 'page.ts'), "import * as page from './entry.ts';\nReflect.set(globalThis, 'page', page);\n");
+    const result = await viteBuild({ root: dir, configFile: false, logLevel: 'silent', build: { write: false, rollupOptions: { input: join(dir, 'page.ts') } } });
+    const outputs = (Array.isArray(result) ? result : [result]).flatMap((bundle) => ('output' in bundle ? bundle.output : []));
+    const chunks = new Map(outputs.flatMap((output) => (output.type === 'chunk' ? [[output.fileName, output] as const] : [])));
+    // the entry and the chunks it imports statically, transitively
+    const initial = new Set([...chunks.values()].filter((chunk) => chunk.isEntry).map((chunk) => chunk.fileName));
+    for (const name of initial) for (const imported of chunks.get(name)!.imports) initial.add(imported);
+    return [...initial].reduce((sum, name) => sum + gzipSync(chunks.get(name)!.code).byteLength, 0) / 1024;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** The chunks of the languages with a sentence-rules table (`src/text/languages/<lang>.ts`), and of the map of them (`loaders.ts`). */
 const LANGUAGE_CHUNK = /^[a-z]{2,3}$/;
 const LANGUAGE_MAP_CHUNK = 'loaders';
@@ -187,13 +218,14 @@ export async function run(): Promise<BenchRow[]> {
     const kb = gzipKb(load.initial);
     const verdict = (kb <= BUNDLE_BUDGET_KB ? 'within budget' : 'OVER BUDGET') + (goal === undefined ? '' : `, ${kb <= goal ? 'at' : 'above'} the goal of ${goal} KB`);
     const oneFile = await oneFileKb(contents);
+    const vite = await viteKb(contents);
     rows.push(
       row(
         `browser bundle: ${name}, gzipped`,
         kb,
         BUNDLE_BUDGET_KB,
         'KB',
-        `${verdict} (peer column = the budget); esbuild, minified, code splitting: what a page speaking English loads at start (${oneFile.toFixed(1)} KB as one file without splitting)${lazyNote(load)}; largest parts, KB minified before gzip: ${await composition(load)}`,
+        `${verdict} (peer column = the budget); esbuild, minified, code splitting: what a page speaking English loads at start (${oneFile.toFixed(1)} KB as one file without splitting; ${vite.toFixed(1)} KB with Vite ${viteVersion}'s defaults)${lazyNote(load)}; largest parts, KB minified before gzip: ${await composition(load)}`,
         'lower',
       ),
     );
