@@ -13,10 +13,10 @@
  * Medians of `repeats` fresh process pairs. Targets: heap ratio <= 1.5, CPU ratio <= 1.3.
  *
  * Every sentence of the bench ends in an undecided stop with no next token, so ours holds
- * it `boundaryHoldMs` (250 ms) before sending, and the bare client does not: two more rows
- * (second round) take that apart, ours with `clientBoundaries: false` against the bare
+ * it `boundaryHoldMs` (250 ms) before sending, and the bare client does not: four more rows
+ * (each round) take that apart, ours with `clientBoundaries: false` against the bare
  * client, and ours against a bare client that waits 250 ms before each send as ours does
- * (docs/performance.md, round 6).
+ * (docs/performance.md, rounds 6 and 13).
  *
  * `process.cpuUsage()` counts every thread of the process. Where Linux counts each thread
  * (`/proc/self/task/<tid>/schedstat`), two more rows give the main (event-loop) thread's
@@ -157,6 +157,22 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
       m(peer, 'cpuPerSentenceSecondUs'),
       'us',
       `${note}; the next ${extra} sentences a session, after the row above: the round above is the process's warm-up, V8 first optimizing the code run once a sentence (docs/performance.md, round 10)`,
+      'lower',
+    ),
+    row(
+      `session-cost: client CPU per extra sentence, ours with clientBoundaries false, ${sessions} sessions`,
+      m(oursPlain, 'cpuPerSentenceUs'),
+      m(peer, 'cpuPerSentenceUs'),
+      'us',
+      `${note}; the first round's control: ours sending each sentence at once (nothing held, no sentence engine on the way), against the same bare client`,
+      'lower',
+    ),
+    row(
+      `session-cost: client CPU per extra sentence, peer waiting ${PEER_HOLD_MS} ms as ours holds, ${sessions} sessions`,
+      m(ours, 'cpuPerSentenceUs'),
+      m(peerHolding, 'cpuPerSentenceUs'),
+      'us',
+      `${note}; the first round's other control: the bare client sending each sentence ${PEER_HOLD_MS} ms after it is said, as ours holds each sentence's undecided last stop for boundaryHoldMs (the wait costs a client CPU of its own: its timers, and what lives through it)`,
       'lower',
     ),
     row(
