@@ -164,7 +164,7 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
       m(oursPlain, 'cpuPerSentenceUs'),
       m(peer, 'cpuPerSentenceUs'),
       'us',
-      `${note}; the first round's control: ours sending each sentence at once (nothing held, no sentence engine on the way), against the same bare client`,
+      `${note}; the first round's control: ours sending each sentence at once (nothing held; the ledger's sentence engine reads it, as with the boundaries, where it takes the gate's), against the same bare client`,
       'lower',
     ),
     row(
