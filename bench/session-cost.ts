@@ -319,6 +319,9 @@ async function clientChild(args: { baseUrl: string; wsUrl: string; apiKey: strin
   pace = args.pace;
   const texts = sentences(2 * args.extra + 1, 6, 7);
   const newOurs = args.who.startsWith('ours') ? await oursOpener(args.apiKey, args.baseUrl, args.who === 'ours') : undefined;
+  // evidence: SESSION_COST_PEER_LOADS=1 has the bare client's process load rxvoice and rxjs too,
+  // unused, so its heap holds the same modules as ours's (docs/performance.md, round 14)
+  if (!newOurs && process.env['SESSION_COST_PEER_LOADS'] === '1') await Promise.all([import('../src/index.js'), import('rxjs')]);
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const open: OpenSession[] = [];
