@@ -60,7 +60,7 @@ export class TagSafeSegmenter<I extends ResettableSegmenter = ResettableSegmente
 
   end(): string[] {
     const out: string[] = [];
-    this.run(true, out);
+    if (this.held !== '') this.run(true, out); // nothing held (no `<` waits): nothing to scan
     this.unmask(this.inner.end(), out);
     return out;
   }
