@@ -238,6 +238,8 @@ const fragments = [
   '1) ', ' 2) ', 'a. ', ' b. ', '\u2022 ', '9.', ' . . .', '. . . .', '[...]', 'Yahoo!', ' in', 'I.', ' med.',
   '\u00ab', '\u201e', '\u201c', '\u300a', '\u300b', ':', '\u0589', '\u1367', '\u104b', 'XII.', ' \u2014 ', 'N\u00b0.',
   'Jane.Doe@x.com', '.I ', ' Hvad', '\uff0e',
+  // tags, whole and cut, and `<` as text (sentence-tags.ts): an input may end inside a tag still waiting for its `>`
+  '<break time="1s"/>', '<brea', 'k/>', '<', '<b', '>', '</sub>', '<!-- a. b -->', ' a < b', 'x<y',
 ];
 
 /** Phenomena of the issue-23 rules: times before weekdays, abbreviations before numbers, names with
