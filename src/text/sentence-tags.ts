@@ -124,7 +124,7 @@ export class TagSafeSegmenter<I extends ResettableSegmenter = ResettableSegmente
       }
       let k = lt + 1;
       while (k < held.length && k - lt < TAG_LOOKAHEAD && held[k] !== '>' && held[k] !== '\n' && held[k] !== '<') k++;
-      if (k >= held.length && !final && k - lt < TAG_LOOKAHEAD) break; // wait for the `>`
+      if (k >= held.length && !final && k - lt <= TAG_LOOKAHEAD) break; // wait for the `>` (it may be at `lt + TAG_LOOKAHEAD`)
       const tag = held[k] === '>' ? held.slice(lt, k + 1) : '';
       if (TAG.test(tag)) {
         this.give(tag, mask(tag), out);
