@@ -50,7 +50,7 @@ export function tagAt(buf: string, pos: number, final: boolean, policy: TagPolic
   if (!/^[A-Za-z/!]$/.test(buf.charAt(pos + 1))) return { type: 'text' };
   let k = pos + 1;
   while (k < n && k - pos < MARKER_LOOKAHEAD && buf.charCodeAt(k) !== 0x3e && buf.charCodeAt(k) !== NL && buf.charCodeAt(k) !== 0x3c) k++;
-  if (k >= n && !final && k - pos < MARKER_LOOKAHEAD) return undefined;
+  if (k >= n && !final && k - pos <= MARKER_LOOKAHEAD) return undefined; // the `>` may be at `pos + MARKER_LOOKAHEAD`
   if (k >= n || buf.charCodeAt(k) !== 0x3e) return { type: 'text' };
   const tag = buf.slice(pos, k + 1);
   const auto = AUTOLINK.exec(tag);

@@ -133,6 +133,27 @@ describe('markup', () => {
   });
 });
 
+describe('a tag as long as the look for its > goes', () => {
+  // the `>` at the last place looked at (MARKER_LOOKAHEAD code units after the `<`) closes a tag
+  // however the text comes; one place further the `<` is text. Streamed, the `<` was once taken
+  // for text one code unit before its `>` could be seen, and a thought's opening tag spoken.
+  const LOOK = 512;
+  const longBreak = (length: number): string => `<break time="${'1'.repeat(length - 16)}"/>`;
+  const longThink = (length: number): string => `<think a="${'1'.repeat(length - 12)}">`;
+  it('a break tag whose > is the last code unit looked at is a tag, whole or streamed', () => {
+    expect(longBreak(LOOK + 1)).toHaveLength(LOOK + 1);
+    expectSpoken(`Go ${longBreak(LOOK + 1)} on.`, 'Go   on.');
+    // control: one code unit longer, the `<` is text, whole or streamed
+    const text = `Go ${longBreak(LOOK + 2)} on.`;
+    expectSpoken(text, text);
+  });
+  it('a thought whose opening tag is that long is hidden, whole or streamed', () => {
+    expect(longThink(LOOK + 1)).toHaveLength(LOOK + 1);
+    expectSpoken(`Go ${longThink(LOOK + 1)}secret</think> on.`, 'Go  on.');
+    expect(hiddenText(pieces([...`Go ${longThink(LOOK + 1)}secret</think> on.`]))).toContain('secret');
+  });
+});
+
 describe('markup kept: no boundary inside a tag', () => {
   const attr = fc.array(fc.constantFrom('Dr', 'W', 'Yes', ' ', '. ', '! ', '? ', '.', '1.5', 'it is'), { minLength: 1, maxLength: 6 }).map((a) => a.join(''));
   const tag = fc.oneof(
