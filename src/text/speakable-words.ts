@@ -91,6 +91,12 @@ export class WordStage {
   private pending: SpeakablePiece[] = [];
   private text = '';
   private out: SpeakablePiece[] = [];
+  /**
+   * The text starts inside a word longer than {@link MARKER_LOOKAHEAD}, whose start went out as
+   * written (no word waits longer): its rest goes out as written too, as the whole word would
+   * have, until whitespace ends it.
+   */
+  private inLongWord = false;
 
   constructor(private readonly policy: WordPolicy) {}
 
@@ -118,16 +124,28 @@ export class WordStage {
     for (;;) {
       let j = i;
       while (j < s.length && isSpace(s.charCodeAt(j))) j++;
-      if (j > i) this.pass(i, j);
+      if (j > i) {
+        this.pass(i, j);
+        this.inLongWord = false; // whitespace ends a word
+      }
       if (j >= s.length) {
         i = j;
         break;
       }
       let k = j;
       while (k < s.length && !isSpace(s.charCodeAt(k))) k++;
-      if (k >= s.length && !final && k - j < MARKER_LOOKAHEAD) {
-        i = j;
-        break;
+      if (this.inLongWord) {
+        this.pass(j, k);
+        this.inLongWord = k >= s.length && !final;
+        i = k;
+        continue;
+      }
+      if (k >= s.length && !final) {
+        if (k - j < MARKER_LOOKAHEAD) {
+          i = j;
+          break;
+        }
+        this.inLongWord = true; // too long to wait for: as written (below), and so is its rest
       }
       const word = s.slice(j, k);
       let next: string | undefined;
