@@ -1,4 +1,4 @@
-import { lastValueFrom } from 'rxjs';
+import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fetch as undiciFetch } from 'undici';
 import { ApiError, ConnectionError, RateLimitError, type RxVoiceClient } from '../../src/index.js';
@@ -152,6 +152,49 @@ describe('retries', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(408);
     expect(proxy.seen.slice(start)).toHaveLength(1);
+    await c.close();
+  });
+
+  it('honours Retry-After on a 503 too (not only on a 429); control: the same 503 without it waits the backoff', async () => {
+    const clock = new VirtualClock();
+    const c = clientFor(
+      { baseUrl: proxy.baseUrl, apiKey: emu.apiKey },
+      { scheduler: clock, retry: { baseDelayMs: 1000, maxDelayMs: 10_000 }, random: () => 1 },
+    );
+    emu.context.options.faults.httpErrors = { status: 503, count: 1, retryAfter: 7 };
+    let start = proxy.seen.length;
+    expect((await lastValueFrom(c.voices.list())).length).toBeGreaterThan(0);
+    expect(proxy.seen.slice(start).map((r) => r.path)).toEqual(['/list-voices', '/list-voices']);
+    expect(clock.delays).toEqual([7000]);
+
+    emu.context.options.faults.httpErrors = { status: 503, count: 1 };
+    start = proxy.seen.length;
+    expect((await lastValueFrom(c.voices.list())).length).toBeGreaterThan(0);
+    expect(proxy.seen.slice(start)).toHaveLength(2);
+    expect(clock.delays).toEqual([7000, 1000]);
+    await c.close();
+  });
+
+  it('never re-sends a ttsStream (paid) on 500; control: a 429 is retried and the stream arrives', async () => {
+    const clock = new VirtualClock();
+    const c = clientFor({ baseUrl: proxy.baseUrl, apiKey: emu.apiKey }, { scheduler: clock, maxRetries: 2 });
+    const speak = (): Promise<unknown> =>
+      lastValueFrom(c.ttsStream({ text: 'Hello there.', voice_id: 1, language: 'en-us', output_configuration: { format: 'mp3' } }).pipe(toArray()));
+    emu.context.options.faults.httpErrors = { status: 500, count: 1 };
+    let start = proxy.seen.length;
+    const error = await speak().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(500);
+    expect(proxy.seen.slice(start).map((r) => r.path)).toEqual(['/tts-stream']);
+    expect(clock.delays).toEqual([]);
+
+    emu.context.options.faults.httpErrors = { status: 429, count: 1, retryAfter: 3 };
+    start = proxy.seen.length;
+    const chunks = (await speak()) as unknown[];
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(proxy.seen.slice(start).map((r) => r.path)).toEqual(['/tts-stream', '/tts-stream']);
+    // the stream's idle timer (streamIdleTimeoutMs, 30 s) runs on the scheduler too
+    expect(clock.delays.filter((d) => d !== 30_000)).toEqual([3000]);
     await c.close();
   });
 
