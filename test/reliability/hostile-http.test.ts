@@ -9,11 +9,13 @@ import type { IncomingMessage } from 'node:http';
 import { lastValueFrom, reduce, toArray, type Observable } from 'rxjs';
 import type { RxVoiceClient } from '../../src/index.js';
 import {
+  ApiError,
   ConnectionError,
   LimitExceededError,
   ProtocolError,
   RedirectError,
   StreamIdleError,
+  TimeoutError,
 } from '../../src/core/errors.js';
 import { hostileSuite, httpServer, rejectionOf } from './helpers.js';
 
@@ -166,6 +168,64 @@ describe('failures while reading a body', () => {
     expect(error).toBeInstanceOf(ConnectionError);
     expect(creations).toBe(1);
   });
+
+  it('a streamed result cut after its first chunk was handed out is not repeated (the chunk would come twice); control: a cut before any chunk is retried', async () => {
+    let resultCalls = 0;
+    let cutEarly = false;
+    let firstSeen!: () => void;
+    const handedOut = new Promise<void>((resolve) => (firstSeen = resolve));
+    const server = await serve((req, res) => {
+      req.resume();
+      resultCalls += 1;
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(WAV.length) });
+      if (req.url === '/text-to-sound-result/7') {
+        // the cut comes only once the subscriber holds the first chunk
+        res.write(WAV.subarray(0, 5000), () => void handedOut.then(() => res.socket?.destroy()));
+      } else if (!cutEarly) {
+        // the headers, then the cut: no byte of the body to hand out
+        cutEarly = true;
+        res.flushHeaders();
+        res.socket?.destroy();
+      } else res.end(WAV);
+    });
+    const client = clientOn(server.baseUrl, { maxRetries: 2, retry: { baseDelayMs: 1, maxDelayMs: 1 } });
+    const received: number[] = [];
+    const error = await new Promise<unknown>((resolve) =>
+      client.sound.resultStream(7).subscribe({
+        next: (chunk) => {
+          received.push(chunk.byteLength);
+          firstSeen();
+        },
+        error: resolve,
+        complete: () => resolve(undefined),
+      }),
+    );
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(received.reduce((a, b) => a + b, 0)).toBe(5000);
+    expect(resultCalls).toBe(1);
+    // Control: the same client retries a result cut before anything was handed out.
+    const bytes = await lastValueFrom(client.sound.resultStream(8).pipe(reduce((n, c) => n + c.byteLength, 0)));
+    expect(bytes).toBe(WAV.length);
+    expect(resultCalls).toBe(3);
+  });
+
+  it('an error answer whose body stalls past timeoutMs: a TimeoutError (not a connection failure); control: the same answer in full is an ApiError', async () => {
+    let stall = true;
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(500, { 'content-type': 'application/json' });
+      if (stall) res.write('{"error":"bro'); // then silence
+      else res.end('{"error":"broken"}');
+    });
+    const client = clientOn(server.baseUrl, { timeoutMs: 200 });
+    const error = await rejectionOf(lastValueFrom(client.sound.status('t1')));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain('timed out after 200 ms');
+    stall = false;
+    const control = await rejectionOf(lastValueFrom(client.sound.status('t1')));
+    expect(control).toBeInstanceOf(ApiError);
+    expect(control).toMatchObject({ status: 500 });
+  });
 });
 
 describe('result size and type', () => {
@@ -209,6 +269,21 @@ describe('result size and type', () => {
       expect(big.written()).toBeLessThan(32 * 1024 * 1024);
     });
   }
+
+  it('a content-length past maxResponseBytes is refused at the headers, before the body (here: a body that never comes)', async () => {
+    let requests = 0;
+    const server = await serve((req, res) => {
+      req.resume();
+      requests += 1;
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(64 * 1024 * 1024) });
+      res.write(Buffer.alloc(10, 1)); // then silence: reading the body would wait for timeoutMs
+    });
+    const client = clientOn(server.baseUrl, { maxResponseBytes: 1024 * 1024, timeoutMs: 20_000 });
+    const error = await rejectionOf(lastValueFrom(client.sound.result(7)));
+    expect(error).toBeInstanceOf(LimitExceededError);
+    expect(error).toMatchObject({ option: 'maxResponseBytes', limit: 1024 * 1024 });
+    expect(requests).toBe(1);
+  });
 
   it('resultStream hands the result out in chunks (no limit, nothing collected); the same size in memory is refused', async () => {
     const big = await bigResult(3 * 1024 * 1024, false);
@@ -256,6 +331,37 @@ describe('streams that stall after their headers', () => {
     expect(error).toBeInstanceOf(StreamIdleError);
     expect(error).toMatchObject({ code: 'timeout', retryable: true, idleMs: 200, receivedBytes: 1000, received: '', endpoint: 'POST /tts-stream' });
     expect((error as Error).message).toContain('streamIdleTimeoutMs');
+  });
+
+  it('ttsStream: timeoutMs bounds the wait for the headers only, not the whole stream; control: headers later than it time out', async () => {
+    let headersLate = false;
+    const server = await serve((req, res) => {
+      req.resume();
+      const send = (): void => {
+        res.writeHead(200, { 'content-type': 'audio/mpeg' });
+        res.write(Buffer.alloc(1000, 9));
+        // the rest comes after the attempt's 100 ms timer, set before this one, has fired
+        const rest = setTimeout(() => res.end(Buffer.alloc(500, 9)), 400);
+        res.on('close', () => clearTimeout(rest));
+      };
+      if (!headersLate) send();
+      else {
+        const later = setTimeout(send, 400);
+        res.on('close', () => clearTimeout(later));
+      }
+    });
+    const client = clientOn(server.baseUrl, { timeoutMs: 100 });
+    const speak = (): Promise<number> =>
+      lastValueFrom(
+        client
+          .ttsStream({ text: 'Hello there.', voice_id: 1, language: 'en-us', output_configuration: { format: 'mp3' } })
+          .pipe(reduce((n, c) => n + c.bytes.byteLength, 0)),
+      );
+    expect(await speak()).toBe(1500);
+    headersLate = true;
+    const error = await rejectionOf(speak());
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).not.toBeInstanceOf(StreamIdleError);
   });
 
   it('translateStream: StreamIdleError carrying the text received so far', async () => {
