@@ -82,6 +82,20 @@ describe('redirects never carry the key to another origin', () => {
     expect(error).toBeInstanceOf(RedirectError);
   });
 
+  it('a redirect to the same host and port under another scheme (another origin): not followed', async () => {
+    let requests = 0;
+    const server = await serve((req, res) => {
+      req.resume();
+      requests += 1;
+      const port = new URL(server.baseUrl).port;
+      res.writeHead(307, { location: `https://127.0.0.1:${port}/list-voices` }).end();
+    });
+    const error = await rejectionOf(lastValueFrom(clientOn(server.baseUrl).voices.list()));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toMatchObject({ status: 307, location: `https://127.0.0.1:${new URL(server.baseUrl).port}/list-voices` });
+    expect(requests).toBe(1);
+  });
+
   it('same-origin redirects are followed: a 307 re-sends the body, a 303 continues as GET, a loop ends after 5 hops', async () => {
     const seen: { method: string; url: string; key: unknown; body: string }[] = [];
     const server = await serve((req, res) => {
