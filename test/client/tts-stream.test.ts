@@ -110,6 +110,21 @@ describe('tts-stream PCM alignment', () => {
     await client.close();
   });
 
+  it('less than one sample in all: no chunk at all (never an empty one), then a ProtocolError', async () => {
+    plan = { payload: bytes(1), sizes: [1] };
+    const client = clientFor({ baseUrl, apiKey: 'k' });
+    const received: TtsStreamChunk[] = [];
+    const error = await new Promise<unknown>((resolve) => {
+      client
+        .ttsStream({ text: 'Hello there.', voice_id: 1, language: 'en-us', output_configuration: { format: 'pcm_s16le' } })
+        .subscribe({ next: (c) => received.push(c), error: resolve, complete: () => resolve(undefined) });
+    });
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as Error).message).toContain('(1 bytes left over)');
+    expect(received).toEqual([]);
+    await client.close();
+  });
+
   it('container formats pass chunks through unchanged', async () => {
     plan = { payload: bytes(33), sizes: [5] };
     const client = clientFor({ baseUrl, apiKey: 'k' });
