@@ -187,6 +187,8 @@ describe('hostile HTTP servers', () => {
     const { error, ms } = await timedError(client.voices.list());
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as ProtocolError).message).toContain('GET /list-voices');
+    // the limit itself ended it (not the cut JSON failing to parse)
+    expect((error as ProtocolError).message).toContain(`answered a JSON body larger than ${16 * 1024 * 1024} bytes`);
     expect(ms).toBeLessThan(5_000);
     await waitFor(() => clientGone, 5_000, 'the client to close the connection');
     expect(written).toBeLessThan(40 * 1024 * 1024);
