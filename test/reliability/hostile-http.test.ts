@@ -126,6 +126,28 @@ describe('redirects never carry the key to another origin', () => {
     expect((loop as Error).message).toContain('more than 5 redirects');
     expect(seen).toHaveLength(6);
   });
+
+  it('a 301 or 302 after a POST continues as a GET without the body (as fetch does); control: the 307 above keeps POST and body', async () => {
+    for (const status of [301, 302]) {
+      const seen: { method: string; url: string; body: string; type: unknown }[] = [];
+      const server = await serve((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          seen.push({ method: req.method ?? '', url: req.url ?? '', body: Buffer.concat(chunks).toString(), type: req.headers['content-type'] });
+          if (req.url === '/text-to-sound') res.writeHead(status, { location: '/moved' }).end();
+          else res.writeHead(200, { 'content-type': 'application/json' }).end('{"task_id":"t10"}');
+        });
+      });
+      expect(await lastValueFrom(clientOn(server.baseUrl).sound.create({ prompt: 'rain on a roof' }))).toEqual({ task_id: 't10' });
+      expect(seen.map((r) => [r.method, r.url])).toEqual([
+        ['POST', '/text-to-sound'],
+        ['GET', '/moved'],
+      ]);
+      expect(JSON.parse(seen[0]!.body)).toMatchObject({ prompt: 'rain on a roof' });
+      expect(seen[1]).toMatchObject({ body: '', type: undefined });
+    }
+  });
 });
 
 describe('failures while reading a body', () => {
