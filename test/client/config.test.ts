@@ -121,6 +121,15 @@ describe('configuration', () => {
     expect(isLoopbackHost('10.0.0.1')).toBe(false);
   });
 
+  it('refuses a base address carrying credentials, never echoing them; control: the same address without them is taken', () => {
+    for (const userinfo of ['user:s3cr3t-pass@', 'user@', ':s3cr3t-pass@']) {
+      const error = configError(() => createClient({ apiKey: KEY, baseUrl: `https://${userinfo}api.example.com/v` }));
+      expect(error.message).toContain('must not carry credentials');
+      expect(error.message).not.toContain('s3cr3t-pass');
+    }
+    expect(createClient({ apiKey: KEY, baseUrl: 'https://api.example.com/v' }).baseUrl).toBe('https://api.example.com/v');
+  });
+
   it('derives the live WebSocket address and keeps a base path', () => {
     const c = createClient({ apiKey: KEY, baseUrl: 'https://api.example.com/v/' });
     expect(c.baseUrl).toBe('https://api.example.com/v');
