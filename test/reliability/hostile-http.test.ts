@@ -205,6 +205,29 @@ describe('failures while reading a body', () => {
     expect(creations).toBe(1);
   });
 
+  it('a creation call whose connection drops before any answer is not repeated (it may have arrived); control: a status call is', async () => {
+    const seen: string[] = [];
+    let statusDropped = false;
+    const server = await serve((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      req.on('end', () => {
+        const drop = req.method === 'POST' || !statusDropped;
+        if (req.method === 'GET') statusDropped = true;
+        if (drop) res.socket?.destroy(); // the request arrived, no answer
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"PENDING","run_id":null}');
+      });
+      req.resume();
+    });
+    const client = clientOn(server.baseUrl, { maxRetries: 3, retry: { baseDelayMs: 1, maxDelayMs: 1 } });
+    const error = await rejectionOf(lastValueFrom(client.sound.create({ prompt: 'rain on a roof' })));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toMatchObject({ notSent: false });
+    expect(seen).toEqual(['POST /text-to-sound']);
+    // Control: the same drop on a status call is retried, and the next answer arrives.
+    expect(await lastValueFrom(client.sound.status('t1'))).toMatchObject({ status: 'PENDING' });
+    expect(seen).toEqual(['POST /text-to-sound', 'GET /text-to-sound/t1', 'GET /text-to-sound/t1']);
+  });
+
   it('a streamed result cut after its first chunk was handed out is not repeated (the chunk would come twice); control: a cut before any chunk is retried', async () => {
     let resultCalls = 0;
     let cutEarly = false;
@@ -258,7 +281,8 @@ describe('failures while reading a body', () => {
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain('timed out after 200 ms');
     stall = false;
-    const control = await rejectionOf(lastValueFrom(client.sound.status('t1')));
+    // (the default timeoutMs here: on a busy machine 200 ms can pass before a whole answer)
+    const control = await rejectionOf(lastValueFrom(clientOn(server.baseUrl).sound.status('t1')));
     expect(control).toBeInstanceOf(ApiError);
     expect(control).toMatchObject({ status: 500 });
   });
@@ -369,35 +393,38 @@ describe('streams that stall after their headers', () => {
     expect((error as Error).message).toContain('streamIdleTimeoutMs');
   });
 
-  it('ttsStream: timeoutMs bounds the wait for the headers only, not the whole stream; control: headers later than it time out', async () => {
-    let headersLate = false;
+  it('ttsStream: timeoutMs bounds the wait for the headers only, not the whole stream; control: a silent server times out with it', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const server = await serve((req, res) => {
       req.resume();
-      const send = (): void => {
-        res.writeHead(200, { 'content-type': 'audio/mpeg' });
-        res.write(Buffer.alloc(1000, 9));
-        // the rest comes after the attempt's 100 ms timer, set before this one, has fired
-        const rest = setTimeout(() => res.end(Buffer.alloc(500, 9)), 400);
-        res.on('close', () => clearTimeout(rest));
-      };
-      if (!headersLate) send();
-      else {
-        const later = setTimeout(send, 400);
-        res.on('close', () => clearTimeout(later));
-      }
+      res.writeHead(200, { 'content-type': 'audio/mpeg' });
+      res.write(Buffer.alloc(1000, 9));
+      void released.then(() => res.end(Buffer.alloc(500, 9)));
     });
-    const client = clientOn(server.baseUrl, { timeoutMs: 100 });
-    const speak = (): Promise<number> =>
-      lastValueFrom(
-        client
-          .ttsStream({ text: 'Hello there.', voice_id: 1, language: 'en-us', output_configuration: { format: 'mp3' } })
-          .pipe(reduce((n, c) => n + c.bytes.byteLength, 0)),
-      );
-    expect(await speak()).toBe(1500);
-    headersLate = true;
-    const error = await rejectionOf(speak());
-    expect(error).toBeInstanceOf(TimeoutError);
-    expect(error).not.toBeInstanceOf(StreamIdleError);
+    const client = clientOn(server.baseUrl, { timeoutMs: 1_000 });
+    let received = 0;
+    let firstChunk!: () => void;
+    const started = new Promise<void>((resolve) => (firstChunk = resolve));
+    const done = new Promise<unknown>((resolve) =>
+      client.ttsStream({ text: 'Hello there.', voice_id: 1, language: 'en-us', output_configuration: { format: 'mp3' } }).subscribe({
+        next: (c) => {
+          received += c.bytes.byteLength;
+          firstChunk();
+        },
+        error: resolve,
+        complete: () => resolve('complete'),
+      }),
+    );
+    await started;
+    // The control: a call started after the stream, to a server that never answers its
+    // headers, times out with the same timeoutMs; once it has, the stream is past it too.
+    const silent = await serve((req) => req.resume());
+    const control = await rejectionOf(lastValueFrom(clientOn(silent.baseUrl, { timeoutMs: 1_000 }).voices.list()));
+    expect(control).toBeInstanceOf(TimeoutError);
+    release();
+    expect(await done).toBe('complete');
+    expect(received).toBe(1500);
   });
 
   it('translateStream: StreamIdleError carrying the text received so far', async () => {
