@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { lastValueFrom, reduce, toArray, type Observable } from 'rxjs';
-import type { RxVoiceClient } from '../../src/index.js';
+import { createClient, type RxVoiceClient } from '../../src/index.js';
 import {
   ApiError,
   ConnectionError,
@@ -94,6 +94,25 @@ describe('redirects never carry the key to another origin', () => {
     expect(error).toBeInstanceOf(RedirectError);
     expect(error).toMatchObject({ status: 307, location: `https://127.0.0.1:${new URL(server.baseUrl).port}/list-voices` });
     expect(requests).toBe(1);
+  });
+
+  it('a redirect without a Location: a RedirectError, not retried; control: the same client retries a 503', async () => {
+    let requests = 0;
+    const server = await serve((req, res) => {
+      req.resume();
+      requests += 1;
+      if (req.url === '/list-voices') res.writeHead(302).end();
+      else if (requests === 2) res.writeHead(503).end();
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"PENDING","run_id":null}');
+    });
+    const client = clientOn(server.baseUrl, { maxRetries: 2, retry: { baseDelayMs: 1, maxDelayMs: 1 } });
+    const error = await rejectionOf(lastValueFrom(client.voices.list()));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toMatchObject({ status: 302, location: undefined, retryable: false });
+    expect((error as Error).message).toContain('a redirect without a usable Location');
+    expect(requests).toBe(1);
+    expect(await lastValueFrom(client.sound.status('t1'))).toMatchObject({ status: 'PENDING' });
+    expect(requests).toBe(3);
   });
 
   it('same-origin redirects are followed: a 307 re-sends the body, a 303 continues as GET, a loop ends after 5 hops', async () => {
@@ -356,6 +375,33 @@ describe('result size and type', () => {
     expect(stats.largest).toBeLessThan(1024 * 1024);
     const refused = await bigResult(3 * 1024 * 1024, false);
     expect(await rejectionOf(lastValueFrom(clientOn(refused.baseUrl, { maxResponseBytes: 1024 * 1024 }).sound.result(7)))).toBeInstanceOf(LimitExceededError);
+  });
+
+  it('a 200 problem+json body where audio is expected (a structured JSON type): ProtocolError with the service message', async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/problem+json' }).end('{"error":"quota exceeded"}');
+    });
+    const error = await rejectionOf(lastValueFrom(clientOn(server.baseUrl).sound.result(7)));
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as Error).message).toContain('JSON where audio was expected: quota exceeded');
+  });
+
+  it('an API key too short to cut out of a text: the text reflecting it is withheld whole; control: a long key is cut out', async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(`internal error for ${String(req.headers['x-api-key'])}`);
+    });
+    const short = 'k3y-7ch'; // 7 characters, under MIN_REDACTED_SECRET_LENGTH
+    const shortKeyed = createClient({ apiKey: short, baseUrl: server.baseUrl, maxRetries: 0 });
+    cleanups.push(() => shortKeyed.close());
+    const error = await rejectionOf(lastValueFrom(shortKeyed.voices.list()));
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as Error).message).not.toContain(short);
+    expect((error as Error).message).toContain('[text withheld: it could contain the API key]');
+    expect(JSON.stringify((error as ApiError).body ?? null)).not.toContain(short);
+    const control = await rejectionOf(lastValueFrom(clientOn(server.baseUrl).voices.list()));
+    expect((control as Error).message).toContain('internal error for ***');
   });
 
   it('a 200 application/json body where audio is expected: ProtocolError with the service message, in both result shapes', async () => {
