@@ -50,6 +50,48 @@ describe('SpeechLedger', () => {
     expect(ledger.unspoken()).toBe('');
   });
 
+  it('a done for another segment than the one in progress completes nothing', () => {
+    const ledger = new SpeechLedger();
+    ledger.push('One. Two.');
+    ledger.segmentStarted(0, 'One.');
+    ledger.segmentDelivered(1);
+    expect(ledger.unspoken()).toBe('One. Two.');
+    expect(ledger.segmentInProgress).toEqual({ segment_id: 0, text: 'One.' });
+    ledger.segmentDelivered(0); // control: the right id completes it
+    expect(ledger.unspoken()).toBe('Two.');
+    expect(ledger.stats()).toMatchObject({ delivered: 1 });
+  });
+
+  it('a flush that only lengths can place: on a tie the earlier chunk end wins (text re-said rather than lost)', () => {
+    const ledger = new SpeechLedger();
+    ledger.push('ab');
+    ledger.push('cd');
+    // no sentence end; "xyz" matches neither chunk end and is 1 from both ("ab", "abcd")
+    expect(ledger.segmentStarted(0, 'xyz')).toEqual({ sent: 'ab', matches: false });
+    ledger.segmentDelivered(0);
+    expect(ledger.unspoken()).toBe('cd');
+    // control: a length nearer the later end chooses it
+    const later = new SpeechLedger();
+    later.push('ab');
+    later.push('cd');
+    expect(later.segmentStarted(0, 'wxyz')).toEqual({ sent: 'abcd', matches: false });
+  });
+
+  it('a skip of the segment in progress ends it: the skip covers the text that segment started with', () => {
+    const ledger = new SpeechLedger();
+    ledger.push('One. Two. Three.');
+    ledger.segmentStarted(0, 'One.');
+    ledger.segmentDelivered(0);
+    ledger.segmentStarted(1, 'Two.');
+    expect(ledger.segmentSkipped(1, 'Two.')).toEqual({ sent: ' Two.', matches: true });
+    expect(ledger.segmentInProgress).toBeUndefined();
+    expect(ledger.unspoken()).toBe('Three.');
+    // a skip with none in progress stands for the next segment
+    expect(ledger.segmentSkipped(2, 'Three.')).toEqual({ sent: ' Three.', matches: true });
+    expect(ledger.unspoken()).toBe('');
+    expect(ledger.stats()).toMatchObject({ delivered: 1, skipped: 2, mismatches: 0 });
+  });
+
   it('handles surrogate pairs and drops text already spoken (bounded memory)', () => {
     const ledger = new SpeechLedger();
     for (let i = 0; i < 1000; i++) ledger.push(`Sentence 😀 ${i}. `);
