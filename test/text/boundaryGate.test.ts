@@ -48,6 +48,15 @@ describe('boundary gate', () => {
     expect(g.end()).toEqual([]);
   });
 
+  it('a stop at the very start of the text waits like any other, with the spaces after it', () => {
+    const g = createBoundaryGate();
+    expect(g.feed('...')).toEqual([]);
+    expect(g.feed(' ')).toEqual([]); // the spaces decide nothing: "... " is still undecided
+    expect(g.held()).toBe('... ');
+    expect(g.feed('and so on')).toEqual(['... and so on']); // no sentence end: it goes out with what decided it
+    expect(g.end()).toEqual([]);
+  });
+
   it('releases everything on flush (idle) and at the end', () => {
     const g = createBoundaryGate();
     expect(g.feed('See docs.')).toEqual(['See docs']);
