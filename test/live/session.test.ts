@@ -1,6 +1,6 @@
 /** speak() against the emulator and scripted servers: sessions, close codes as typed errors, teardown, reconnect without loss, client.speak. */
 import { describe, expect, it } from 'vitest';
-import { Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, toArray } from 'rxjs';
+import { NEVER, Subject, concat, from, interval, lastValueFrom, map, of, take, takeUntil, throwError, toArray } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { speak, type WebSocketConstructorLike } from '../../src/live/session.js';
 import type { LiveSpeechEvent, SpokenSegment } from '../../src/live/events.js';
@@ -121,6 +121,16 @@ describe('speak: close codes as typed errors', () => {
     expect(error.message).not.toContain('wrong-key');
   });
 
+  it('4401 while the boundary gate holds an undecided stop: the held text (never sent) is unspoken too', async () => {
+    const emu = await emulator();
+    // the source does not end and the hold outlasts the test: " See Dr." stays in the gate
+    // ("Dr." may not end the sentence); "Hello." went to the ledger
+    const text$ = concat(of('Hello. See Dr.'), NEVER);
+    const error = await failure(lastValueFrom(text$.pipe(speak({ ...emu, apiKey: 'wrong-key' }, { voice_id: 1, boundaryHoldMs: 60_000 }))));
+    expectLiveError(error, 'authentication');
+    expect(error.unspoken).toBe('Hello. See Dr.');
+  });
+
   it('4400 unknown voice: SessionRejectedError with the server message', async () => {
     const emu = await emulator();
     const error = await failure(lastValueFrom(of('Hello there.').pipe(speak(emu, { voice_id: 999_999 }))));
@@ -138,6 +148,28 @@ describe('speak: close codes as typed errors', () => {
     expect(error.closeCode).toBe(4402);
     expect(segmentsOf(events).map((s) => s.text.trim())).toEqual(SENTENCES.slice(0, 2));
     expect(squash(error.unspoken)).toBe(squash(SENTENCES.slice(2).join(' ')));
+  });
+});
+
+describe('speak: session.done', () => {
+  it('after a segment worded otherwise than the text sent, session.done ends the session: the ledger cannot tell text was missed', async () => {
+    const server = await scriptedServer((socket, _request, received) => {
+      socket.on('message', () => {
+        if (received.length === 1) socket.send(JSON.stringify({ type: 'session.ready', session_id: 's', run_id: 1 }));
+        if (received.some((r) => r.includes('text.done'))) {
+          // both sentences as one segment, in other words: the ledger gives it the first sentence only
+          socket.send(JSON.stringify({ type: 'segment.start', segment_id: 0, text: 'Uno. Dos.' }));
+          socket.send(Buffer.from([1, 2]));
+          socket.send(JSON.stringify({ type: 'segment.done', segment_id: 0 }));
+          socket.send(JSON.stringify({ type: 'session.done' }));
+          socket.close(1000);
+        }
+      });
+    });
+    const events = await lastValueFrom(of('One. Two.').pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }), toArray()));
+    // the ledger's doubt is reported: it still counts " Two." unspoken
+    expect(events.filter((e) => e.type === 'segmentMismatch')).toEqual([{ type: 'segmentMismatch', segment_id: 0, sent: 'One.', reported: 'Uno. Dos.' }]);
+    expect(events.map((e) => e.type)).toEqual(['ready', 'segmentStart', 'segmentMismatch', 'audio', 'segmentDone', 'done']);
   });
 });
 
