@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { from, lastValueFrom, map, toArray } from 'rxjs';
+import { from, lastValueFrom, map, throwError, toArray } from 'rxjs';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
@@ -147,6 +147,38 @@ describe('stall: { fallback: "tts-stream" }', () => {
     expect(starts[0]!.text).toBe(live);
     expect(events.filter((e) => e.type === 'segmentFallback').map((e) => e.segment_id)).toEqual(starts.slice(1).map((e) => e.segment_id));
     expect(spokenByFallback.map((t) => t.trim())).toEqual(TEXT.slice(live.length).trim().split(/(?<=\.) /));
+  });
+
+  it('the fallback fails after its first sentence: the error carries what the fallback did not speak, not what the live session did not', async () => {
+    const client = stalledClient();
+    const spokenByFallback: string[] = [];
+    const events: LiveSpeechEvent[] = [];
+    const error = await lastValueFrom(
+      from(TOKENS).pipe(
+        speak(
+          { wsUrl: stalledUrl },
+          {
+            voice_id: 1,
+            stall: { afterMs: 300, fallback: 'tts-stream' },
+            fallbackSpeech: (text) => {
+              spokenByFallback.push(text);
+              if (spokenByFallback.length > 1) return throwError(() => new Error('tts-stream refused'));
+              return client.ttsStream({ text, voice_id: 1, language: 'en-us' }).pipe(map((chunk) => chunk.bytes));
+            },
+          },
+        ),
+        map((event) => events.push(event)),
+      ),
+    ).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(LiveSessionError);
+    expect((error as LiveSessionError).message).toContain('tts-stream refused');
+    // control: the first sentence was spoken, by the fallback (the live session spoke nothing)
+    expect(events.filter((e) => e.type === 'segmentDone')).toHaveLength(1);
+    expect(spokenByFallback.map((t) => t.trim())).toEqual(['First sentence here.', 'Second one follows.']);
+    expect((error as LiveSessionError).unspoken).toBe('Second one follows. Third and last.');
   });
 
   it("control: with fallback 'error' the same stall times out with the text unspoken, nothing spoken over tts-stream", async () => {
