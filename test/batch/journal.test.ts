@@ -203,6 +203,65 @@ describe('a journal trusted only when whole', () => {
     expect(creations()).toBe(4);
   });
 
+  it('opening a journal with an uncommitted tail cuts it and commits the kept records, even when the run then appends nothing', async () => {
+    const journal = await Journal.open(journalPath(), HASH);
+    await journal.append({ type: 'intent', id: 'j0' });
+    await journal.append({ type: 'sent', id: 'j0' });
+    await journal.close();
+    // Past the committed length: j0's task (kept), j1's `sent` (dropped) and a torn record.
+    await appendFile(journalPath(), line({ type: 'task', id: 'j0', task_id: 't0' }) + line({ type: 'sent', id: 'j1' }) + '{"type":"task","id":"j1","ta');
+    // Control: the tail is there to be handled.
+    expect((await Journal.read(journalPath()))?.tail).toMatchObject({ kept: 1, torn: true, droppedRecords: [{ type: 'sent', id: 'j1' }] });
+    const reopened = await Journal.open(journalPath(), HASH);
+    expect(reopened.recall('j0')).toMatchObject({ taskId: 't0', unconfirmed: false });
+    await reopened.close();
+    // A run killed now (nothing appended since the open) leaves a whole journal that still names j0's task.
+    const read = await Journal.read(journalPath());
+    expect(read?.tail).toBeUndefined();
+    expect(read?.records).toEqual([
+      { type: 'intent', id: 'j0' },
+      { type: 'sent', id: 'j0' },
+      { type: 'task', id: 'j0', task_id: 't0' },
+    ]);
+    expect((await readFile(journalPath())).byteLength).toBe(read?.committed);
+  });
+
+  it('a committed record whose task id was changed (still a valid record) fails its checksum: damage, nothing sent', async () => {
+    await finishedRun();
+    const whole = await readFile(journalPath(), 'utf8');
+    const taskLine = whole.split('\n').find((l) => l.startsWith('{"type":"task"'))!;
+    const taskId = (JSON.parse(taskLine.slice(0, taskLine.lastIndexOf(' '))) as { task_id: string }).task_id;
+    // One character of the task id changed, same length: JSON and schema still hold, only the checksum tells.
+    const changed = taskId.slice(0, -1) + (taskId.endsWith('0') ? '1' : '0');
+    await writeFile(journalPath(), whole.replace(taskLine, taskLine.replace(taskId, changed)));
+    const error = await failure(run());
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).reason).toBe('damaged');
+    expect(creations()).toBe(4);
+    // Control: the journal as written opens, and the run sends nothing.
+    await writeFile(journalPath(), whole);
+    expect(last(await run())).toMatchObject({ skipped: 4 });
+    expect(creations()).toBe(4);
+  });
+
+  it('a task recorded with its output written but no `done` record (killed between the rename and the record) is skipped, not refused or created', async () => {
+    const client = clientFor(emu);
+    const t0 = await lastValueFrom(client.translation.create(validateJobs(JOBS)[0]!.request as never));
+    await client.close();
+    const journal = await Journal.open(journalPath(), HASH);
+    await journal.append({ type: 'intent', id: 'j0' });
+    await journal.append({ type: 'sent', id: 'j0' });
+    await journal.append({ type: 'task', id: 'j0', task_id: t0.task_id });
+    await journal.close();
+    await writeFile(join(dir, 'j0.json'), '{"texts":["Satz"]}\n');
+    const events = await run();
+    expect(events.find((e) => e.type === 'done' && e.id === 'j0')).toMatchObject({ skipped: true, task_id: t0.task_id });
+    // Control: the three other jobs are created (a creation of j0 would have been counted).
+    expect(last(events)).toMatchObject({ skipped: 1, done: 3, created: 3, failed: 0 });
+    expect(creations()).toBe(4);
+    expect((await Journal.read(journalPath()))?.records).toContainEqual({ type: 'done', id: 'j0', task_id: t0.task_id, output: 'j0.json' });
+  });
+
   it('a journal of the older format is refused with a clear error, before any call', async () => {
     await writeFile(journalPath(), `${JSON.stringify({ type: 'batch', version: 1, jobs_hash: HASH })}\n`);
     const error = await failure(run());
@@ -255,6 +314,18 @@ describe('one batch per journal', () => {
     await client.close();
   });
 
+  it('closing leaves alone a lock file that is no longer ours (taken over meanwhile)', async () => {
+    const lockPath = `${journalPath()}.lock`;
+    // Control: a close removes its own lock.
+    await (await Journal.open(journalPath(), HASH)).close();
+    await expect(stat(lockPath)).rejects.toMatchObject({ code: 'ENOENT' });
+    const journal = await Journal.open(journalPath(), HASH);
+    const other = JSON.stringify({ pid: process.ppid, host: hostname(), since: '2026-01-01T00:00:00Z', token: 'other' });
+    await writeFile(lockPath, other);
+    await journal.close();
+    expect(await readFile(lockPath, 'utf8')).toBe(other);
+  });
+
   it('a lock left by a dead process of this host is taken over; a live one, or one of another host, is refused', async () => {
     const dead = spawn(process.execPath, ['-e', '']);
     await new Promise((resolve) => dead.on('exit', resolve));
@@ -305,6 +376,26 @@ describe('a creation call the service answered with an error', () => {
     const again = await lastValueFrom(batch(JOBS, { client, out: dir }).pipe(toArray()));
     expect(last(again)).toMatchObject({ failed: 0, created: 2, skipped: 2 });
     expect(emu.context.tasks.size).toBe(4);
+    await client.close();
+  });
+});
+
+describe('a creation call answered with a 5xx', () => {
+  it('stays unconfirmed (the service may have created the task): the next run refuses it; control: unconfirmed recreate creates it', async () => {
+    await emu.close();
+    emu = await emulator({ faults: { httpErrors: { status: 500, count: 1 } } });
+    const client = clientFor(emu, { maxRetries: 0 });
+    const jobs = JOBS.slice(0, 1);
+    const events = await lastValueFrom(batch(jobs, { client, out: dir, retries: 0 }).pipe(toArray()));
+    expect(last(events)).toMatchObject({ failed: 1 });
+    expect(creations()).toBe(1);
+    expect((await Journal.read(journalPath()))?.records.at(-1)).toEqual({ type: 'sent', id: 'j0' });
+    const again = await lastValueFrom(batch(jobs, { client, out: dir }).pipe(toArray()));
+    expect(again.find((e) => e.type === 'failed')).toMatchObject({ id: 'j0', error: { name: 'UnconfirmedTaskError' } });
+    expect(creations()).toBe(1);
+    // Control: when asked to, the job is created again (so a creation would have been counted).
+    expect(last(await lastValueFrom(batch(jobs, { client, out: dir, unconfirmed: 'recreate' }).pipe(toArray())))).toMatchObject({ done: 1, recreated: 1 });
+    expect(creations()).toBe(2);
     await client.close();
   });
 });
