@@ -89,6 +89,40 @@ describe('batch', () => {
     await client.close();
   });
 
+  it('records each task id before waiting on it: the journal holds intent, sent, task, done, in that order, per job', async () => {
+    emu = await emulator();
+    const client = clientFor(emu);
+    const events = await lastValueFrom(batch(translations(3), { client, out: dir }).pipe(toArray()));
+    expect(last(events)).toMatchObject({ done: 3, created: 3 });
+    const records = (await Journal.read(join(dir, '.rxvoice-batch.jsonl')))?.records ?? [];
+    for (const created of events.flatMap((e) => (e.type === 'created' ? [e] : []))) {
+      const own = records.filter((r) => r.id === created.id);
+      expect(own).toEqual([
+        { type: 'intent', id: created.id },
+        { type: 'sent', id: created.id },
+        { type: 'task', id: created.id, task_id: created.task_id },
+        { type: 'done', id: created.id, task_id: created.task_id, output: `${created.id}.json` },
+      ]);
+    }
+    await client.close();
+  });
+
+  it('a job marked done whose output was removed is resumed and its output written again; the others are skipped, nothing created', async () => {
+    emu = await emulator();
+    const client = clientFor(emu);
+    const jobs = translations(3);
+    expect(last(await lastValueFrom(batch(jobs, { client, out: dir }).pipe(toArray())))).toMatchObject({ done: 3 });
+    const output = join(dir, 'j1.json');
+    const before = await readFile(output, 'utf8');
+    await rm(output);
+    const events = await lastValueFrom(batch(jobs, { client, out: dir }).pipe(toArray()));
+    expect(events.find((e) => e.type === 'resumed')).toMatchObject({ id: 'j1' });
+    expect(last(events)).toMatchObject({ done: 1, skipped: 2, created: 0, resumed: 1 });
+    expect(await readFile(output, 'utf8')).toBe(before);
+    expect(creations(emu)).toBe(3);
+    await client.close();
+  });
+
   it('refuses a journal of a different jobs file, before sending anything', async () => {
     emu = await emulator();
     const client = clientFor(emu);
