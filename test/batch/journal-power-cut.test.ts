@@ -148,6 +148,22 @@ describe('the journal orders its writes: records synced before the header that c
     expect((await Journal.read(join(dir, 'final.jsonl')))?.records).toHaveLength(RECORDS.length + 2);
   });
 
+  it('an append resolves only once its record is committed: a power cut right after it keeps the record (a `sent` too)', async () => {
+    const disk = new CacheDisk();
+    const path = join(dir, 'journal.jsonl');
+    const journal = await Journal.open(path, HASH, { openFile: async () => disk });
+    const durable = join(dir, 'durable.jsonl');
+    for (const [i, record] of RECORDS.entries()) {
+      await journal.append(record);
+      // What a cut now leaves: only the synced bytes.
+      await writeFile(durable, disk.durable);
+      const content = await Journal.read(durable);
+      expect(content?.records).toEqual(RECORDS.slice(0, i + 1));
+      expect(content?.tail).toBeUndefined();
+    }
+    await journal.close();
+  });
+
   it('control: the old order (records and the header rewritten, then one sync) leaves a header ahead of its records', async () => {
     const disk = new CacheDisk();
     // the old #commit: header, then per commit: write records, rewrite the header, one datasync
@@ -272,6 +288,33 @@ describe('a damaged journal: refused with --repair proposed; repaired, nothing i
     const repaired = await run({ repair: true });
     expect(repaired.find((e) => e.type === 'journal-repaired')).toMatchObject({ lostLines: 1, lostJobs: [] });
     expect(progress(repaired)).toMatchObject({ skipped: 8, failed: 0, created: 0 });
+  });
+
+  it('repair keeps a job whose last kept record is its task: resumed, never created again, even with allowRepay', async () => {
+    const client = clientFor(emu);
+    const t0 = await lastValueFrom(client.translation.create(validateJobs(JOBS)[0]!.request as never));
+    await client.close();
+    const hash = jobsHash(validateJobs(JOBS));
+    const journal = await Journal.open(journalPath(), hash);
+    for (const record of [
+      { type: 'intent', id: 'j0' },
+      { type: 'sent', id: 'j0' },
+      { type: 'task', id: 'j0', task_id: t0.task_id },
+      { type: 'intent', id: 'j1' },
+    ] as JournalRecord[]) await journal.append(record);
+    await journal.close();
+    // garble j1's intent (committed): the journal lost a record
+    const text = (await readFile(journalPath())).toString('utf8');
+    await writeFile(journalPath(), text.replace('{"type":"intent","id":"j1"}', '{"type":"intent","id":"jX"}'));
+    const before = creations();
+    const repaired = await run({ repair: true, allowRepay: true });
+    const event = repaired.find((e) => e.type === 'journal-repaired');
+    expect(event).toMatchObject({ lostLines: 1 });
+    expect(event?.type === 'journal-repaired' && event.lostJobs).not.toContain('j0');
+    expect(repaired.find((e) => e.type === 'resumed')).toMatchObject({ id: 'j0', task_id: t0.task_id });
+    // Control: the seven others (lost, repay allowed, or never sent) are created, once each.
+    expect(progress(repaired)).toMatchObject({ done: 8, created: 7, resumed: 1, failed: 0 });
+    expect(creations()).toBe(before + 7);
   });
 
   it('repair on a whole journal changes nothing (no event, no copy)', async () => {
