@@ -8,9 +8,10 @@ import { spawnCli, type CliProcess } from './helpers.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lastValueFrom, toArray } from 'rxjs';
+import { filter, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueBatch, probeRedis, QueueConnectionError, QueueError, QueueUnavailableError, validateJobs, type BatchEvent, type BatchProgressEvent } from '../../src/batch/index.js';
+import { enqueueBatch, jobsHash, probeRedis, QueueConnectionError, QueueError, QueueUnavailableError, runWorker, validateJobs, type BatchEvent, type BatchProgressEvent, type JobEvent } from '../../src/batch/index.js';
+import { clientFor } from '../client/helpers.js';
 import { pseudoLocalize, startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { loadBullmq } from '../../src/batch/bullmq.js';
 import { requireTool } from '../setup/tools.js';
@@ -100,6 +101,34 @@ describe.runIf(haveRedis)('queue', () => {
     expect(again.filter((e) => e.type === 'progress').at(-1)).toMatchObject({ skipped: JOBS, done: 0 });
     expect([...emu.context.tasks.keys()].filter((id) => !before.has(id))).toHaveLength(JOBS);
   }, 120_000);
+});
+
+describe.runIf(haveRedis)('a queue job a dead worker left sent without an answer', () => {
+  /** Put one job on queue `name` as a worker that died after its creation call's `sent` mark left it, then run a worker on it. */
+  async function runLeftJob(name: string, unconfirmed: 'fail' | 'recreate'): Promise<{ event: JobEvent; creations: number }> {
+    const [job] = validateJobs([{ kind: 'translation', id: `left-${unconfirmed}`, request: { texts: [`Left by a dead worker (${unconfirmed}).`], source_language: 'en-us', target_language: 'it-it' } }]);
+    const { Queue } = await loadBullmq();
+    const queue = new Queue(name, { connection: { host: '127.0.0.1', port: Number(new URL(redisUrl).port) } });
+    await queue.add(job!.kind, { job: job!, jobs_hash: jobsHash([job!]), intent: true, sent: true }, { jobId: job!.id, attempts: 1 });
+    await queue.close();
+    const count = (): number => emu.requests.filter((r) => r.method === 'POST' && r.path === '/translation').length;
+    const before = count();
+    const client = clientFor(emu);
+    const event = await firstValueFrom(
+      runWorker({ queue: redisUrl, name, client, out: join(dir, name), unconfirmed, retries: 0 }).pipe(filter((e) => e.type === 'failed' || e.type === 'done')),
+    );
+    await client.close();
+    return { event, creations: count() - before };
+  }
+
+  it('is refused (UnconfirmedTaskError), nothing sent; control: unconfirmed recreate creates it', async () => {
+    const refused = await runLeftJob('left-fail', 'fail');
+    expect(refused.event).toMatchObject({ type: 'failed', error: { name: 'UnconfirmedTaskError' } });
+    expect(refused.creations).toBe(0);
+    const recreated = await runLeftJob('left-recreate', 'recreate');
+    expect(recreated.event).toMatchObject({ type: 'done' });
+    expect(recreated.creations).toBe(1);
+  }, 60_000);
 });
 
 describe('queue errors', () => {
