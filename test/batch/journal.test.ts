@@ -8,7 +8,7 @@ import { appendFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'no
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import { asyncScheduler, firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   batch,
@@ -22,6 +22,7 @@ import {
   type BatchProgressEvent,
 } from '../../src/batch/index.js';
 import type { GatedCallOptions } from '../../src/client/request.js';
+import { runJob, type JobContext } from '../../src/batch/run-job.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { clientFor, emulator } from '../client/helpers.js';
 import { spawnCli } from './helpers.js';
@@ -426,6 +427,38 @@ describe('the sent mark: the last byte of a creation call waits for it', () => {
     // Control: without a gate the same call creates at once.
     await lastValueFrom(client.translation.create({ texts: ['Not held.'], source_language: 'en-us', target_language: 'de-de' }));
     expect(emu.context.tasks.size).toBe(2);
+    await client.close();
+  });
+
+  it('a batch job\'s creation call waits on its `sent` record: when that record fails, the service gets no whole request (control: a written record lets it create)', async () => {
+    const client = clientFor(emu);
+    const [job] = validateJobs(JOBS);
+    const context = (sent: () => Promise<void>): JobContext => ({
+      client,
+      outDir: dir,
+      ledger: {
+        recall: () => ({ unconfirmed: false, known: false }),
+        intent: async () => undefined,
+        sent,
+        answered: async () => undefined,
+        task: async () => undefined,
+        abandoned: async () => undefined,
+        done: async () => undefined,
+      },
+      retries: 0,
+      retryDelayMs: 0,
+      unconfirmed: 'fail',
+      scheduler: asyncScheduler,
+      beforeCreate: async () => undefined,
+      signal: new AbortController().signal,
+      emit: () => undefined,
+    });
+    const diskFull = new JournalError(journalPath(), 'write', 'disk full');
+    expect(await failure(runJob(job!, context(() => Promise.reject(diskFull))))).toBe(diskFull);
+    expect(emu.context.tasks.size).toBe(0);
+    // Control: the same job with its record written is created.
+    expect(await runJob(job!, context(async () => undefined))).toBe('done');
+    expect(emu.context.tasks.size).toBe(1);
     await client.close();
   });
 
