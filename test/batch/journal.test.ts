@@ -23,6 +23,7 @@ import {
 } from '../../src/batch/index.js';
 import type { GatedCallOptions } from '../../src/client/request.js';
 import { runJob, type JobContext } from '../../src/batch/run-job.js';
+import { headerLine } from '../../src/batch/journal-records.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { clientFor, emulator } from '../client/helpers.js';
 import { spawnCli } from './helpers.js';
@@ -261,6 +262,24 @@ describe('a journal trusted only when whole', () => {
     expect(last(events)).toMatchObject({ skipped: 1, done: 3, created: 3, failed: 0 });
     expect(creations()).toBe(4);
     expect((await Journal.read(journalPath()))?.records).toContainEqual({ type: 'done', id: 'j0', task_id: t0.task_id, output: 'j0.json' });
+  });
+
+  it('a header counting a record up to, but not including, its newline is damage (control: the exact count reads whole)', async () => {
+    const journal = await Journal.open(journalPath(), HASH);
+    await journal.append({ type: 'intent', id: 'j0' });
+    await journal.append({ type: 'sent', id: 'j0' });
+    await journal.close();
+    const whole = await readFile(journalPath());
+    const header = headerLine(HASH, whole.byteLength);
+    // Control: the header as written counts the whole file.
+    expect(whole.subarray(0, header.byteLength)).toEqual(header);
+    expect(await Journal.read(journalPath())).toMatchObject({ committed: whole.byteLength, tail: undefined });
+    // One byte short: the last committed record's newline is past the count.
+    await writeFile(journalPath(), Buffer.concat([headerLine(HASH, whole.byteLength - 1), whole.subarray(header.byteLength)]));
+    const error = await failure(Journal.read(journalPath()));
+    expect(error).toBeInstanceOf(JournalError);
+    expect((error as JournalError).reason).toBe('damaged');
+    expect((error as Error).message).toMatch(/line 3 crosses the committed length/);
   });
 
   it('a journal of the older format is refused with a clear error, before any call', async () => {
