@@ -42,6 +42,9 @@ describe('outputProblem: is an output whole?', () => {
     ['JSON cut short', 'j.json', '{"texts":["Hallo", "Welt"', /not valid JSON/],
     ['whole JSON', 'k.json', '{"texts":["Hallo"]}', undefined],
     ['subtitles', 'l.srt', '1\n00:00:00,000 --> 00:00:01,000\nHallo\n', undefined],
+    // a crash after the file's length reached the disk but not its blocks: zeros
+    ['subtitles of zeros (length written, blocks not)', 'n.srt', Buffer.alloc(64), /not text/],
+    ['subtitles cut into zeros', 'o.vtt', Buffer.concat([Buffer.from('WEBVTT\n\n00:00.000 --> 00:01.000\nHal'), Buffer.alloc(40)]), /not text/],
   ];
   for (const [name, file, content, problem] of cases) {
     it(`${name}: ${problem ? `not trusted (${problem.source})` : 'trusted'}`, async () => {
