@@ -317,6 +317,40 @@ describe('a damaged journal: refused with --repair proposed; repaired, nothing i
     expect(creations()).toBe(before + 7);
   });
 
+  it('a repaired job marked lost whose output is there: refused without trustOutputs, the batch going on; with it, the whole output settles it', async () => {
+    const { whole, lostFrom } = await cutAfterFourJobs();
+    await writeFile(journalPath(), whole.subarray(0, lostFrom));
+    // j4's output is there (its `done` record was among those lost)
+    await writeFile(join(dir, 'j4.json'), '{"texts":["Satz"]}\n');
+    const before = creations();
+    const repaired = await run({ repair: true });
+    expect(repaired.find((e) => e.type === 'journal-repaired')).toMatchObject({ lostJobs: ['j4', 'j5', 'j6', 'j7'] });
+    expect(progress(repaired)).toMatchObject({ skipped: 4, failed: 4, created: 0 });
+    expect(repaired.find((e) => e.type === 'failed' && e.id === 'j4')).toMatchObject({ error: { name: 'UnconfirmedTaskError' } });
+    expect(creations()).toBe(before);
+    // with trustOutputs the whole output settles j4; the other three stay refused
+    const trusted = await run({ trustOutputs: true });
+    expect(trusted.find((e) => e.type === 'done' && e.id === 'j4')).toMatchObject({ skipped: true });
+    expect(progress(trusted)).toMatchObject({ skipped: 5, failed: 3, created: 0 });
+    expect(creations()).toBe(before);
+  });
+
+  it('repair counts as lost only the lines the header committed: garbage past it is an uncommitted tail, not a lost record', async () => {
+    const hash = jobsHash(validateJobs(JOBS));
+    const journal = await Journal.open(journalPath(), hash);
+    for (const record of [
+      { type: 'intent', id: 'j0' },
+      { type: 'intent', id: 'j1' },
+    ] as JournalRecord[]) await journal.append(record);
+    await journal.close();
+    const text = (await readFile(journalPath())).toString('utf8');
+    // one committed line garbled, and a garbled line right at the committed length
+    await writeFile(journalPath(), text.replace('{"type":"intent","id":"j1"}', '{"type":"intent","id":"jX"}') + 'garbage past the committed length\n');
+    const repaired = await run({ repair: true, allowRepay: true });
+    expect(repaired.find((e) => e.type === 'journal-repaired')).toMatchObject({ lostLines: 1, keptRecords: 1 });
+    expect(progress(repaired)).toMatchObject({ done: 8, failed: 0 });
+  });
+
   it('repair on a whole journal changes nothing (no event, no copy)', async () => {
     expect(progress(await run())).toMatchObject({ done: 8 });
     const before = await readFile(journalPath());
