@@ -287,6 +287,13 @@ describe('a journal trusted only when whole', () => {
     const error = await failure(run());
     expect((error as JournalError).reason).toBe('unreadable');
     expect((error as Error).message).toMatch(/older rxvoice/);
+    // --repair does not apply to it (it is not damaged): the same refusal, and no copy made
+    const client = clientFor(emu);
+    const repairing = await failure(lastValueFrom(batch(JOBS, { client, out: dir, repair: true })));
+    await client.close();
+    expect((repairing as JournalError).reason).toBe('unreadable');
+    expect((repairing as Error).message).toMatch(/older rxvoice/);
+    await expect(stat(`${journalPath()}.damaged`)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(creations()).toBe(0);
   });
 
