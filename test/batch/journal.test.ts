@@ -120,6 +120,7 @@ describe('a journal trusted only when whole', () => {
     const cuts = [
       ['at a line', Buffer.byteLength(lines.slice(0, 6).join('\n') + '\n')],
       ['mid-line', Buffer.byteLength(lines.slice(0, 6).join('\n')) - 7],
+      ['one byte short (the last newline)', whole.byteLength - 1],
     ] as const;
     for (const [, length] of cuts) {
       await writeFile(journalPath(), whole);
