@@ -73,6 +73,21 @@ const line = (record: object): string => {
   const json = JSON.stringify(record);
   return `${json} ${createHash('sha256').update(json).digest('hex').slice(0, 8)}\n`;
 };
+/** The task id of job `index` made at the service, as a run before this one made it (one creation call). */
+async function taskOf(index: number): Promise<string> {
+  const client = clientFor(emu);
+  try {
+    return (await lastValueFrom(client.translation.create(validateJobs(JOBS)[index]!.request as never))).task_id;
+  } finally {
+    await client.close();
+  }
+}
+/** A journal holding `records`, each committed as a run commits it. */
+async function journalOf(...records: Array<Parameters<Journal['append']>[0]>): Promise<void> {
+  const journal = await Journal.open(journalPath(), HASH);
+  for (const record of records) await journal.append(record);
+  await journal.close();
+}
 
 describe('a journal trusted only when whole', () => {
   it('a missing journal beside existing outputs stops before any call, naming the choice; --trust-outputs skips them (control: a fresh folder runs)', async () => {
@@ -165,16 +180,8 @@ describe('a journal trusted only when whole', () => {
 
   it('a torn tail past the committed length (a writer killed mid-record) is dropped and reported; the batch resumes, paying nothing twice', async () => {
     // An earlier run: j0 done, j1 task recorded, j2's `intent` committed, then a kill mid-write.
-    const client = clientFor(emu);
-    const valid = validateJobs(JOBS);
-    const t1 = await lastValueFrom(client.translation.create(valid[1]!.request as never));
-    await client.close();
-    const journal = await Journal.open(journalPath(), HASH);
-    await journal.append({ type: 'intent', id: 'j1' });
-    await journal.append({ type: 'sent', id: 'j1' });
-    await journal.append({ type: 'task', id: 'j1', task_id: t1.task_id });
-    await journal.append({ type: 'intent', id: 'j2' });
-    await journal.close();
+    const t1 = await taskOf(1);
+    await journalOf({ type: 'intent', id: 'j1' }, { type: 'sent', id: 'j1' }, { type: 'task', id: 'j1', task_id: t1 }, { type: 'intent', id: 'j2' });
     // Past the committed length: a whole `sent` (its last byte was never released), and a torn record.
     await appendFile(journalPath(), line({ type: 'sent', id: 'j2' }) + '{"type":"task","id":"j2","ta');
     const read = await Journal.read(journalPath());
@@ -183,7 +190,7 @@ describe('a journal trusted only when whole', () => {
 
     const events = await run();
     expect(events[0]).toMatchObject({ type: 'journal-tail', torn: true, droppedRecords: [{ type: 'sent', id: 'j2' }] });
-    expect(events.find((e) => e.type === 'resumed')).toMatchObject({ id: 'j1', task_id: t1.task_id });
+    expect(events.find((e) => e.type === 'resumed')).toMatchObject({ id: 'j1', task_id: t1 });
     // j2 (intent only: never received) is created with no UnconfirmedTaskError; j0, j3 are new.
     expect(last(events)).toMatchObject({ done: 4, failed: 0, created: 3, resumed: 1, recreated: 0 });
     expect(creations()).toBe(4);
@@ -192,25 +199,17 @@ describe('a journal trusted only when whole', () => {
   });
 
   it('a task record past the committed length is kept (it names a real task): resumed, not unconfirmed', async () => {
-    const client = clientFor(emu);
-    const t0 = await lastValueFrom(client.translation.create(validateJobs(JOBS)[0]!.request as never));
-    await client.close();
-    const journal = await Journal.open(journalPath(), HASH);
-    await journal.append({ type: 'intent', id: 'j0' });
-    await journal.append({ type: 'sent', id: 'j0' });
-    await journal.close();
-    await appendFile(journalPath(), line({ type: 'task', id: 'j0', task_id: t0.task_id }));
+    const t0 = await taskOf(0);
+    await journalOf({ type: 'intent', id: 'j0' }, { type: 'sent', id: 'j0' });
+    await appendFile(journalPath(), line({ type: 'task', id: 'j0', task_id: t0 }));
     const events = await run();
-    expect(events.find((e) => e.type === 'resumed')).toMatchObject({ id: 'j0', task_id: t0.task_id });
+    expect(events.find((e) => e.type === 'resumed')).toMatchObject({ id: 'j0', task_id: t0 });
     expect(last(events)).toMatchObject({ done: 4, failed: 0, created: 3 });
     expect(creations()).toBe(4);
   });
 
   it('opening a journal with an uncommitted tail cuts it and commits the kept records, even when the run then appends nothing', async () => {
-    const journal = await Journal.open(journalPath(), HASH);
-    await journal.append({ type: 'intent', id: 'j0' });
-    await journal.append({ type: 'sent', id: 'j0' });
-    await journal.close();
+    await journalOf({ type: 'intent', id: 'j0' }, { type: 'sent', id: 'j0' });
     // Past the committed length: j0's task (kept), j1's `sent` (dropped) and a torn record.
     await appendFile(journalPath(), line({ type: 'task', id: 'j0', task_id: 't0' }) + line({ type: 'sent', id: 'j1' }) + '{"type":"task","id":"j1","ta');
     // Control: the tail is there to be handled.
@@ -248,28 +247,19 @@ describe('a journal trusted only when whole', () => {
   });
 
   it('a task recorded with its output written but no `done` record (killed between the rename and the record) is skipped, not refused or created', async () => {
-    const client = clientFor(emu);
-    const t0 = await lastValueFrom(client.translation.create(validateJobs(JOBS)[0]!.request as never));
-    await client.close();
-    const journal = await Journal.open(journalPath(), HASH);
-    await journal.append({ type: 'intent', id: 'j0' });
-    await journal.append({ type: 'sent', id: 'j0' });
-    await journal.append({ type: 'task', id: 'j0', task_id: t0.task_id });
-    await journal.close();
+    const t0 = await taskOf(0);
+    await journalOf({ type: 'intent', id: 'j0' }, { type: 'sent', id: 'j0' }, { type: 'task', id: 'j0', task_id: t0 });
     await writeFile(join(dir, 'j0.json'), '{"texts":["Satz"]}\n');
     const events = await run();
-    expect(events.find((e) => e.type === 'done' && e.id === 'j0')).toMatchObject({ skipped: true, task_id: t0.task_id });
+    expect(events.find((e) => e.type === 'done' && e.id === 'j0')).toMatchObject({ skipped: true, task_id: t0 });
     // Control: the three other jobs are created (a creation of j0 would have been counted).
     expect(last(events)).toMatchObject({ skipped: 1, done: 3, created: 3, failed: 0 });
     expect(creations()).toBe(4);
-    expect((await Journal.read(journalPath()))?.records).toContainEqual({ type: 'done', id: 'j0', task_id: t0.task_id, output: 'j0.json' });
+    expect((await Journal.read(journalPath()))?.records).toContainEqual({ type: 'done', id: 'j0', task_id: t0, output: 'j0.json' });
   });
 
   it('a header counting a record up to, but not including, its newline is damage (control: the exact count reads whole)', async () => {
-    const journal = await Journal.open(journalPath(), HASH);
-    await journal.append({ type: 'intent', id: 'j0' });
-    await journal.append({ type: 'sent', id: 'j0' });
-    await journal.close();
+    await journalOf({ type: 'intent', id: 'j0' }, { type: 'sent', id: 'j0' });
     const whole = await readFile(journalPath());
     const header = headerLine(HASH, whole.byteLength);
     // Control: the header as written counts the whole file.
