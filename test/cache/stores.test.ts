@@ -124,6 +124,25 @@ describe('entries and keys', () => {
     expect(await cacheKey('Hello there.', { path: 'live', voice_id: 1, language: 'en-gb' })).not.toBe(base);
     expect(await cacheKey('Hello there.', { path: 'tts-stream', voice_id: 1, language: 'en-us' })).not.toBe(base);
     expect(base).toMatch(/^[0-9a-f]{64}$/);
+    // a setting given as undefined is a setting not given (options spread from a caller's object): the
+    // same entry, not a second paid synthesis; given a value, another entry (control)
+    expect(await cacheKey('Hello there.', { path: 'live', voice_id: 1, language: 'en-us', speed: undefined })).toBe(base);
+    expect(await cacheKey('Hello there.', { path: 'live', voice_id: 1, language: 'en-us', speed: 1.2 })).not.toBe(base);
+    // nested settings too: key order inside them does not matter, their values do
+    const nested = await cacheKey('Hello there.', { path: 'live', voice_id: 1, output: { format: 'wav', rate: 16000, extra: undefined } });
+    expect(await cacheKey('Hello there.', { path: 'live', voice_id: 1, output: { rate: 16000, format: 'wav' } })).toBe(nested);
+    expect(await cacheKey('Hello there.', { path: 'live', voice_id: 1, output: { rate: 24000, format: 'wav' } })).not.toBe(nested);
+  });
+
+  it("the cache's maxBytes bounds its store: the least recently used entry goes (control: the same writes under a larger bound all stay)", async () => {
+    const entrySize = encodeEntry({ text: 'x', audio: bytes(1000, 1), expiresAt: undefined }).byteLength;
+    const hits = async (maxBytes: number): Promise<boolean[]> => {
+      const core = new CacheCore(memoryCacheStore(), undefined, maxBytes, () => undefined, () => 0);
+      for (let n = 1; n <= 3; n++) await core.save(key(n), { text: 'x', audio: bytes(1000, n) });
+      return Promise.all([1, 2, 3].map(async (n) => (await core.lookup(key(n))) !== undefined));
+    };
+    expect(await hits(Math.floor(2.5 * entrySize))).toEqual([false, true, true]);
+    expect(await hits(10 * entrySize)).toEqual([true, true, true]);
   });
 
   it('expiry: an entry past its time is a miss and is deleted', async () => {
