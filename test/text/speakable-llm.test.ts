@@ -54,6 +54,8 @@ describe('thoughts and tool calls', () => {
     ['a "<" inside a thought', '<think>if a < b then </thin k> </think>Done.', 'Done.'],
     ['a stray closing tag is not spoken', 'Answer: yes.</think> Bye.', 'Answer: yes. Bye.'],
     ['a bullet right after a thought at a line start', '<think>x</think>- item one\n- item two', 'item one\n\nitem two'],
+    // self-closing: an empty thought, not the start of one (the rest is spoken); the control is the thought above
+    ['a self-closing <think/> opens nothing', 'Hello <think/> world. <think /> Bye.', 'Hello  world.  Bye.'],
   ];
   for (const [name, input, expected] of cases) it(name, () => expectSpoken(input, expected));
 
