@@ -47,6 +47,39 @@ describe('resamplePcm', () => {
     expect(same).not.toBe(input);
   });
 
+  it('a constant level comes out exactly (the filter passes 0 Hz at unity gain): rounded to the nearest sample value, not truncated', () => {
+    for (const level of [1000, -1000, 12345, -12345]) {
+      const out = resamplePcm(new Int16Array(2400).fill(level), 24000, 8000);
+      expect(out.length).toBe(800);
+      // away from the edges, where the filter starts and stops
+      expect([...out.subarray(100, 700)].every((v) => v === level)).toBe(true);
+    }
+  });
+
+  it('clips at full scale instead of wrapping: a full-scale square wave overshoots after filtering, yet keeps its sign', () => {
+    // 500 Hz square, +32767 / -32768 at 24 kHz: 24 samples a half period
+    const square = Int16Array.from({ length: 2400 }, (_, i) => (Math.floor(i / 24) % 2 === 0 ? 32767 : -32768));
+    const out = resamplePcm(square, 24000, 8000);
+    let checked = 0;
+    for (let i = 10; i < out.length - 10; i++) {
+      const around = square.subarray(3 * i - 6, 3 * i + 7);
+      if (!around.every((v) => v === around[0])) continue; // near an edge of the square: either sign
+      expect(Math.sign(out[i]!)).toBe(Math.sign(around[0]!));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(300);
+    // control: the filtered wave does reach past 16 bits, so clipping is what kept the sign
+    expect(out.filter((v) => v === 32767).length).toBeGreaterThan(0);
+    expect(out.filter((v) => v === -32768).length).toBeGreaterThan(0);
+  });
+
+  it('takes rates from 1000 to 384000 Hz, both ends included', () => {
+    expect(resamplePcm(new Int16Array(1000), 1000, 8000).length).toBe(8000);
+    expect(resamplePcm(new Int16Array(38_400), 384_000, 1000).length).toBeGreaterThan(90);
+    expect(() => resamplePcm(new Int16Array(4), 999, 8000)).toThrow(ValidationError);
+    expect(() => resamplePcm(new Int16Array(4), 8000, 384_001)).toThrow(ValidationError);
+  });
+
   it('rejects rates that are not whole numbers of Hz in range', () => {
     for (const [a, b] of [
       [0, 8000],
