@@ -9,7 +9,7 @@ type Listener = (event: unknown) => void;
 /** A socket in virtual time: what the adapter sends, with the virtual time it was sent at. */
 function fakeSocket(now: () => number) {
   const listeners = new Map<string, Set<Listener>>();
-  const sent: Array<{ at: number; event: string; bytes?: number; name?: string }> = [];
+  const sent: Array<{ at: number; event: string; bytes?: number; name?: string; payload?: Uint8Array }> = [];
   const socket: CallSocketLike & { receive(message: unknown): void } = {
     readyState: 1,
     send(data) {
@@ -17,7 +17,7 @@ function fakeSocket(now: () => number) {
       sent.push({
         at: now(),
         event: message.event,
-        ...(message.media ? { bytes: Buffer.from(message.media.payload, 'base64').length } : {}),
+        ...(message.media ? { bytes: Buffer.from(message.media.payload, 'base64').length, payload: new Uint8Array(Buffer.from(message.media.payload, 'base64')) } : {}),
         ...(message.mark ? { name: message.mark.name } : {}),
       });
     },
@@ -121,6 +121,86 @@ describe('twilioMediaStream pacing (virtual time)', () => {
       expect(sent.map((s) => s.event)).toEqual(['media', 'media', 'clear']);
       expect(reports).toHaveLength(1);
       call.close();
+    });
+  });
+
+  it('after a pause in the speech, frames start again at real time from when it resumed (no burst to catch up)', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(START);
+      // 40 ms of audio, then the next sentence 200 ms later
+      call.say(cold('a 199ms b|', { a: segment(0, 'One.', 320), b: segment(1, ' Two.', 480) })).subscribe();
+      flush();
+      expect(sent.filter((s) => s.event === 'media').map((s) => s.at)).toEqual([0, 20, 200, 220, 240]);
+    });
+  });
+
+  it('the frames carry the mu-law of the speech, and the last one is padded with mu-law silence (0xFF)', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(START);
+      // 200 samples of 1000: one whole frame and 40 samples
+      call.say(cold('a|', { a: segment(0, 'One.', 200) })).subscribe();
+      flush();
+      // G.711 mu-law of 1000 (ITU-T G.711): 1000 + bias 132 = 1132, segment 3 (1024-2047),
+      // step (1132 >> 6) & 15 = 1: 0b0_011_0001 = 0x31, sent inverted: 0xCE. Zero is 0xFF.
+      const frames = sent.filter((s) => s.event === 'media').map((s) => [...s.payload!]);
+      expect(frames).toEqual([new Array(160).fill(0xce), [...new Array(40).fill(0xce), ...new Array(120).fill(0xff)]]);
+    });
+  });
+
+  it('speech that is not WAV halfway through: clear for the frames already sent, then the error', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(START);
+      const notWav: SpokenSegment = { ...segment(1, ' Two.', 0), audio: new TextEncoder().encode('ID3 this is an mp3') };
+      let error: unknown;
+      call.say(cold('a-b|', { a: segment(0, 'One.', 800), b: notWav })).subscribe({ error: (e: unknown) => (error = e) });
+      flush();
+      expect(error).toMatchObject({ reason: 'unsupported_audio' });
+      expect(sent.map((s) => [s.at, s.event])).toEqual([
+        [0, 'media'],
+        [2, 'clear'],
+      ]);
+    });
+  });
+
+  it('a call that is not mono mu-law at 8 kHz: say() errors with media_format, before or after the start message', () => {
+    for (const mediaFormat of [
+      { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 2 },
+      { encoding: 'audio/x-mulaw', sampleRate: 16000, channels: 1 },
+      { encoding: 'audio/x-alaw', sampleRate: 8000, channels: 1 },
+    ]) {
+      const scheduler = newScheduler();
+      scheduler.run(({ cold, flush }) => {
+        const { socket, sent } = fakeSocket(() => scheduler.now());
+        const call = twilioMediaStream(socket, { scheduler });
+        const errors: unknown[] = [];
+        // said before the start message: errors when it comes
+        call.say(cold('a|', { a: segment(0, 'One.', 320) })).subscribe({ error: (e: unknown) => errors.push(e) });
+        socket.receive({ ...START, start: { mediaFormat } });
+        // said after it: errors at once
+        call.say(cold('a|', { a: segment(0, 'One.', 320) })).subscribe({ error: (e: unknown) => errors.push(e) });
+        flush();
+        expect(errors).toMatchObject([{ reason: 'media_format' }, { reason: 'media_format' }]);
+        expect(sent).toEqual([]);
+      });
+    }
+    // control: the same call in mono mu-law at 8 kHz plays
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive({ ...START, start: { mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } });
+      call.say(cold('a|', { a: segment(0, 'One.', 320) })).subscribe({ error: () => undefined });
+      flush();
+      expect(sent.filter((s) => s.event === 'media')).toHaveLength(2);
     });
   });
 });
