@@ -51,6 +51,8 @@ export class CallPlayback {
   private static marksMade = 0;
   private speech: Subscription | undefined;
   private timer: Subscription | undefined;
+  /** The wait for the marks after the last frame (apart from `timer`, which holds back `pump`). */
+  private markWait: Subscription | undefined;
   private nextAt = -Infinity;
   private sentFrames = 0;
   private confirmedFrames = 0;
@@ -171,7 +173,7 @@ export class CallPlayback {
   /** Everything was sent: wait for the marks to come back (at most `markTimeoutMs`), then end. */
   private drained(): void {
     if (this.marks.size === 0) return this.finish('ended');
-    this.timer ??= this.link.scheduler.schedule(() => this.finish('ended'), this.link.markTimeoutMs);
+    this.markWait ??= this.link.scheduler.schedule(() => this.finish('ended'), this.link.markTimeoutMs);
   }
 
   private finish(reason: HeardReason, error?: unknown): void {
@@ -181,6 +183,7 @@ export class CallPlayback {
     const allSent = this.speechDone && this.queue.length === 0;
     this.timer?.unsubscribe();
     this.timer = undefined;
+    this.markWait?.unsubscribe();
     this.speech?.unsubscribe();
     this.queue.length = 0;
     this.link.released();

@@ -153,6 +153,40 @@ describe('twilioMediaStream pacing (virtual time)', () => {
     });
   });
 
+  it('a mark echoed twice counts once, and the speech ends when its mark comes back, not at markTimeoutMs', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler, markTimeoutMs: 5000 });
+      const events: Array<[number, string]> = [];
+      socket.receive(START);
+      call.say(cold('a|', { a: segment(0, 'One.', 320) })).subscribe((e) => events.push([scheduler.now(), e.type]));
+      const echo = () => socket.receive({ event: 'mark', streamSid: 'MZ1', mark: { name: sent.find((s) => s.event === 'mark')!.name } });
+      scheduler.schedule(echo, 100);
+      scheduler.schedule(echo, 100);
+      flush();
+      expect(events).toEqual([
+        [20, 'segmentSent'],
+        [100, 'segmentPlayed'],
+        [100, 'heard'],
+      ]);
+    });
+    // control: with no echo the same speech ends markTimeoutMs after its last frame, so the time above is seen
+    const control = newScheduler();
+    control.run(({ cold, flush }) => {
+      const { socket } = fakeSocket(() => control.now());
+      const call = twilioMediaStream(socket, { scheduler: control, markTimeoutMs: 5000 });
+      const events: Array<[number, string]> = [];
+      socket.receive(START);
+      call.say(cold('a|', { a: segment(0, 'One.', 320) })).subscribe((e) => events.push([control.now(), e.type]));
+      flush();
+      expect(events).toEqual([
+        [20, 'segmentSent'],
+        [5020, 'heard'],
+      ]);
+    });
+  });
+
   it('speech that is not WAV halfway through: clear for the frames already sent, then the error', () => {
     const scheduler = newScheduler();
     scheduler.run(({ cold, flush }) => {
