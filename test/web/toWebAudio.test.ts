@@ -405,6 +405,64 @@ describe('the incremental WAV decoder', () => {
   });
 });
 
+describe('the incremental WAV decoder: reference values and chunk layouts', () => {
+  /** A file of `format` whose data chunk holds `data` (bytes as the RIFF/WAVE spec lays them out). */
+  const file = (format: { bitsPerSample: number; audioFormat: 1 | 3; channels?: number }, data: number[]): Uint8Array =>
+    Uint8Array.from([...wavHeader({ sampleRate: 8000, channels: 1, ...format }, data.length), ...data]);
+  const decoded = (bytes: Uint8Array): number[][] => createWavStreamDecoder().feed(bytes)!.channels.map((c) => [...c]);
+
+  it('decodes each sample type to the value the WAVE format gives it', () => {
+    // Microsoft/IBM RIFF spec (Multimedia Programming Interface and Data Specifications 1.0):
+    // 8-bit samples are unsigned with 128 as zero; wider ones are signed two's complement, little-endian
+    expect(decoded(file({ bitsPerSample: 8, audioFormat: 1 }, [0x00, 0x80, 0xff, 0x01]))).toEqual([[-1, 0, 127 / 128, -127 / 128]]);
+    // 24-bit: 0x800000 = -8388608, 0x7FFFFF = 8388607, 0x000001 = 1, 0xFFFFFF = -1 (full scale 2^23)
+    expect(decoded(file({ bitsPerSample: 24, audioFormat: 1 }, [0x00, 0x00, 0x80, 0xff, 0xff, 0x7f, 0x01, 0x00, 0x00, 0xff, 0xff, 0xff]))).toEqual([
+      [-1, 8388607 / 8388608, 1 / 8388608, -1 / 8388608],
+    ]);
+    // 32-bit: 0x80000000 = -2^31, 0x40000000 = 2^30, 0xFFFFFFFF = -1, 0x00000001 = 1 (full scale 2^31)
+    expect(decoded(file({ bitsPerSample: 32, audioFormat: 1 }, [0, 0, 0, 0x80, 0, 0, 0, 0x40, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0]))).toEqual([
+      [-1, 0.5, -(2 ** -31), 2 ** -31],
+    ]);
+    // IEEE float (format 3), little-endian: 0x3E800000 = 0.25, 0xBF000000 = -0.5
+    expect(decoded(file({ bitsPerSample: 32, audioFormat: 3 }, [0, 0, 0x80, 0x3e, 0, 0, 0, 0xbf]))).toEqual([[0.25, -0.5]]);
+    // interleaved stereo, 16-bit: L = 0x0100 = 256, R = 0xFF00 = -256, then L = 0x8000 = -32768, R = 0x7FFF = 32767
+    expect(decoded(file({ bitsPerSample: 16, audioFormat: 1, channels: 2 }, [0x00, 0x01, 0x00, 0xff, 0x00, 0x80, 0xff, 0x7f]))).toEqual([
+      [256 / 32768, -1],
+      [-256 / 32768, 32767 / 32768],
+    ]);
+  });
+
+  it('skips an odd-sized chunk before the data and its pad byte, split anywhere', () => {
+    const header = wavHeader({ sampleRate: 8000, channels: 1, bitsPerSample: 16, audioFormat: 1 }, 6);
+    const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
+    // RIFF, WAVE, fmt (16 bytes), then LIST of 5 bytes + 1 pad byte (RIFF chunks are word-aligned), then data
+    const list = [...ascii('LIST'), 5, 0, 0, 0, ...ascii('INFOx'), 0xaa];
+    const data = [0xe8, 0x03, 0x18, 0xfc, 0xff, 0x7f]; // 1000, -1000, 32767
+    const bytes = Uint8Array.from([...header.subarray(0, 36), ...list, ...header.subarray(36), ...data]);
+    new DataView(bytes.buffer).setUint32(4, bytes.length - 8, true);
+    const expected = [1000 / 32768, -1000 / 32768, 32767 / 32768];
+    expect(decoded(bytes)).toEqual([expected]);
+    // control: the same file with the pad byte dropped from the walk is not read (the walk lands on "\xaaLIS"...)
+    const unpadded = Uint8Array.from([...bytes.subarray(0, 36 + 13), ...bytes.subarray(36 + 14)]);
+    expect(createWavStreamDecoder().feed(unpadded)).toBeUndefined();
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 40 }), (cuts) => {
+        const decoder = createWavStreamDecoder();
+        const samples: number[] = [];
+        let at = 0;
+        for (const cut of [...cuts, bytes.length]) {
+          const end = Math.min(bytes.length, at + cut);
+          const out = decoder.feed(bytes.subarray(at, end));
+          if (out) samples.push(...out.channels[0]!);
+          at = end;
+          if (at >= bytes.length) break;
+        }
+        expect(samples).toEqual(expected);
+      }),
+    );
+  });
+});
+
 function label(event: PlaybackEvent): string {
   switch (event.type) {
     case 'segmentScheduled':
