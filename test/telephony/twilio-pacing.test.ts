@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TestScheduler } from 'rxjs/testing';
 import { encodeWav16 } from '../../src/audio/wav.js';
-import type { SpokenSegment } from '../../src/live/index.js';
+import type { HeardInput, HeardReport, SpokenSegment } from '../../src/live/index.js';
 import { twilioMediaStream, type CallPlaybackEvent, type CallSocketLike } from '../../src/telephony/index.js';
 
 type Listener = (event: unknown) => void;
@@ -10,7 +10,7 @@ type Listener = (event: unknown) => void;
 function fakeSocket(now: () => number) {
   const listeners = new Map<string, Set<Listener>>();
   const sent: Array<{ at: number; event: string; bytes?: number; name?: string; payload?: Uint8Array }> = [];
-  const socket: CallSocketLike & { receive(message: unknown): void } = {
+  const socket: CallSocketLike & { receive(message: unknown): void; readyState: number } = {
     readyState: 1,
     send(data) {
       const message = JSON.parse(data) as { event: string; media?: { payload: string }; mark?: { name: string } };
@@ -235,6 +235,47 @@ describe('twilioMediaStream pacing (virtual time)', () => {
       call.say(cold('a|', { a: segment(0, 'One.', 320) })).subscribe({ error: () => undefined });
       flush();
       expect(sent.filter((s) => s.event === 'media')).toHaveLength(2);
+    });
+  });
+
+  it('audio of a segment other than the open one is not played', () => {
+    const events: Record<string, HeardInput> = {
+      s: { type: 'segmentStart', segment_id: 0, text: 'One.' },
+      a: { type: 'audio', segment_id: 0, bytes: encodeWav16(new Int16Array(320).fill(1000), 8000) }, // 2 frames
+      x: { type: 'audio', segment_id: 7, bytes: new Uint8Array(1600).fill(0x10) }, // 800 samples: 5 frames if played
+      d: { type: 'segmentDone', segment_id: 0 },
+    };
+    const sentFor = (marbles: string) => {
+      const scheduler = newScheduler();
+      return scheduler.run(({ cold, flush }) => {
+        const { socket, sent } = fakeSocket(() => scheduler.now());
+        const call = twilioMediaStream(socket, { scheduler });
+        socket.receive(START);
+        call.say(cold(marbles, events)).subscribe();
+        flush();
+        return sent.map((s) => s.event);
+      });
+    };
+    expect(sentFor('saxd|')).toEqual(['media', 'media', 'mark']);
+    // control: the same bytes as audio of the open segment are played (5 frames more)
+    events['x'] = { type: 'audio', segment_id: 0, bytes: new Uint8Array(1600).fill(0x10) };
+    expect(sentFor('saxd|')).toEqual(['media', 'media', 'media', 'media', 'media', 'media', 'media', 'mark']);
+  });
+
+  it('a socket that is no longer open: the frame is not counted as sent, and say() errors with closed', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const reports: HeardReport[] = [];
+      const call = twilioMediaStream(socket, { scheduler, onHeard: (r) => reports.push(r) });
+      socket.receive(START);
+      let error: unknown;
+      call.say(cold('a|', { a: segment(0, 'One two.', 800) })).subscribe({ error: (e: unknown) => (error = e) });
+      scheduler.schedule(() => (socket.readyState = 2), 30); // closing, its close event not yet come
+      flush();
+      expect(sent.map((s) => s.at)).toEqual([0, 20]); // control: frames went while it was open
+      expect(error).toMatchObject({ reason: 'closed' });
+      expect(reports).toMatchObject([{ playedSeconds: 0.04, complete: false }]);
     });
   });
 });
