@@ -121,6 +121,42 @@ describe('encodeAudio', () => {
     }
   });
 
+  it('mp3: whole frames back to back, as many as the input needs, the last frames of the encoder (flush) included', async () => {
+    expect(await loadMp3Encoder()).toBe(true);
+    // Layer III frame headers, ISO/IEC 11172-3 (MPEG-1) and 13818-3 (MPEG-2, 2.5): bit rates (kbit/s)
+    // by index, sample rates by version, bytes = 144000 (MPEG-1) or 72000 x kbit/s / rate + padding,
+    // 1152 (MPEG-1) or 576 samples a frame
+    const KBPS = { 1: [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320], 2: [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160] };
+    const RATES: Record<number, number[]> = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] };
+    const walk = (mp3: Uint8Array) => {
+      let at = 0;
+      let samples = 0;
+      while (at < mp3.length) {
+        const [b0, b1, b2] = [mp3[at]!, mp3[at + 1]!, mp3[at + 2]!];
+        expect([b0, b1 & 0xe0, (b1 >> 1) & 3]).toEqual([0xff, 0xe0, 1]); // a frame sync, layer III
+        const version = (b1 >> 3) & 3;
+        const kbps = KBPS[version === 3 ? 1 : 2][b2 >> 4]!;
+        const rate = RATES[version]![(b2 >> 2) & 3]!;
+        at += Math.floor(((version === 3 ? 144000 : 72000) * kbps) / rate) + ((b2 >> 1) & 1);
+        samples += version === 3 ? 1152 : 576;
+      }
+      expect(at).toBe(mp3.length); // the last frame ends with the bytes
+      return samples;
+    };
+    for (const [rate, seconds] of [
+      [44100, 2],
+      [22050, 1],
+      [8000, 3],
+    ] as const) {
+      const pcm = Int16Array.from({ length: rate * seconds }, (_, i) => Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 10000));
+      const frameSamples = rate >= 32000 ? 1152 : 576;
+      const samples = walk(encodeAudio(pcm, rate, 'mp3'));
+      // every input sample is in a frame (after the encoder's delay), and at most a few frames more
+      expect(samples).toBeGreaterThanOrEqual(pcm.length + 576);
+      expect(samples).toBeLessThanOrEqual(pcm.length + 576 + 3 * frameSamples);
+    }
+  });
+
   it('resamples linearly to the requested rate', () => {
     const src = new Int16Array(22050).fill(1000);
     const out = resample(src, 22050, 16000);
