@@ -189,6 +189,24 @@ describe('toWebAudio in virtual time', () => {
     });
   });
 
+  it('a word that starts exactly where the audio so far ends waits for its own audio (a late frame moves it)', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const context = new FakeContext(() => ts.now() / 1000);
+      const { bytes } = wav(0.3);
+      const speech = cold<LiveSpeechEvent>('s a 498ms b c |', {
+        s: { type: 'segmentStart', segment_id: 0, text: 'a b c', word_timestamps: words(0, 0.1, 0.2) },
+        a: { type: 'audio', segment_id: 0, bytes: bytes.subarray(0, 44 + 1600) }, // 0.1 s: ends where w1 starts
+        b: { type: 'audio', segment_id: 0, bytes: bytes.subarray(44 + 1600) }, // 500 ms later: an underrun
+        c: { type: 'segmentDone', segment_id: 0 },
+      });
+      const heard = speech.pipe(toWebAudio({ context, scheduler: ts }), wordsAsHeard(), map((w) => `${w.word}@${w.time.toFixed(3)}`));
+      // w1's first sample is the second piece's first: heard at 550 ms, not at the end of the
+      // first piece (151 ms), when nothing plays
+      expectObservable(heard).toBe('51ms a 498ms b 99ms c 99ms |', { a: 'w0@0.051', b: 'w1@0.550', c: 'w2@0.650' });
+    });
+  });
+
   it('barge-in: unsubscribing stops every source at once, disconnects the output and closes the session', () => {
     const ts = testScheduler();
     ts.run(({ cold, expectObservable, expectSubscriptions }) => {
@@ -504,6 +522,30 @@ describe('toWebAudio reports what was heard (onHeard)', () => {
       ts.flush();
       expect(reports).toEqual([{ heard: 'One two', unheard: ' three. Four.', playedSeconds: expect.closeTo(0.25, 9), complete: false, method: 'timestamps' }]);
     });
+  });
+
+  it('barge-in between sentences, all that arrived played but the speech not over: not complete (control: over, complete)', () => {
+    const run = (marbles: string): Array<{ complete: boolean; heard: string; unheard: string }> => {
+      const ts = testScheduler();
+      const reports: Array<{ complete: boolean; heard: string; unheard: string }> = [];
+      ts.run(({ cold }) => {
+        const context = new FakeContext(() => ts.now() / 1000);
+        const speech = cold<LiveSpeechEvent>(marbles, {
+          s: { type: 'segmentStart', segment_id: 0, text: 'One.', word_timestamps: words(0) },
+          a: { type: 'audio', segment_id: 0, bytes: wav(0.2).bytes },
+          d: { type: 'segmentDone', segment_id: 0 },
+        });
+        const playing = speech.pipe(toWebAudio({ context, scheduler: ts, onHeard: (r) => reports.push(r) })).subscribe();
+        // the segment plays from 51 ms to 251 ms; at 400 ms the listener interrupts (if still playing)
+        ts.schedule(() => playing.unsubscribe(), 400);
+        ts.flush();
+      });
+      return reports;
+    };
+    // the session is still open (more text may come): everything so far heard, yet not complete
+    expect(run('s a d')).toEqual([expect.objectContaining({ heard: 'One.', unheard: '', complete: false })]);
+    // control: the same audio with the speech over is complete
+    expect(run('s a d |')).toEqual([expect.objectContaining({ heard: 'One.', unheard: '', complete: true })]);
   });
 
   it('at the end: everything heard, reported once; a bad onHeard throws at once', () => {
