@@ -35,6 +35,24 @@ describe('rxvoice/relay: limits at their edges', () => {
     }
   });
 
+  it('an empty text.chunk is not forwarded; the text around it is', async () => {
+    const h = await harness();
+    try {
+      const b = browser(h.url);
+      await b.opened;
+      b.ws.send(START);
+      await expect.poll(() => json(b.frames).map((f) => f.type)).toContain('session.ready');
+      const upstream = upstreams.at(-1)!;
+      b.ws.send(chunk(''));
+      b.ws.send(chunk('Hello.'));
+      b.ws.send(DONE);
+      expect((await b.closed).code).toBe(1000);
+      expect(upstream.sent).toEqual([START, chunk('Hello.'), DONE]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('charactersPerMinute: exactly the budget is spoken; one character more closes 4429', async () => {
     const h = await harness({ limits: { charactersPerMinute: 20 } });
     try {

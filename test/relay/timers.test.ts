@@ -102,6 +102,41 @@ describe('rxvoice/relay: timers on its scheduler', () => {
     }
   });
 
+  it('a client’s sessions share clientBytesPerSecond: together over it, the second is throttled; another client is not', async () => {
+    const time = clock(); // the clock stands still: no bucket refills during the test
+    const h = await harness({
+      scheduler: time.scheduler,
+      limits: { sessionsPerClient: 2, bytesPerSecond: 1_000_000, clientBytesPerSecond: 4096, frameBytes: 4096, textPerSession: 1_000_000, charactersPerMinute: 1_000_000 },
+    });
+    const throttled: string[] = [];
+    h.relay.events.subscribe((event) => {
+      if (event.type === 'throttled') throttled.push(`${event.client} ${event.cause}`);
+    });
+    const big = JSON.stringify({ type: 'text.chunk', text: 'word '.repeat(600) }); // ~3 KB: within one bucket, not two
+    try {
+      const speak = async (client: string): Promise<void> => {
+        const b = browser(h.url, { 'x-client': client });
+        await b.opened;
+        b.ws.send(START);
+        await expect.poll(() => json(b.frames).map((f) => f.type)).toContain('session.ready');
+        const upstream = upstreams.at(-1)!;
+        b.ws.send(big);
+        await expect.poll(() => upstream.sent.length).toBe(2); // read and forwarded
+      };
+      await speak('shared');
+      expect(throttled).toEqual([]);
+      await speak('other'); // control: another client's bucket is its own
+      expect(throttled).toEqual([]);
+      await speak('shared'); // ~6 KB of one client's: over its 4096 per second
+      expect(throttled).toEqual(['shared bytesPerSecond']);
+    } finally {
+      // the throttled browser is not read, so it cannot answer the close frame: the grace runs out
+      const closing = h.close();
+      time.to(time.scheduler.now() + 2000);
+      await closing;
+    }
+  });
+
   it('a browser that never answers the close frame is cut off CLOSE_GRACE_MS (2 s) later', async () => {
     const time = clock();
     const h = await harness({ scheduler: time.scheduler, limits: { startTimeoutMs: 1000 } });
