@@ -113,6 +113,47 @@ describe('rxvoice/relay: origins over plain sockets', () => {
 });
 
 describe('rxvoice/relay: who a client is', () => {
+  it('origins listed are compared as origins: a default port written out, or a capital letter, still names the page', async () => {
+    const listed = await harness({ origins: ['https://app.example.com:443', 'http://Tools.Example.com'] });
+    try {
+      for (const origin of ['https://app.example.com', 'http://tools.example.com']) {
+        const page = browser(listed.url, { origin });
+        await page.opened;
+        page.ws.send(START);
+        page.ws.send(JSON.stringify({ type: 'text.done' }));
+        expect((await page.closed).code).toBe(1000);
+      }
+      // control: an origin not listed is refused
+      expect((await browser(listed.url, { origin: 'https://evil.example.com' }).closed).code).toBe(4403);
+    } finally {
+      await listed.close();
+    }
+  });
+
+  it('only path and path/live-tts/ws are the relay’s: other paths under it are not served (404)', async () => {
+    const statusOf = (url: string): Promise<number | 'open'> =>
+      new Promise((resolve) => {
+        const ws = new WebSocket(url, { headers: { origin: new URL(url).origin.replace(/^ws/, 'http') } });
+        ws.on('error', () => undefined);
+        ws.once('open', () => {
+          resolve('open');
+          ws.terminate();
+        });
+        ws.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      });
+    const site = await harness();
+    try {
+      for (const path of ['/speechx', '/speech/other', '/speech/live-tts/ws/more', '/speech/live-tts/wsx']) {
+        expect(await statusOf(site.url.replace(/\/speech$/, path))).toBe(404);
+      }
+      // control: the relay's own paths open
+      expect(await statusOf(site.url)).toBe('open');
+      expect(await statusOf(`${site.url}/live-tts/ws`)).toBe('open');
+    } finally {
+      await site.close();
+    }
+  });
+
   it('an IPv6 address counts by its /64 (one machine holds a whole /64); IPv4, also mapped, as is', async () => {
     const { addressClient } = await import('../../src/relay/origin.js');
     const machine = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:0DB8:0001:0002:aaaa::9%eth0', '2001:db8:1:2:0:0:10.0.0.1'];
