@@ -134,7 +134,10 @@ export class HeardTracker {
       }
       const seconds = durationOf(segment);
       if (segment.words.length === 0 && segment.text.trim() !== '') method = 'estimated';
-      if (playedSeconds + EPSILON >= offset + seconds && seconds > 0) {
+      // a segment without audio (an empty WAV) is heard once the playback has reached it, so
+      // that the segments after it count when played (nothing is heard before anything played)
+      const played = seconds > 0 ? playedSeconds + EPSILON >= offset + seconds : playedSeconds > EPSILON && playedSeconds + EPSILON >= offset;
+      if (played) {
         heard += segment.text;
         offset += seconds;
         continue;

@@ -67,6 +67,47 @@ describe('heardText', () => {
     expect(heardText(events, 0.5)).toMatchObject({ heard: '', unheard: 'One two.' });
   });
 
+  /** One segment's events: its text, then `wav` in one frame. */
+  const segmentOf = (segment_id: number, text: string, wav: Uint8Array): LiveSpeechEvent[] => [
+    { type: 'segmentStart', segment_id, text },
+    { type: 'audio', segment_id, bytes: wav },
+    { type: 'segmentDone', segment_id },
+  ];
+  const wavOf = (seconds: number): Uint8Array => encodeWav16(new Int16Array(Math.round(seconds * RATE)), RATE);
+
+  it('a segment with no audio (an empty WAV) does not hold back the segments played after it', () => {
+    const events = [...segmentOf(0, 'One.', wavOf(1)), ...segmentOf(1, ' ...', wavOf(0)), ...segmentOf(2, ' Two.', wavOf(1))];
+    expect(heardText(events, 0)).toMatchObject({ heard: '', complete: false });
+    expect(heardText(events, 0.5)).toMatchObject({ heard: '' });
+    expect(heardText(events, 1)).toMatchObject({ heard: 'One. ... ', unheard: 'Two.' });
+    expect(heardText(events, 2)).toMatchObject({ heard: 'One. ... Two.', unheard: '', complete: true });
+    expect(heardText(events, 5).complete).toBe(true);
+    // first in the session: nothing is heard before anything played, then it is
+    const first = [...segmentOf(0, '...', wavOf(0)), ...segmentOf(1, ' One.', wavOf(1))];
+    expect(heardText(first, 0)).toMatchObject({ heard: '', unheard: '... One.' });
+    expect(heardText(first, 0.5)).toMatchObject({ heard: '... ', unheard: 'One.' });
+    // control: the same session with the middle segment given audio is cut inside it
+    const control = [...segmentOf(0, 'One.', wavOf(1)), ...segmentOf(1, ' ...', wavOf(1)), ...segmentOf(2, ' Two.', wavOf(1))];
+    expect(heardText(control, 1.5)).toMatchObject({ heard: 'One. ', unheard: '... Two.' });
+  });
+
+  it("a WAV's length is its data chunk's declared size, not bytes after it; with the size unknown (streamed), the bytes after the header", () => {
+    // a chunk after the data (`LIST`, 2,000 bytes = 1 s more at 1 kHz 16-bit) is not audio
+    const list = new Uint8Array(8 + 2000);
+    list.set([0x4c, 0x49, 0x53, 0x54, 0xd0, 0x07, 0, 0]); // 'LIST', 2000 little-endian
+    const withList = new Uint8Array([...wavOf(1), ...list]);
+    const events = [...segmentOf(0, 'One two.', withList), ...segmentOf(1, ' Three.', wavOf(1))];
+    expect(heardText(events, 1)).toMatchObject({ heard: 'One two. ', unheard: 'Three.' });
+    expect(heardText(events, 2).complete).toBe(true);
+    // a streamed WAV declares its data size as 0xFFFFFFFF: the bytes after the 44-byte header
+    // are the audio (1 s), the header itself is not (it would make the segment 22 ms longer)
+    const streamed = wavOf(1);
+    new DataView(streamed.buffer, streamed.byteOffset).setUint32(40, 0xffffffff, true);
+    const live = [...segmentOf(0, 'One two.', streamed), ...segmentOf(1, ' Three.', wavOf(1))];
+    expect(heardText(live, 1)).toMatchObject({ heard: 'One two. ', unheard: 'Three.' });
+    expect(heardText(live, 2).complete).toBe(true);
+  });
+
   it('rejects a played time that is not a number of seconds from 0', () => {
     for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => heardText(TWO, bad)).toThrow(ValidationError);
   });
