@@ -108,6 +108,27 @@ describe('heardText', () => {
     expect(heardText(live, 2).complete).toBe(true);
   });
 
+  it('word timestamps that split the words otherwise than the text are mapped by their characters', () => {
+    // the service timed 'fri' and 'end.' apart: after 'fri' ended, 'friend.' is not heard yet
+    const events: LiveSpeechEvent[] = [
+      { type: 'segmentStart', segment_id: 0, text: 'Hello there, friend.', word_timestamps: [
+        { word: 'Hello', start: 0, end: 0.4 }, { word: 'there,', start: 0.45, end: 0.9 }, { word: 'fri', start: 0.95, end: 1.1 }, { word: 'end.', start: 1.1, end: 1.4 },
+      ] },
+      ...segmentOf(0, '', wavOf(1.5)).slice(1),
+    ];
+    expect(heardText(events, 1.15)).toMatchObject({ heard: 'Hello there,', unheard: ' friend.', method: 'timestamps' });
+    expect(heardText(events, 1.45).heard).toBe('Hello there, friend.');
+  });
+
+  it("a cut before a segment's first word keeps its leading space on the heard side; a segment of spaces alone needs no timestamps", () => {
+    expect(heardText(TWO, 1.6)).toMatchObject({ heard: 'Hello there, friend. ', unheard: 'How are you?' });
+    const withSpaces: LiveSpeechEvent[] = [...TWO.slice(0, -1), ...segmentOf(2, '  ', wavOf(0.2)), { type: 'done' }];
+    expect(heardText(withSpaces, 2.6).method).toBe('timestamps');
+    // control: a segment with words and no timestamps makes the cut an estimate
+    const withWords: LiveSpeechEvent[] = [...TWO.slice(0, -1), ...segmentOf(2, ' Bye.', wavOf(0.2)), { type: 'done' }];
+    expect(heardText(withWords, 2.6).method).toBe('estimated');
+  });
+
   it('rejects a played time that is not a number of seconds from 0', () => {
     for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => heardText(TWO, bad)).toThrow(ValidationError);
   });
