@@ -123,14 +123,23 @@ export function traceSpeech(options: TraceSpeechOptions = {}): MonoTypeOperatorF
   };
 }
 
-/** `server.address` and `server.port` from a URL, or `server.address` from a host name. */
+/** `server.address` and `server.port` from a URL or a `host:port`, or `server.address` from a host name. */
 function serverAttributes(address: string | undefined): OtelAttributes {
   if (address === undefined) return {};
+  // `localhost:8080` parses as a URL of scheme `localhost:` with no host: read it as host and port
+  // (under a scheme with no default port, so that `:80` or `:443` is kept).
+  const url = parsedUrl(address) ?? parsedUrl(`tcp://${address}`);
+  if (url === undefined) return { 'server.address': address };
+  const port = url.port === '' ? undefined : Number(url.port);
+  return port === undefined ? { 'server.address': url.hostname } : { 'server.address': url.hostname, 'server.port': port };
+}
+
+/** The URL in `text` when it names a host, else undefined. */
+function parsedUrl(text: string): URL | undefined {
   try {
-    const url = new URL(address);
-    const port = url.port === '' ? undefined : Number(url.port);
-    return port === undefined ? { 'server.address': url.hostname } : { 'server.address': url.hostname, 'server.port': port };
+    const url = new URL(text);
+    return url.hostname === '' ? undefined : url;
   } catch {
-    return { 'server.address': address };
+    return undefined;
   }
 }
