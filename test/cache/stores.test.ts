@@ -4,7 +4,7 @@
  * writes atomically under concurrent writers; the Redis store against a real redis-server.
  * Expiry and unreadable entries through speechCache's core.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,41 @@ function storeContract(name: string, make: () => Promise<CacheStore>) {
       await store.set(key(4), bytes(2000, 4), opts(1000));
       expect(await store.get(key(4))).toBeUndefined();
       expect(await store.get(key(1))).toBeDefined();
+      await store.close?.();
+    });
+
+    it('an entry of exactly maxBytes is kept, and so are entries filling maxBytes exactly', async () => {
+      const store = await make();
+      await store.set(key(1), bytes(1000, 1), opts(1000));
+      expect(await store.get(key(1))).toBeDefined();
+      await delay(15); // recency in the file store is the mtime
+      await store.set(key(2), bytes(500, 2), opts(1000));
+      await delay(15);
+      await store.set(key(3), bytes(500, 3), opts(1000));
+      expect(await store.get(key(2))).toBeDefined();
+      expect(await store.get(key(3))).toBeDefined();
+      await store.close?.();
+    });
+
+    it('a replaced entry counts once, a deleted one not at all (control: a third entry past the bound evicts)', async () => {
+      const store = await make();
+      await store.set(key(1), bytes(600, 1), opts(1000));
+      await store.set(key(1), bytes(600, 9), opts(1000));
+      await delay(15); // recency in the file store is the mtime
+      await store.set(key(2), bytes(300, 2), opts(1000)); // 900: both fit
+      expect((await store.get(key(1)))?.[0]).toBe(9);
+      expect(await store.get(key(2))).toBeDefined();
+      await store.delete(key(1));
+      await delay(15);
+      await store.set(key(3), bytes(600, 3), opts(1000)); // 900 again
+      expect(await store.get(key(3))).toBeDefined();
+      await delay(15);
+      expect(await store.get(key(2))).toBeDefined(); // now the most recent
+      await delay(15);
+      await store.set(key(4), bytes(600, 4), opts(1000)); // 1500: the least recent (3) goes
+      expect(await store.get(key(3))).toBeUndefined();
+      expect(await store.get(key(2))).toBeDefined();
+      expect(await store.get(key(4))).toBeDefined();
       await store.close?.();
     });
   });
@@ -100,6 +135,65 @@ describe('fileCacheStore under concurrent writers', () => {
   });
 });
 
+describe('memoryCacheStore', () => {
+  it("its own maxBytes bounds it below the cache's (control: without it the same entries stay)", async () => {
+    const fill = async (store: CacheStore) => {
+      await store.set(key(1), bytes(400, 1), opts(10_000));
+      await store.set(key(2), bytes(400, 2), opts(10_000));
+      return [(await store.get(key(1))) !== undefined, (await store.get(key(2))) !== undefined];
+    };
+    expect(await fill(memoryCacheStore({ maxBytes: 500 }))).toEqual([false, true]);
+    expect(await fill(memoryCacheStore())).toEqual([true, true]);
+  });
+
+  it("keeps its own copy: the caller's buffer changed after set does not change the entry", async () => {
+    const store = memoryCacheStore();
+    const value = bytes(10, 1);
+    await store.set(key(1), value, opts(100));
+    value.fill(2);
+    expect([...(await store.get(key(1)))!]).toEqual([...bytes(10, 1)]);
+  });
+});
+
+describe('fileCacheStore', () => {
+  const tempFiles = (dir: string) => readdirSync(dir).filter((n) => n.endsWith('.tmp'));
+
+  it('a write whose rename fails leaves no temporary file (control: the listing shows dot files)', async () => {
+    const dir = tempDir();
+    const store = fileCacheStore(dir);
+    mkdirSync(join(dir, key(1) + '.rxvc')); // a directory where the entry goes: the rename fails
+    await expect(store.set(key(1), bytes(10, 1), opts(1000))).rejects.toThrow();
+    expect(tempFiles(dir)).toEqual([]);
+    writeFileSync(join(dir, `.${key(1)}.control.tmp`), 'x');
+    expect(tempFiles(dir)).toEqual([`.${key(1)}.control.tmp`]);
+  });
+
+  it("a crashed writer's temporary file older than an hour is removed by the next write; a fresh one is kept", async () => {
+    const dir = tempDir();
+    const store = fileCacheStore(dir);
+    const stale = `.${key(1)}.stale.tmp`;
+    const fresh = `.${key(1)}.fresh.tmp`;
+    writeFileSync(join(dir, stale), 'half');
+    writeFileSync(join(dir, fresh), 'half');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(join(dir, stale), twoHoursAgo, twoHoursAgo);
+    await store.set(key(2), bytes(10, 2), opts(1000));
+    expect(tempFiles(dir)).toEqual([fresh]);
+  });
+
+  it('a key that is not 64 hex digits is refused, never made a path', async () => {
+    const dir = tempDir();
+    const store = fileCacheStore(dir);
+    for (const bad of ['../' + key(1).slice(3), key(1).toUpperCase().replace(/0/g, 'A'), '']) {
+      await expect(store.get(bad)).rejects.toThrow(TypeError);
+      await expect(store.set(bad, bytes(1, 1), opts(10))).rejects.toThrow(TypeError);
+      await expect(store.delete(bad)).rejects.toThrow(TypeError);
+    }
+    await store.set(key(1), bytes(1, 1), opts(10)); // control: a good key is stored
+    expect(readdirSync(dir)).toEqual([key(1) + '.rxvc']);
+  });
+});
+
 describe('entries and keys', () => {
   it('an entry round-trips; any truncation or other bytes decode to undefined, never to wrong audio', () => {
     fc.assert(
@@ -111,6 +205,10 @@ describe('entries and keys', () => {
         for (let cut = 0; cut < encoded.byteLength; cut += Math.max(1, Math.floor(encoded.byteLength / 7))) {
           expect(decodeEntry(encoded.subarray(0, cut))).toBeUndefined();
         }
+        // bytes after the audio: not this entry either
+        const longer = new Uint8Array(encoded.byteLength + 1);
+        longer.set(encoded);
+        expect(decodeEntry(longer)).toBeUndefined();
       }),
     );
     fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (junk) => void decodeEntry(junk)));

@@ -118,6 +118,48 @@ describe('translateThenSpeak on the emulator', () => {
     expect(squash(streamError.received).endsWith(squash(sessionError.unspoken))).toBe(true);
   });
 
+  const spokenTexts = (events: LiveSpeechEvent[]) =>
+    events.filter((e): e is Extract<LiveSpeechEvent, { type: 'segmentStart' }> => e.type === 'segmentStart').map((e) => e.text.trim());
+
+  it('streamed with `texts`: the texts joined by blank lines, each spoken; onCredits hears the price of the stream', async () => {
+    const texts = ['Good morning.', 'See you there.'];
+    const credits: Array<number | undefined> = [];
+    const events = await lastValueFrom(
+      translateThenSpeak(client, {
+        translation: { texts, source_language: 'en-us', target_language: 'de-de' },
+        translationMode: 'streamed',
+        speech: { voice_id: 1 },
+        onCredits: (c) => credits.push(c),
+      }).pipe(toArray()),
+    );
+    const spoken = spokenTexts(events);
+    expect(spoken).toHaveLength(2);
+    expect(spoken.join(' ')).toBe(pseudoLocalize(texts.join('\n\n'), 'de-de').replace(/\s+/g, ' '));
+    expect(credits).toHaveLength(1);
+    expect(credits[0]).toBeGreaterThan(0);
+  });
+
+  it('streamed, the signal aborts the translation: the chain errors with the AbortError as cause (control: not aborted, it completes)', async () => {
+    const controller = new AbortController();
+    const run = (signal?: AbortSignal) =>
+      lastValueFrom(
+        translateThenSpeak(client, {
+          translation: { text: SOURCE, source_language: 'en-us', target_language: 'de-de' },
+          translationMode: 'streamed',
+          speech: { voice_id: 1 },
+          observeTranslation: { next: () => controller.abort() },
+          ...(signal ? { signal } : {}),
+        }),
+      ).then(
+        (last) => last,
+        (error: unknown) => error,
+      );
+    const aborted = await run(controller.signal);
+    expect(aborted).toMatchObject({ name: 'LiveSessionError', code: 'text_source' });
+    expect((aborted as LiveSessionError).cause).toMatchObject({ name: 'AbortError' });
+    expect(await run()).toEqual({ type: 'done' });
+  });
+
   describe('polled (the default)', () => {
     const TEXTS = [
       'Good morning everyone.',
@@ -189,6 +231,33 @@ describe('translateThenSpeak on the emulator', () => {
       expect(firstAudio).toBeLessThan(log.indexOf('translation complete'));
       // Texts still arrived after the first audio: the later batches were translating.
       expect(log.slice(firstAudio).includes('text')).toBe(true);
+    });
+
+    it('every batch is created at once: all three tasks before the first result is fetched', async () => {
+      const restore = durationBySize();
+      const before = emu.requests.length;
+      try {
+        await lastValueFrom(translateThenSpeak(client, { translation: { texts: TEXTS, source_language: 'en-us', target_language: 'de-de' }, speech: { voice_id: 1 } }));
+      } finally {
+        restore();
+      }
+      const steps = emu.requests
+        .slice(before)
+        .filter((r) => (r.method === 'POST' && r.path === '/translation') || r.path.startsWith('/translation-result/'))
+        .map((r) => (r.method === 'POST' ? 'create' : 'result'));
+      expect(steps).toEqual(['create', 'create', 'create', 'result', 'result', 'result']);
+    });
+
+    it('an aborted signal: the chain errors and no task is created (control: without it, one is)', async () => {
+      const before = emu.requests.length;
+      const error = await lastValueFrom(
+        translateThenSpeak(client, { translation: { texts: TEXTS, source_language: 'en-us', target_language: 'de-de' }, speech: { voice_id: 1 }, signal: AbortSignal.abort() }),
+      ).catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'LiveSessionError', code: 'text_source' });
+      expect((error as LiveSessionError).cause).toMatchObject({ name: 'AbortError' });
+      expect(emu.requests.slice(before).filter((r) => r.path === '/translation')).toEqual([]);
+      await lastValueFrom(translateThenSpeak(client, { translation: { texts: ['Hello.'], source_language: 'en-us', target_language: 'de-de' }, speech: { voice_id: 1 } }));
+      expect(emu.requests.slice(before).filter((r) => r.path === '/translation')).toHaveLength(1);
     });
 
     it('a text as `text` is one task; a bad request throws before anything is sent', async () => {

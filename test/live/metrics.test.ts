@@ -69,6 +69,78 @@ describe('SpeechMetricsRecorder (virtual time)', () => {
   });
 });
 
+describe('SpeechMetricsRecorder (virtual time): edge cases', () => {
+  /** A recorder on a virtual clock: `at(ms, step)` schedules a step, `run()` plays them and answers the reports. */
+  function recorderAt() {
+    const scheduler = new VirtualTimeScheduler();
+    const reports: SpeechMetrics[] = [];
+    const recorder = new SpeechMetricsRecorder((m) => reports.push(m), scheduler);
+    const at = (ms: number, work: () => void): void => void scheduler.schedule(work, ms);
+    const run = (): SpeechMetrics[] => {
+      scheduler.flush();
+      return reports;
+    };
+    return { recorder, at, run };
+  }
+  const segments = (reports: SpeechMetrics[]) => reports.filter((m) => m.type === 'segment');
+
+  it('connect and ready times are the first ones: a reconnect opening a new socket moves neither', () => {
+    const { recorder, at, run } = recorderAt();
+    at(40, () => recorder.opened());
+    at(90, () => recorder.ready());
+    at(500, () => recorder.opened());
+    at(550, () => recorder.ready());
+    at(600, () => recorder.end('complete'));
+    expect(run().at(-1)).toMatchObject({ connectMs: 40, readyMs: 90 });
+  });
+
+  it('a segment ending exactly where a push ends is timed from that push, not the next one', () => {
+    const { recorder, at, run } = recorderAt();
+    at(10, () => recorder.textPushed('One. '));
+    at(20, () => recorder.textPushed('Two. '));
+    at(50, () => recorder.segmentStarted(0, 'One.'));
+    at(60, () => recorder.segmentDone());
+    at(70, () => recorder.segmentStarted(1, 'Two.'));
+    at(80, () => recorder.segmentDone());
+    expect(segments(run()).map((m) => m.textAtMs)).toEqual([10, 20]);
+  });
+
+  it('after a reconnect the segments cover the text sent again: each is timed from its own push', () => {
+    const { recorder, at, run } = recorderAt();
+    at(10, () => recorder.textPushed('One. '));
+    at(20, () => recorder.textPushed('Two. '));
+    at(30, () => recorder.textPushed('Three.'));
+    at(40, () => recorder.segmentStarted(0, 'One.'));
+    at(45, () => recorder.segmentDone());
+    at(50, () => recorder.segmentStarted(1, 'Two.')); // cut off before its end
+    at(60, () => recorder.reconnected('Two. Three.'));
+    at(70, () => recorder.segmentStarted(0, 'Two.'));
+    at(75, () => recorder.segmentDone());
+    at(80, () => recorder.segmentStarted(1, 'Three.'));
+    at(85, () => recorder.segmentDone());
+    at(90, () => recorder.end('complete'));
+    const reports = run();
+    expect(segments(reports).map((m) => m.textAtMs)).toEqual([10, 20, 30]);
+    expect(reports.at(-1)).toMatchObject({ reconnects: 1, segments: 3 });
+  });
+
+  it('nothing is reported after the session report (control: the same segment before it is)', () => {
+    const late = recorderAt();
+    late.at(10, () => late.recorder.textPushed('One.'));
+    late.at(20, () => late.recorder.segmentStarted(0, 'One.'));
+    late.at(30, () => late.recorder.end('unsubscribed'));
+    late.at(40, () => late.recorder.segmentDone());
+    late.at(50, () => late.recorder.segmentSkipped(1, 'Two.'));
+    expect(late.run().map((m) => m.type)).toEqual(['session']);
+    const control = recorderAt();
+    control.at(10, () => control.recorder.textPushed('One.'));
+    control.at(20, () => control.recorder.segmentStarted(0, 'One.'));
+    control.at(40, () => control.recorder.segmentDone());
+    control.at(50, () => control.recorder.end('unsubscribed'));
+    expect(control.run().map((m) => m.type)).toEqual(['segment', 'session']);
+  });
+});
+
 describe('the metrics option of a live session (emulator at 30 ms one-way)', () => {
   const ONE_WAY = 30;
   let emulator: Emulator;

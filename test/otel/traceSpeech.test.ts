@@ -185,4 +185,67 @@ describe('tracedFetch', () => {
     expect(span!.attributes).toMatchObject({ 'http.response.status_code': 401, 'error.type': '401', 'rxvoice.task.phase': 'call' });
     expect(span!.status.code).toBe(2);
   });
+
+  const tracedClient = (options: Partial<Parameters<typeof createClient>[0]> = {}) =>
+    createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, fetch: tracedFetch({ tracerProvider: provider }), maxRetries: 0, polling: { initialDelayMs: 5, maxDelayMs: 5, jitter: 0 }, ...options });
+
+  it('a 400 answer is an error too; control: the same call answered 200 is not', async () => {
+    const client = tracedClient();
+    emulator.context.options.faults.httpErrors = { status: 400, count: 1 };
+    try {
+      await expect(lastValueFrom(client.voices.list())).rejects.toThrow();
+      await lastValueFrom(client.voices.list());
+    } finally {
+      emulator.context.options.faults.httpErrors = undefined;
+      await client.close();
+    }
+    const [failed, control] = exporter.getFinishedSpans();
+    expect(failed!.attributes).toMatchObject({ 'http.response.status_code': 400, 'error.type': '400' });
+    expect(failed!.status.code).toBe(2);
+    expect(control!.attributes['http.response.status_code']).toBe(200);
+    expect(control!.attributes).not.toHaveProperty('error.type');
+    expect(control!.status.code).toBe(0);
+  });
+
+  it('bulk results (POST) are phase result; a call answered without X-Credits-Required records no credits', async () => {
+    const client = tracedClient();
+    const runs = await Promise.all(['rain', 'wind'].map(async (prompt) => (await lastValueFrom(client.textToSound({ prompt }))) as { run_id: number }));
+    await lastValueFrom(client.sound.results(runs.map((r) => r.run_id)));
+    await client.close();
+    const bulk = exporter.getFinishedSpans().find((s) => s.name === 'POST /text-to-sound-results');
+    expect(bulk?.attributes).toMatchObject({ 'rxvoice.task.phase': 'result', 'url.template': '/text-to-sound-results' });
+    expect(bulk?.attributes).not.toHaveProperty('rxvoice.credits');
+  });
+
+  it('no answer at all (nothing listens): error.type is the failure class, the status message its name only', async () => {
+    const gone = await startEmulator({ synth: 'tone' });
+    await gone.close();
+    const client = tracedClient({ baseUrl: gone.baseUrl, apiKey: gone.apiKey });
+    await expect(lastValueFrom(client.voices.list())).rejects.toThrow();
+    await client.close();
+    const [span] = exporter.getFinishedSpans();
+    expect(span!.name).toBe('GET /list-voices');
+    expect(span!.attributes['error.type']).toBe('TypeError');
+    expect(span!.attributes).not.toHaveProperty('http.response.status_code');
+    expect(span!.status).toEqual({ code: 2, message: 'TypeError' });
+    expect(span!.ended).toBe(true);
+    expect(JSON.stringify([span!.attributes, span!.events, span!.status])).not.toContain(gone.apiKey);
+  });
+
+  it("server.port defaults to the scheme's port: 443 for https, 80 for http", async () => {
+    // The requests go to the emulator whatever host the client names (a fetch that forwards them).
+    const forward = (input: string, init: Record<string, unknown>) => {
+      const url = new URL(input);
+      return globalThis.fetch(emulator.baseUrl + url.pathname + url.search, init as RequestInit);
+    };
+    for (const baseUrl of ['https://speech.example.com', 'http://speech.example.com']) {
+      const client = createClient({ apiKey: emulator.apiKey, baseUrl, allowInsecureHttp: true, fetch: tracedFetch({ tracerProvider: provider, fetch: forward }) });
+      await lastValueFrom(client.voices.list());
+      await client.close();
+    }
+    expect(exporter.getFinishedSpans().map((s) => [s.attributes['server.address'], s.attributes['server.port']])).toEqual([
+      ['speech.example.com', 443],
+      ['speech.example.com', 80],
+    ]);
+  });
 });
