@@ -12,7 +12,7 @@ export interface SpeechCacheStats {
   hits: number;
   /** Sentences (or requests) the store did not hold. */
   misses: number;
-  /** Entries written. */
+  /** Entries written (an entry larger than the cache's `maxBytes` is not written, nor counted). */
   stored: number;
   /** Store calls that failed (each also went to `onError`). */
   errors: number;
@@ -57,8 +57,10 @@ export class CacheCore {
   /** Write `entry` at `key` (with the cache's expiry); resolves once written, or once the failure was reported. */
   async save(key: string, entry: Omit<CacheEntry, 'expiresAt'>): Promise<void> {
     const expiresAt = this.#ttlMs === undefined ? undefined : this.#now() + this.#ttlMs;
+    const bytes = encodeEntry({ ...entry, expiresAt });
+    if (bytes.byteLength > this.maxBytes) return; // it could never fit: the store would only evict for it
     try {
-      await this.#store.set(key, encodeEntry({ ...entry, expiresAt }), { ttlMs: this.#ttlMs, maxBytes: this.maxBytes });
+      await this.#store.set(key, bytes, { ttlMs: this.#ttlMs, maxBytes: this.maxBytes });
       this.stats.stored++;
     } catch (error) {
       this.#failed(error);

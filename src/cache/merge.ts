@@ -176,7 +176,7 @@ export class HitMissMerge {
     }
     const id = this.#nextOutId++;
     const { text, word_timestamps } = entry;
-    this.#subscriber.next(word_timestamps === undefined ? { type: 'segmentStart', segment_id: id, text } : { type: 'segmentStart', segment_id: id, text, word_timestamps });
+    this.#subscriber.next(word_timestamps === undefined ? { type: 'segmentStart', segment_id: id, text, cached: true } : { type: 'segmentStart', segment_id: id, text, word_timestamps, cached: true });
     for (let at = 0; at < entry.audio.byteLength; at += MAX_AUDIO_FRAME_BYTES) {
       this.#subscriber.next({ type: 'audio', segment_id: id, bytes: entry.audio.slice(at, at + MAX_AUDIO_FRAME_BYTES) });
     }

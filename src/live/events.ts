@@ -29,6 +29,11 @@ export interface SegmentStartEvent {
    */
   sourceText?: string;
   word_timestamps?: SegmentWordTimestamp[];
+  /**
+   * A segment replayed from a speech cache (`rxvoice/cache`): its audio was stored, no service
+   * segment stands behind it and nothing was paid for it. Absent on a live segment.
+   */
+  cached?: true;
 }
 /**
  * A word of a segment and when it is spoken; with `client.speak({ speakable })`, `source` is

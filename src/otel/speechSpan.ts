@@ -25,9 +25,11 @@ export class SpeechSpanRecorder {
   readonly #creditsPerSegment: number | undefined;
   readonly #startedAt: number;
   #firstAudioAt: number | undefined;
-  #segment: { id: number; characters: number; startedAt: number; firstAudioAt: number | undefined; bytes: number } | undefined;
+  #segment: { id: number; characters: number; startedAt: number; firstAudioAt: number | undefined; bytes: number; cached: boolean } | undefined;
   #characters = 0;
   #segments = 0;
+  /** Of `#segments`, those replayed from a speech cache (nothing paid). */
+  #cached = 0;
   #skipped = 0;
   #resubmitted = 0;
   #reconnects = 0;
@@ -50,7 +52,7 @@ export class SpeechSpanRecorder {
         if (event.session_id !== 'cache') this.#span.setAttributes({ 'rxvoice.session.id': event.session_id, 'rxvoice.run.id': event.run_id });
         return;
       case 'segmentStart':
-        this.#segment = { id: event.segment_id, characters: nonSpace(event.text), startedAt: now, firstAudioAt: undefined, bytes: 0 };
+        this.#segment = { id: event.segment_id, characters: nonSpace(event.text), startedAt: now, firstAudioAt: undefined, bytes: 0, cached: event.cached === true };
         return;
       case 'audio':
         this.#firstAudioAt ??= now;
@@ -72,6 +74,10 @@ export class SpeechSpanRecorder {
           'rxvoice.segment.audio_bytes': segment.bytes,
         };
         if (segment.firstAudioAt !== undefined) attributes['rxvoice.segment.first_audio_ms'] = segment.firstAudioAt - segment.startedAt;
+        if (segment.cached) {
+          this.#cached++;
+          attributes['rxvoice.segment.cached'] = true;
+        }
         this.#span.addEvent('rxvoice.segment', attributes);
         return;
       }
@@ -104,13 +110,14 @@ export class SpeechSpanRecorder {
       'rxvoice.outcome': outcome,
       'rxvoice.characters': this.#characters,
       'rxvoice.segments': this.#segments,
+      'rxvoice.segments.cached': this.#cached,
       'rxvoice.segments.skipped': this.#skipped,
       'rxvoice.segments.resubmitted': this.#resubmitted,
       'rxvoice.reconnects': this.#reconnects,
       'rxvoice.audio_bytes': this.#audioBytes,
     };
     if (this.#firstAudioAt !== undefined) attributes['rxvoice.time_to_first_audio_ms'] = this.#firstAudioAt - this.#startedAt;
-    if (this.#creditsPerSegment !== undefined) attributes['rxvoice.credits'] = this.#creditsPerSegment * this.#segments;
+    if (this.#creditsPerSegment !== undefined) attributes['rxvoice.credits'] = this.#creditsPerSegment * (this.#segments - this.#cached); // a cache hit costs nothing
     this.#span.setAttributes(attributes);
     if (outcome === 'error') {
       this.#span.setAttribute('error.type', errorType(error));

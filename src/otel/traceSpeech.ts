@@ -21,7 +21,7 @@ export interface TraceSpeechOptions {
   serverAddress?: string;
   /**
    * Credits one live segment costs, if you know your plan's price: the span then records
-   * `rxvoice.credits` (delivered segments times it). The live protocol itself reports no
+   * `rxvoice.credits` (delivered segments times it, segments replayed from a speech cache not counted). The live protocol itself reports no
    * price (the contract leaves prices open). Default: not recorded.
    */
   creditsPerSegment?: number;
@@ -47,11 +47,12 @@ const OptionsSchema = z.object({
  * The span starts at subscription and ends when the session completes (status OK), errors
  * (status ERROR, the exception recorded, `error.type` its code) or is unsubscribed
  * (`rxvoice.outcome: 'unsubscribed'`). Each segment adds an event `rxvoice.segment`
- * (`rxvoice.segment.id`, `.characters`, `.audio_bytes`, `.first_audio_ms`), each skip an
+ * (`rxvoice.segment.id`, `.characters`, `.audio_bytes`, `.first_audio_ms`, `.cached` for a
+ * replay from a speech cache), each skip an
  * event `rxvoice.segment.skipped` (`.characters`, `.final`, `.resubmissions`), each reconnect
  * an event `rxvoice.reconnect`. At the end the span holds the totals:
  * `rxvoice.session.id`, `rxvoice.run.id`, `rxvoice.characters`, `rxvoice.segments`,
- * `rxvoice.segments.skipped`, `rxvoice.segments.resubmitted`,
+ * `rxvoice.segments.cached`, `rxvoice.segments.skipped`, `rxvoice.segments.resubmitted`,
  * `rxvoice.reconnects`, `rxvoice.audio_bytes`, `rxvoice.time_to_first_audio_ms` and
  * `rxvoice.credits` (with `creditsPerSegment`).
  *

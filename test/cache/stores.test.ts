@@ -243,6 +243,20 @@ describe('entries and keys', () => {
     expect(await hits(10 * entrySize)).toEqual([true, true, true]);
   });
 
+  it("an entry larger than the cache's maxBytes is neither written nor counted as stored, and evicts nothing (control: one byte more of bound stores it)", async () => {
+    const entrySize = encodeEntry({ text: 'x', audio: bytes(1000, 1), expiresAt: undefined }).byteLength;
+    const outcome = async (maxBytes: number) => {
+      const sets: string[] = [];
+      const memory = memoryCacheStore();
+      const store: CacheStore = { get: (k) => memory.get(k), delete: (k) => memory.delete(k), set: (k, v, o) => (sets.push(k), memory.set(k, v, o)) };
+      const core = new CacheCore(store, undefined, maxBytes, () => undefined, () => 0);
+      await core.save(key(1), { text: 'x', audio: bytes(1000, 1) });
+      return { sets: sets.length, stored: core.stats.stored, hit: (await core.lookup(key(1))) !== undefined };
+    };
+    expect(await outcome(entrySize - 1)).toEqual({ sets: 0, stored: 0, hit: false });
+    expect(await outcome(entrySize)).toEqual({ sets: 1, stored: 1, hit: true });
+  });
+
   it('expiry: an entry past its time is a miss and is deleted', async () => {
     let now = 1_000_000;
     const store = memoryCacheStore();

@@ -11,6 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { createClient } from '../../src/index.js';
 import { traceSpeech, tracedFetch } from '../../src/otel/index.js';
 import { resubmitSkipped } from '../../src/operators/index.js';
+import { memoryCacheStore, speechCache } from '../../src/cache/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { LiveSpeechEvent } from '../../src/live/index.js';
 import { ValidationError } from '../../src/core/errors.js';
@@ -74,6 +75,36 @@ describe('traceSpeech', () => {
     const segments = span!.events.filter((e) => e.name === 'rxvoice.segment');
     expect(segments.map((e) => e.attributes?.['rxvoice.segment.characters'])).toEqual([11, 15]);
     expect(segments.every((e) => typeof e.attributes?.['rxvoice.segment.first_audio_ms'] === 'number')).toBe(true);
+  });
+
+  it('segments replayed from a speech cache are marked cached and cost no credits; live ones are (control)', async () => {
+    const client = clientFor('key-ok-000000');
+    const cache = speechCache({ store: memoryCacheStore() });
+    const say = async (tokens: string[]): Promise<{ events: LiveSpeechEvent[]; span: ReadableSpan }> => {
+      exporter.reset();
+      const events = await lastValueFrom(from(tokens).pipe(client.speak({ voice_id: 1, cache }), traceSpeech({ tracerProvider: provider, creditsPerSegment: 3 }), toArray()));
+      return { events, span: speakSpans()[0]! };
+    };
+    const starts = (events: LiveSpeechEvent[]) => events.flatMap((e) => (e.type === 'segmentStart' ? [{ text: e.text.trim(), cached: e.cached }] : []));
+    // control: both sentences are new, said by the service and paid
+    const first = await say(['Hello there. ', 'How are you today?']);
+    expect(starts(first.events)).toEqual([
+      { text: 'Hello there.', cached: undefined },
+      { text: 'How are you today?', cached: undefined },
+    ]);
+    expect(first.span.attributes).toMatchObject({ 'rxvoice.segments': 2, 'rxvoice.segments.cached': 0, 'rxvoice.credits': 6 });
+    // the same two again and a new one: two replays, one paid segment
+    const second = await say(['Hello there. ', 'How are you today? ', 'See you soon.']);
+    await client.close();
+    expect(starts(second.events)).toEqual([
+      { text: 'Hello there.', cached: true },
+      { text: 'How are you today?', cached: true },
+      { text: 'See you soon.', cached: undefined },
+    ]);
+    expect(second.span.attributes).toMatchObject({ 'rxvoice.segments': 3, 'rxvoice.segments.cached': 2, 'rxvoice.credits': 3 });
+    const marks = second.span.events.filter((e) => e.name === 'rxvoice.segment').map((e) => e.attributes?.['rxvoice.segment.cached']);
+    expect(marks).toEqual([true, true, undefined]);
+    expect(cache.stats).toMatchObject({ hits: 2 });
   });
 
   it('skipped and resubmitted segments are events and totals', async () => {
