@@ -86,6 +86,24 @@ describe('concatSegments', () => {
     });
   });
 
+  it('audio and segmentDone after a reconnect or a skip, with no new segmentStart, emit nothing', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      // control: the same events without the reconnect (x) or the skip (k) emit segment 1
+      expectObservable(cold('r-t-c-c-f|', e).pipe(concatSegments())).toBe('--------T|', { T: { ...seg1, audio: bytes(9, 9, 9, 9) } });
+      expectObservable(cold('r-t-c-x-c-f|', e).pipe(concatSegments())).toBe('-----------|');
+      expectObservable(cold('r-t-c-k-c-f|', e).pipe(concatSegments())).toBe('-----------|');
+    });
+  });
+
+  it('audio and segmentDone of another segment than the pending one are not taken', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      // audio of segment 1 (c) while segment 0 is pending is not part of segment 0
+      expectObservable(cold('r-s-c-a-d|', e).pipe(concatSegments())).toBe('--------S|', { S: { ...seg0, audio: bytes(1, 2) } });
+      // the segmentDone of segment 1 (f) does not end segment 0, and drops it
+      expectObservable(cold('r-s-a-f-d|', e).pipe(concatSegments())).toBe('---------|');
+    });
+  });
+
   it('drops a partial segment on error and passes the error on', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       const source = cold('r-s-a-d-t-c-#', e, new Error('boom'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Observable, timer, type OperatorFunction, type Subscription } from 'rxjs';
+import { Observable, Subject, concat, ignoreElements, of, timer, type OperatorFunction, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { resubmitSkipped } from '../../src/operators/resubmitSkipped.js';
 import { LiveSessionError, ValidationError } from '../../src/core/errors.js';
@@ -209,6 +209,47 @@ describe('resubmitSkipped', () => {
     });
   });
 
+  it('the default maxAttempts is 2', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = cold('(ab|)', texts);
+      expectObservable(source.pipe(resubmitSkipped(fakeSpeak({ 'Two.': 10 })))).toBe('(sdklmD|)', {
+        s: start(0, 'One.'),
+        d: done(0),
+        k: skipped(1, ' Two. ', false, 0),
+        l: skipped(2, 'Two. ', false, 1),
+        m: skipped(3, 'Two. ', true, 2),
+        D,
+      });
+    });
+  });
+
+  it('a skipped segment of whitespace only is final at once: there is nothing to speak again', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const whitespaceSkipped: OperatorFunction<string, LiveSpeechEvent> = (input$) =>
+        concat(of<LiveSpeechEvent>({ type: 'segmentSkipped', segment_id: 0, text: ' \n ' }), input$.pipe(ignoreElements()), of(D));
+      expectObservable(cold('-|').pipe(resubmitSkipped(whitespaceSkipped))).toBe('k(D|)', { k: skipped(0, ' \n ', true, 0), D });
+    });
+  });
+
+  it('the audio of a continuation session carries the shifted segment id of its segment', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = cold('(ab|)', texts);
+      const bytes = new Uint8Array([1, 2]);
+      const second = cold<LiveSpeechEvent>('5ms (SAT|)', { S: start(0, 'Two. '), A: { type: 'audio', segment_id: 0, bytes }, T: done(0) });
+      let sessions = 0;
+      const op: OperatorFunction<string, LiveSpeechEvent> = (input$) =>
+        ++sessions === 1 ? input$.pipe(fakeSpeak({ 'Two.': 1 })) : second;
+      expectObservable(source.pipe(resubmitSkipped(op))).toBe('(sdk) (SAT|)', {
+        s: start(0, 'One.'),
+        d: done(0),
+        k: skipped(1, ' Two. ', false, 0),
+        S: start(2, 'Two. '),
+        A: { type: 'audio', segment_id: 2, bytes },
+        T: done(2),
+      });
+    });
+  });
+
   it('unsubscribing during a continuation session tears it down', () => {
     newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('(ab|)', texts);
@@ -242,6 +283,49 @@ describe('resubmitSkipped', () => {
         { s: start(0, 'One.'), d: done(0), k: skipped(1, ' Two. ', false, 0) },
         new LiveSessionError('connection', 'dropped', { unspoken: 'Two.' }),
       );
+    });
+  });
+
+  describe('a session error while a skipped text is held', () => {
+    /** Pushes "One. Four " (no boundary yet), reports "One." skipped (held), then errors the session with `error`. */
+    function errorWhileHeld(error: Error): unknown {
+      const text$ = new Subject<string>();
+      const events$ = new Subject<LiveSpeechEvent>();
+      const session: OperatorFunction<string, LiveSpeechEvent> = (input$) =>
+        new Observable<LiveSpeechEvent>((subscriber) => {
+          const input = input$.subscribe();
+          const events = events$.subscribe(subscriber);
+          return () => {
+            input.unsubscribe();
+            events.unsubscribe();
+          };
+        });
+      const seen: LiveSpeechEvent[] = [];
+      let failure: unknown;
+      text$.pipe(resubmitSkipped(session)).subscribe({ next: (event) => seen.push(event), error: (e: unknown) => (failure = e) });
+      text$.next('One. Four ');
+      events$.next({ type: 'segmentSkipped', segment_id: 0, text: 'One. ' });
+      expect(seen).toEqual([skipped(0, 'One. ', false, 0)]);
+      events$.error(error);
+      return failure;
+    }
+
+    it('the LiveSessionError is the cause of one of the same code whose unspoken ends with the held text', () => {
+      const original = new LiveSessionError('connection', 'dropped', { unspoken: 'Four ', closeCode: 1006 });
+      const failure = errorWhileHeld(original);
+      expect(failure).toBeInstanceOf(LiveSessionError);
+      expect(failure).not.toBe(original);
+      expect(failure).toMatchObject({ code: 'connection', message: 'dropped', unspoken: 'Four One.', closeCode: 1006, cause: original });
+    });
+
+    it('an empty unspoken of the session adds no leading space', () => {
+      const failure = errorWhileHeld(new LiveSessionError('timeout', 'no answer', { unspoken: '' }));
+      expect(failure).toMatchObject({ code: 'timeout', unspoken: 'One.' });
+    });
+
+    it('another error is passed through as it is', () => {
+      const other = new Error('not a session error');
+      expect(errorWhileHeld(other)).toBe(other);
     });
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Subject, VirtualTimeScheduler } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { segmentSentences } from '../../src/operators/segmentSentences.js';
 import { ValidationError } from '../../src/core/errors.js';
@@ -87,6 +88,17 @@ describe('segmentSentences idle flush', () => {
       expectObservable(source.pipe(segmentSentences({ idleTimeout: 5, scheduler })), '^ 2ms !').toBe('-');
       expectSubscriptions(source.subscriptions).toBe('^ 2ms !');
     });
+  });
+
+  it('unsubscribing removes the pending idle timer from its scheduler', () => {
+    const scheduler = new VirtualTimeScheduler();
+    const tokens = new Subject<string>();
+    const subscription = tokens.pipe(segmentSentences({ idleTimeout: 5, scheduler })).subscribe();
+    tokens.next('no flush please');
+    // control: the timer is queued while subscribed
+    expect(scheduler.actions).toHaveLength(1);
+    subscription.unsubscribe();
+    expect(scheduler.actions).toHaveLength(0);
   });
 
   it('clears the idle timer on completion and error', () => {

@@ -47,6 +47,28 @@ describe('segmentDuration', () => {
     expect(segmentDuration({ ...A, audio })).toBeCloseTo(0.3, 9);
   });
 
+  /** A WAV of 16-bit mono at RATE whose header declares `declared` data bytes, followed by `present` bytes. */
+  function wavDeclaring(declared: number, present: number, sampleRate = RATE): Uint8Array {
+    const header = wavHeader({ sampleRate, channels: 1, bitsPerSample: 16, audioFormat: 1 }, declared);
+    const audio = new Uint8Array(header.byteLength + present);
+    audio.set(header);
+    return audio;
+  }
+
+  it('uses the bytes present when the header declares 0 bytes, or more than are present', () => {
+    expect(segmentDuration({ ...A, audio: wavDeclaring(0, 2 * 300) })).toBeCloseTo(0.3, 9);
+    // a cut file: 600 bytes declared, 200 present
+    expect(segmentDuration({ ...A, audio: wavDeclaring(2 * 300, 2 * 100) })).toBeCloseTo(0.1, 9);
+  });
+
+  it('uses the declared size when bytes follow the data chunk (a trailing chunk is no audio)', () => {
+    expect(segmentDuration({ ...A, audio: wavDeclaring(2 * 100, 2 * 300) })).toBeCloseTo(0.1, 9);
+  });
+
+  it('a WAV header with a zero byte rate falls back to the last word end', () => {
+    expect(segmentDuration({ ...A, audio: wavDeclaring(2 * 300, 2 * 300, 0) })).toBe(0.5);
+  });
+
   it('falls back to the last word end for other formats', () => {
     expect(segmentDuration({ ...A, audio: new Uint8Array([0xff, 0xfb, 1, 2]), format: 'mp3' })).toBe(0.5);
     expect(segmentDuration({ ...C, audio: new Uint8Array(0), format: 'mp3' })).toBe(0);
@@ -101,6 +123,17 @@ describe('wordTimeline', () => {
     });
   });
 
+  it('a durationOf returning undefined falls back to segmentDuration', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = cold('a---b|', { a: A, b: B });
+      expectObservable(source.pipe(wordTimeline({ durationOf: () => undefined }))).toBe('(xy)z|', {
+        x: w(0, 'Hello', 0, 0.25, 0),
+        y: w(0, 'there', 0.25, 0.5, 1),
+        z: w(1, 'friend', 0.5 + 0.05, 0.5 + 0.2, 2),
+      });
+    });
+  });
+
   it('passes errors through', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       expectObservable(cold('b-#', { b: B }, new Error('x')).pipe(wordTimeline())).toBe('z-#', { z: w(1, 'friend', 0.05, 0.2, 0) }, new Error('x'));
@@ -150,5 +183,7 @@ describe('wordsHeardBy', () => {
   });
   it('with partial: also the word being spoken', () => {
     expect(wordsHeardBy(timeline, 0.6, { partial: true }).map((x) => x.word)).toEqual(['Hello', 'there', 'friend']);
+    // a word starting at that very moment is not being spoken yet
+    expect(wordsHeardBy(timeline, 0.55, { partial: true }).map((x) => x.word)).toEqual(['Hello', 'there']);
   });
 });
