@@ -103,6 +103,70 @@ describe('sinkOperator (the engine under the sinks)', () => {
     expect(log).toEqual(['write 1', 'interrupt', 'abort']);
   });
 
+  it('a source error while a write is in flight: that write\'s progress is not emitted, only the error', async () => {
+    const log: string[] = [];
+    const boom = new Error('boom');
+    const values = new Subject<number>();
+    const seen: string[] = [];
+    const errored = new Promise<unknown>((resolve) =>
+      values.pipe(sinkOperator(() => loggingWorker(log))).subscribe({ next: (p) => seen.push(p), error: resolve }),
+    );
+    values.next(1);
+    values.error(boom);
+    expect(await errored).toBe(boom);
+    expect(log).toEqual(['write 1', 'interrupt', 'abort']);
+    expect(seen).toEqual([]);
+  });
+
+  it('a failure reported while finish is in flight errors the output: no done, no completion', async () => {
+    const log: string[] = [];
+    let failHook: ((e: unknown) => void) | undefined;
+    let finishEntered!: () => void;
+    const inFinish = new Promise<void>((resolve) => (finishEntered = resolve));
+    let releaseFinish!: () => void;
+    const worker: SinkWorker<number, string> = {
+      ...loggingWorker(log),
+      async finish() {
+        log.push('finish');
+        finishEntered();
+        await new Promise<void>((resolve) => (releaseFinish = resolve));
+        return 'done';
+      },
+    };
+    const seen: string[] = [];
+    const ended = new Promise<string>((resolve) =>
+      from([1]).pipe(sinkOperator((fail) => ((failHook = fail), worker))).subscribe({
+        next: (p) => seen.push(p),
+        error: (e: Error) => resolve(`error ${e.message}`),
+        complete: () => resolve('complete'),
+      }),
+    );
+    await inFinish;
+    failHook?.(new Error('player died'));
+    releaseFinish();
+    expect(await ended).toBe('error player died');
+    expect(seen).toEqual(['wrote 1']);
+    expect(log).toEqual(['write 1', 'finish', 'interrupt', 'abort']);
+  });
+
+  it('a failure reported after completion changes nothing: no interrupt, no abort', async () => {
+    const log: string[] = [];
+    let failHook: ((e: unknown) => void) | undefined;
+    const out = await lastValueFrom(from([1]).pipe(sinkOperator((fail) => ((failHook = fail), loggingWorker(log))), toArray()));
+    expect(out).toEqual(['wrote 1', 'done']);
+    failHook?.(new Error('too late'));
+    // interrupt would be logged at once (the test above shows a failure in time is)
+    expect(log).toEqual(['write 1', 'finish']);
+  });
+
+  it('batches at most 64 values', async () => {
+    const log: string[] = [];
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    await lastValueFrom(from(values).pipe(sinkOperator(() => loggingWorker(log, { batch: true })), toArray()));
+    expect(log.map((line) => line.split(/[ ,]/).length - 1)).toEqual([1, 64, 35, 0]);
+    expect(log.at(-1)).toBe('finish');
+  });
+
   it('passes an empty source straight to finish', async () => {
     const log: string[] = [];
     expect(await lastValueFrom(from([] as number[]).pipe(sinkOperator(() => loggingWorker(log)), toArray()))).toEqual(['done']);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { once } from 'node:events';
 import wavefile from 'wavefile';
 import { filter, forkJoin, from, lastValueFrom, map, share, Subject, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -60,6 +61,8 @@ describe('toWritable', () => {
     // Completed only after the last chunk was flushed.
     expect(Buffer.concat(stream.received).equals(Buffer.concat(chunks))).toBe(true);
     expect(stream.writableEnded).toBe(false); // not ended unless asked
+    expect(stream.listenerCount('error')).toBe(0); // the sink's listeners are gone with it
+    expect(stream.listenerCount('close')).toBe(0); // each drain wait removed its own
   });
 
   it('writes segments as one WAV stream with unwrapWav, and ends the stream when asked', async () => {
@@ -92,6 +95,83 @@ describe('toWritable', () => {
     expect(error).toBeInstanceOf(SinkError);
     expect(error).toMatchObject({ code: 'sink', reason: 'writable' });
     expect((error as Error).message).toContain('disk on fire');
+  });
+
+  it('the stream failing between writes errors the output at once, and the sink leaves no listener on it', async () => {
+    const stream = new SlowWritable(0);
+    const source = new Subject<Uint8Array>();
+    const events: WritableProgress[] = [];
+    const failed = new Promise<unknown>((resolve) => source.pipe(toWritable(stream)).subscribe({ next: (e) => events.push(e), error: resolve }));
+    source.next(new Uint8Array([1, 2, 3]));
+    await waitFor(() => events.length === 1);
+    let sourceObservedAtError: boolean | undefined;
+    // the sink's listener was added first, so it has run when this one does
+    stream.on('error', () => (sourceObservedAtError = source.observed));
+    expect(source.observed).toBe(true); // control
+    stream.destroy(new Error('pipe broke'));
+    const error = await failed;
+    expect(sourceObservedAtError).toBe(false);
+    expect(error).toBeInstanceOf(SinkError);
+    expect(error).toMatchObject({ reason: 'writable' });
+    expect((error as Error).message).toContain('pipe broke');
+    expect(stream.listenerCount('error')).toBe(1); // the test's own
+  });
+
+  it('unsubscribing removes the sink\'s listeners from a stream that stays open', async () => {
+    const stream = new SlowWritable(0);
+    const before = stream.listenerCount('error');
+    const source = new Subject<Uint8Array>();
+    const events: WritableProgress[] = [];
+    const subscription = source.pipe(toWritable(stream)).subscribe((e) => events.push(e));
+    expect(stream.listenerCount('error')).toBeGreaterThan(before); // control
+    source.next(new Uint8Array([1]));
+    await waitFor(() => events.length === 1);
+    subscription.unsubscribe();
+    // abort (which detaches) runs once the write in flight settled: wait for it
+    await waitFor(() => stream.listenerCount('error') === before, 5000, 'listeners removed');
+    expect(stream.destroyed).toBe(false);
+  });
+
+  describe('a stream destroyed without an error fails the output instead of waiting forever', () => {
+    async function destroyedAfterOneWrite(options: { end?: boolean }, then: (source: Subject<Uint8Array>) => void): Promise<unknown> {
+      // the stream's 'close' has been emitted by then: nothing more will come from it
+      const stream = new SlowWritable(0);
+      const source = new Subject<Uint8Array>();
+      const events: WritableProgress[] = [];
+      const outcome = new Promise<unknown>((resolve) =>
+        source.pipe(toWritable(stream, options)).subscribe({ next: (e) => events.push(e), error: resolve, complete: () => resolve('complete') }),
+      );
+      source.next(new Uint8Array([1]));
+      await waitFor(() => events.length === 1);
+      stream.destroy();
+      await once(stream, 'close');
+      then(source);
+      return outcome;
+    }
+
+    it('at the next write', async () => {
+      const error = await destroyedAfterOneWrite({}, (source) => source.next(new Uint8Array([2])));
+      expect(error).toBeInstanceOf(SinkError);
+      expect((error as Error).message).toContain('the stream is closed');
+    });
+
+    it('at the end, with end: true', async () => {
+      const error = await destroyedAfterOneWrite({ end: true }, (source) => source.complete());
+      expect(error).toBeInstanceOf(SinkError);
+      expect((error as Error).message).toContain('the stream was closed before it finished');
+    });
+
+    it('control: without end, completing after the destroy completes (everything written was flushed)', async () => {
+      expect(await destroyedAfterOneWrite({}, (source) => source.complete())).toBe('complete');
+    });
+  });
+
+  it('end: true on a stream that already finished completes', async () => {
+    const stream = new SlowWritable(0);
+    await lastValueFrom(from([new Uint8Array([1])]).pipe(toWritable(stream, { end: true })));
+    expect(stream.writableFinished).toBe(true);
+    const done = await lastValueFrom(from([] as Uint8Array[]).pipe(toWritable(stream, { end: true })));
+    expect(done).toMatchObject({ type: 'done', segments: 0, bytes: 0 });
   });
 
   it('stops writing on unsubscribe, leaving the stream open (or destroying it when asked)', async () => {
