@@ -278,6 +278,7 @@ describe('fromFile and fromReadable', () => {
       const chunks = await collect(fromFile(path, { chunkSize }));
       expect(chunks.join('')).toBe(text);
       for (const c of chunks) expect(c).not.toContain('\uFFFD');
+      expect(chunks).not.toContain(''); // a chunk holding only part of a character gives no empty piece
       if (chunkSize === 64) expect(chunks.length).toBeGreaterThan(10);
     }
   });
@@ -289,6 +290,24 @@ describe('fromFile and fromReadable', () => {
     expect((await collect(fromFile(path, { encoding: 'utf-16le', chunkSize: 3 }))).join('')).toBe('héllo');
     await expect(collect(fromFile(join(dir, 'missing.txt')))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(() => fromFile(path, { chunkSize: 0 })).toThrow(ValidationError);
+    expect(() => fromFile(path, { chunkSize: 1.5 })).toThrow(ValidationError);
+  });
+
+  it('fromReadable: a character cut by the end of the input comes out as U+FFFD, not dropped', async () => {
+    // "h" then the first two bytes of "€" (E2 82 AC)
+    expect(await collect(fromReadable(Readable.from([Buffer.from([0x68, 0xe2, 0x82])])))).toEqual(['h', '\uFFFD']);
+  });
+
+  it('fromReadable: completing leaves a readable that does not destroy itself as it is', async () => {
+    const stream = new PassThrough({ autoDestroy: false });
+    const chunks = collect(fromReadable(stream));
+    stream.end('abc');
+    expect(await chunks).toEqual(['abc']);
+    expect(stream.destroyed).toBe(false);
+    // control: unsubscribing early does destroy it
+    const other = new PassThrough({ autoDestroy: false });
+    fromReadable(other).subscribe().unsubscribe();
+    expect(other.destroyed).toBe(true);
   });
 
   it('fromReadable without destroying (stdin-like): pauses on unsubscribe', async () => {
