@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -61,6 +61,81 @@ describe('fromTokens', () => {
       throw new Error('upstream');
     }
     await expect(collect(fromTokens(throws()))).rejects.toThrow('upstream');
+  });
+
+  it('async iterable of bytes cut inside a character at the end: U+FFFD comes last, nothing dropped', async () => {
+    async function* gen() {
+      yield enc.encode('ab');
+      yield new Uint8Array([0xe2, 0x82]); // the first two bytes of "€"
+    }
+    expect((await collect(fromTokens(gen()))).join('')).toBe('ab\uFFFD');
+  });
+
+  it('message chunks: only text blocks with text are read, however other blocks name their fields', async () => {
+    async function* gen() {
+      yield { content: [{ type: 'text', text: 'Hi' }, { type: 'reasoning', text: 'hidden' }, { type: 'text', text: 5 }, { type: 'text', text: '!' }] };
+    }
+    expect(await collect(fromTokens(gen()))).toEqual(['Hi!']);
+  });
+
+  it('an unknown item gives the iterable up: its finally block runs', async () => {
+    let closed = false;
+    async function* bad() {
+      try {
+        yield 'a';
+        yield 42 as unknown as string;
+        yield 'never read';
+      } finally {
+        closed = true;
+      }
+    }
+    await expect(collect(fromTokens(bad()))).rejects.toThrow(TypeError);
+    await vi.waitFor(() => expect(closed).toBe(true));
+  });
+
+  it('an abort controller of the input (openai streams) is aborted on early unsubscribe, not after completion', async () => {
+    const abortable = (items: string[]) => {
+      const controller = new AbortController();
+      return Object.assign(
+        (async function* () {
+          yield* items;
+          if (items.length > 1) await new Promise(() => undefined); // never ends after its items
+        })(),
+        { controller },
+      );
+    };
+    const complete = abortable(['a']);
+    expect(await collect(fromTokens(complete))).toEqual(['a']);
+    expect(complete.controller.signal.aborted).toBe(false);
+    const endless = abortable(['a', 'b']);
+    expect(await firstValueFrom(fromTokens(endless))).toBe('a');
+    expect(endless.controller.signal.aborted).toBe(true);
+  });
+
+  it('a web ReadableStream read to its end is released (it can be read again)', async () => {
+    const stream = new ReadableStream<string>({
+      start(c) {
+        c.enqueue('a');
+        c.close();
+      },
+    });
+    expect(await collect(fromTokens(stream))).toEqual(['a']);
+    expect(stream.locked).toBe(false);
+  });
+
+  it('an unknown chunk of a web ReadableStream cancels it', async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<unknown>({
+      start(c) {
+        c.enqueue('a');
+        c.enqueue(42);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    await expect(collect(fromTokens(stream as ReadableStream<string>))).rejects.toThrow(TypeError);
+    await vi.waitFor(() => expect(cancelled).toBe(true));
   });
 
   it('unsubscribe calls iterator.return()', async () => {
