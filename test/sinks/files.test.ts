@@ -169,6 +169,29 @@ describe('toWavFile', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('PCM chunks differing from the first only in channels, or in sample type, are a format_mismatch', async () => {
+    const int32: PcmFormat = { ...mono16, bitsPerSample: 32 };
+    for (const [first, other] of [
+      [mono16, { ...mono16, channels: 2 }],
+      [int32, { ...int32, audioFormat: 3 }],
+    ] as const) {
+      const source = from([{ pcm: new Uint8Array(8), format: first }, { pcm: new Uint8Array(8), format: other }]);
+      const error = await catchError(lastValueFrom(source.pipe(toWavFile(join(dir, 'mixed.wav')))));
+      expect(error).toMatchObject({ name: 'SinkError', reason: 'format_mismatch' });
+      expect(await readdir(dir)).toEqual([]);
+    }
+    // control: the same chunks in one format are written
+    const same = from([{ pcm: new Uint8Array(8), format: int32 }, { pcm: new Uint8Array(8), format: int32 }]);
+    expect(await lastValueFrom(same.pipe(toWavFile(join(dir, 'same.wav'))))).toMatchObject({ type: 'done', bytes: 16 });
+  });
+
+  it('a PCM chunk whose samples are not whole bytes is invalid_audio', async () => {
+    const source = from([{ pcm: new Uint8Array(8), format: { ...mono16, bitsPerSample: 12 } }]);
+    const error = await catchError(lastValueFrom(source.pipe(toWavFile(join(dir, 'odd.wav')))));
+    expect(error).toMatchObject({ name: 'SinkError', reason: 'invalid_audio' });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('errors on a compressed segment, pointing to toFile', async () => {
     const mp3: SpokenSegment = { segment_id: 3, text: 'x', word_timestamps: [], audio: new Uint8Array([0xff, 0xfb, 0x90, 0]), format: 'mp3' };
     const error = await catchError(lastValueFrom(from([mp3]).pipe(toWavFile(join(dir, 'x.wav')))));

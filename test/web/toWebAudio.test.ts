@@ -419,6 +419,10 @@ describe('the incremental WAV decoder', () => {
     expect(() => createWavStreamDecoder().feed(new TextEncoder().encode('ID3 this is an mp3'))).toThrow(/not a WAV/);
     const adpcm = wavHeader({ sampleRate: 8000, channels: 1, bitsPerSample: 4, audioFormat: 1 }, 0);
     expect(() => createWavStreamDecoder().feed(adpcm)).toThrow(/unsupported WAV format/);
+    const noChannels = wavHeader({ sampleRate: 8000, channels: 0, bitsPerSample: 16, audioFormat: 1 }, 0);
+    expect(() => createWavStreamDecoder().feed(noChannels)).toThrow('invalid WAV header: 0 channels at 8000 Hz');
+    const noRate = wavHeader({ sampleRate: 0, channels: 1, bitsPerSample: 16, audioFormat: 1 }, 0);
+    expect(() => createWavStreamDecoder().feed(noRate)).toThrow('invalid WAV header: 1 channels at 0 Hz');
     expect(() => createWavStreamDecoder(100).feed(new Uint8Array([...new TextEncoder().encode('RIFF....WAVE'), ...new Uint8Array(200)]))).toThrow(/no WAV data/);
   });
 });
