@@ -4,7 +4,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { StreamWriter } from '../../src/sinks/streamWriter.js';
-import { from, lastValueFrom, Observable, Subject, tap, toArray } from 'rxjs';
+import { from, lastValueFrom, Observable, Subject, tap, toArray, VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { streamingWavHeader, type PcmChunk } from '../../src/audio/pcm.js';
 import type { PcmFormat } from '../../src/audio/wav.js';
@@ -155,22 +155,46 @@ describe('toAudioDevice', () => {
     expect(existsSync(`${out}.done`)).toBe(false); // it never saw a normal end of stream
   });
 
-  it('SIGKILLs a player that ignores SIGTERM after the grace period', async () => {
-    const stubborn = join(dir, 'stubborn.mjs');
+  /**
+   * Plays into a player that outlives the end of its stdin (`onSigterm`: what it does on
+   * SIGTERM), once it is ready (its handler installed: a SIGTERM before that would kill
+   * it whatever it meant to do), then unsubscribes; resolves with the player's pid.
+   */
+  async function bargeInto(onSigterm: string, options: { killGraceMs: number; scheduler?: VirtualTimeScheduler }): Promise<number> {
+    const script = join(dir, 'lingering.mjs');
+    const ready = join(dir, 'lingering.ready');
     await writeFile(
-      stubborn,
-      `process.on('SIGTERM', () => {}); process.stdin.on('data', () => {}); setInterval(() => {}, 1000);\n`,
+      script,
+      `import { writeFileSync } from 'node:fs';\n` +
+        `process.on('SIGTERM', () => { ${onSigterm} }); process.stdin.on('data', () => {}); setInterval(() => {}, 1000);\n` +
+        `writeFileSync(${JSON.stringify(ready)}, '');\n`,
     );
     const segments = new Subject<SpokenSegment>();
     const events: AudioDeviceProgress[] = [];
     const subscription = segments
-      .pipe(toAudioDevice({ player: { command: process.execPath, args: [stubborn] }, killGraceMs: 100 }))
+      .pipe(toAudioDevice({ player: { command: process.execPath, args: [script] }, ...options }))
       .subscribe((e) => events.push(e));
     segments.next(wavSegment(0, samples16(10)));
-    await waitFor(() => events.length > 0, 5000, 'first playing event');
+    await waitFor(() => events.length > 0 && existsSync(ready), 5000, 'the player ready');
     const pid = (events[0] as AudioDevicePlaying).pid;
     subscription.unsubscribe();
-    await waitFor(() => processGone(pid), 5000, 'SIGKILL');
+    return pid;
+  }
+
+  /** A player a failing test left running (its code would not stop it): stopped here. */
+  const killLeftover = (pid: number): void => {
+    if (!processGone(pid)) process.kill(pid, 'SIGKILL');
+  };
+
+  it('SIGKILLs a player that ignores SIGTERM after the grace period', async () => {
+    const pid = await bargeInto('', { killGraceMs: 100 });
+    await waitFor(() => processGone(pid), 5000, 'SIGKILL').finally(() => killLeftover(pid));
+  });
+
+  it('SIGTERMs the player at once: one that stays after its stdin ends but obeys SIGTERM is gone with no SIGKILL', async () => {
+    // the grace period never passes: this scheduler's clock is never advanced
+    const pid = await bargeInto('process.exit(0);', { killGraceMs: 100, scheduler: new VirtualTimeScheduler() });
+    await waitFor(() => processGone(pid), 5000, 'SIGTERM').finally(() => killLeftover(pid));
   });
 
   it('errors with SinkError player_failed when the player crashes mid-stream (exit code and stderr in the message)', async () => {
