@@ -4,7 +4,6 @@ import * as z from 'zod/mini';
 import { func, integerAtLeast } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
 import type { LiveSpeechEvent } from '../live/events.js';
-import { SpeechLedger } from '../live/ledger.js';
 import { afterSentenceRules } from '../live/sentence-rules.js';
 import { createSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 
@@ -118,7 +117,6 @@ function newSegmenter(locale: string | undefined): SentenceSegmenter {
 
 /** The state of one session of {@link resubmitSkipped}, and its steps. */
 class ResubmitSession {
-  private readonly ledger: SpeechLedger;
   private readonly segmenter: SentenceSegmenter;
   /** Skipped texts waiting to be pushed (into this session, or a continuation). */
   private held: string[] = [];
@@ -132,7 +130,6 @@ class ResubmitSession {
     private readonly subscriber: Subscriber<LiveSpeechEvent>,
     private readonly idShift: number,
   ) {
-    this.ledger = new SpeechLedger({ locale: run.locale });
     this.segmenter = newSegmenter(run.locale);
   }
 
@@ -180,10 +177,9 @@ class ResubmitSession {
     });
   }
 
-  /** Text that went into the session: recorded, and followed for sentence boundaries. */
+  /** Text that went into the session: followed for sentence boundaries. */
   private pushed(text: string): void {
     if (text.length === 0) return;
-    this.ledger.push(text);
     this.segmenter.feed(text);
   }
 
@@ -193,9 +189,9 @@ class ResubmitSession {
    * sentence whatever follows (contract, live session rule 1): the service cuts the
    * sentence before it even when the text starts in lower case (`quiet. q0 s` is no
    * sentence end), and the text is a segment of its own, never joined to the source's next
-   * words. Only at a boundary: "everything pushed was accounted for" is the ledger's
-   * model of the service's segments, a guess when the service flushed on idle, and a wrong
-   * guess put a resubmitted text inside a sentence (issue 28, soak seed 1328580668).
+   * words. Only at a boundary of the text pushed: "everything pushed was accounted for"
+   * would be a guess when the service flushed on idle, and a wrong guess put a resubmitted
+   * text inside a sentence (issue 28, soak seed 1328580668).
    */
   private flushHeld(): void {
     const input = this.input;
@@ -219,23 +215,17 @@ class ResubmitSession {
   }
 
   private onEvent(event: LiveSpeechEvent): void {
-    const { subscriber, ledger } = this;
+    const { subscriber } = this;
     switch (event.type) {
       case 'segmentStart':
-        ledger.segmentStarted(event.segment_id, event.text);
         subscriber.next({ ...event, segment_id: this.shift(event.segment_id) });
         return;
       case 'audio':
         subscriber.next(this.idShift === 0 ? event : { ...event, segment_id: event.segment_id + this.idShift });
         return;
       case 'segmentDone':
-        ledger.segmentDelivered(event.segment_id);
         subscriber.next({ ...event, segment_id: this.shift(event.segment_id) });
         this.flushHeld();
-        return;
-      case 'reconnected':
-        ledger.resend();
-        subscriber.next(event);
         return;
       case 'segmentSkipped':
         return this.onSkipped(event);
@@ -251,7 +241,6 @@ class ResubmitSession {
 
   /** A skip: held for resubmission unless its text was resubmitted `maxAttempts` times (then final). */
   private onSkipped(event: Extract<LiveSpeechEvent, { type: 'segmentSkipped' }>): void {
-    this.ledger.segmentSkipped(event.segment_id, event.text);
     const key = normalize(event.text);
     const count = this.run.counts.get(key) ?? 0;
     const final = key === '' || count >= this.run.maxAttempts;
