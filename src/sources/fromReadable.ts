@@ -38,8 +38,9 @@ export function fromReadable(readable: Readable, options: FromReadableOptions = 
       const text =
         typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? decoder.decode(chunk, { stream: true }) : undefined;
       if (text === undefined) {
+        // the stream goes on but nobody reads it: let it go as an unsubscribe does
         finished = true;
-        cleanup();
+        release();
         subscriber.error(new TypeError(`fromReadable: expected bytes or strings, got ${typeof chunk}`));
         return;
       }
@@ -65,11 +66,14 @@ export function fromReadable(readable: Readable, options: FromReadableOptions = 
     readable.on('data', onData);
     readable.on('end', onEnd);
     readable.on('error', onError);
-    return () => {
-      if (finished) return;
+    /** Stop reading: the listeners removed, the readable destroyed (or paused). */
+    const release = (): void => {
       cleanup();
       if (options.destroyOnUnsubscribe ?? true) readable.destroy();
       else readable.pause();
+    };
+    return () => {
+      if (!finished) release();
     };
   });
 }

@@ -396,6 +396,28 @@ describe('fromFile and fromReadable', () => {
     expect(stream.listenerCount('data')).toBe(0);
   });
 
+  it('fromReadable: an item that is neither bytes nor a string errors and lets the readable go, destroyed or paused as on unsubscribe', async () => {
+    const errorOf = async (stream: PassThrough, options?: { destroyOnUnsubscribe: boolean }): Promise<unknown> => {
+      const failed = collect(fromReadable(stream, options)).catch((error: unknown) => error);
+      stream.write({ not: 'bytes' });
+      return failed;
+    };
+    const destroyed = new PassThrough({ objectMode: true, autoDestroy: false });
+    expect(await errorOf(destroyed)).toBeInstanceOf(TypeError);
+    expect(destroyed.destroyed).toBe(true);
+    const paused = new PassThrough({ objectMode: true, autoDestroy: false });
+    expect(await errorOf(paused, { destroyOnUnsubscribe: false })).toBeInstanceOf(TypeError);
+    expect(paused.destroyed).toBe(false);
+    expect(paused.isPaused()).toBe(true);
+    expect(paused.listenerCount('data')).toBe(0);
+    // control: a stream read to its end is neither destroyed nor paused by fromReadable
+    const read = new PassThrough({ objectMode: true, autoDestroy: false });
+    const done = collect(fromReadable(read));
+    read.end('abc');
+    expect(await done).toEqual(['abc']);
+    expect(read.destroyed).toBe(false);
+  });
+
   it('fromStdin reads standard input of a child process, multibyte characters whole', async () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
     const program =
