@@ -10,6 +10,8 @@
  *   is complete (`concatSegments`): a connection dropped in the middle of a sentence never
  *   makes its first words heard twice, since the reconnect (rxvoice's `reconnect`) resends
  *   exactly the unspoken text and the sentence comes again whole.
+ * - A segment with nothing to hear (only whitespace, or only thoughts once made speakable)
+ *   gives no audio and the stream goes on, as `synthesize()` of such a text does.
  * - A sentence the service skips is resubmitted (`resubmitSkipped`, 2 attempts); one that
  *   still fails is reported on the TTS's `error` event (recoverable) with its text.
  * - Word timestamps become `timedTranscripts` (LiveKit's aligned transcript) on the first
@@ -20,8 +22,9 @@
  *   frame is handed out after it.
  */
 import { USERDATA_TTS_STARTED_TIME, shortuuid, tts } from '@livekit/agents';
-import { Observable, ReplaySubject, Subject, concatMap, defer, finalize, tap, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
+import { EMPTY, Observable, ReplaySubject, Subject, catchError, concatMap, defer, finalize, tap, throwError, type MonoTypeOperatorFunction, type Subscription } from 'rxjs';
 import type { SessionMetrics } from '../live/metrics.js';
+import { isNothingToSpeak } from '../live/nothing-to-speak.js';
 import { HeardTracker, type HeardReport } from '../live/heard.js';
 import { concatSegments } from '../operators/concatSegments.js';
 import { resubmitSkipped } from '../operators/resubmitSkipped.js';
@@ -160,6 +163,8 @@ export class SynthesizeStream extends Base {
           startedAt ??= performance.now() / 1000;
         }),
         resubmitSkipped(session, locale === undefined ? {} : { locale }),
+        // a segment with nothing to hear (whitespace, only thoughts) is no audio, not a failure
+        catchError((error: unknown) => (isNothingToSpeak(error) ? EMPTY : throwError(() => error))),
         tap((event) => {
           if (event.type === 'ready') {
             requestId = event.session_id;

@@ -23,7 +23,8 @@ import { LiveSessionError } from '../../src/live/index.js';
 import { TTS, type TTSOptions } from '../../src/livekit/index.js';
 import { MAX_REQUEST_CHARS, requestTexts } from '../../src/livekit/chunked.js';
 import { isAbort, toLiveKitError } from '../../src/livekit/errors.js';
-import { timedWords } from '../../src/livekit/frames.js';
+import { segmentAudio, timedWords } from '../../src/livekit/frames.js';
+import { encodeWav16, wavHeader } from '../../src/audio/wav.js';
 
 beforeAll(() => initializeLogger({ pretty: false, level: 'silent' }));
 
@@ -234,6 +235,21 @@ describe('rxvoice/livekit TTS: a dropped connection', () => {
     // one connection: LiveKit did not start over (which would speak the first sentence twice)
     expect(recording.sockets).toHaveLength(1);
     expect(packetTranscript(packets).trim()).toBe(SENTENCES[0]);
+    // all of the first sentence's audio, its last frame too (the tone voice: 0.02 s a word)
+    expect(seconds(packets.map((p) => p.frame))).toBeCloseTo(words(SENTENCES[0]!).length * 0.02, 3);
+  });
+
+  it('a failure while the input is still open ends the stream with the error, without endInput() (control: the error is the refused key)', async () => {
+    const emu = await emulator();
+    const tts = new TTS({ apiKey: 'wrong-key-livekit-0123', baseUrl: emu.baseUrl, voice_id: 1 });
+    open.push(tts);
+    const errors: Array<Error & { statusCode?: number }> = [];
+    tts.on('error', (e) => errors.push(e.error));
+    const stream = tts.stream();
+    stream.pushText('Hello there. ');
+    stream.flush(); // the segment is sent, the input stays open
+    for await (const audio of stream) void audio;
+    expect(errors.map((e) => [e.name, e.statusCode])).toEqual([['APIStatusError', 401]]);
   });
 });
 
@@ -280,12 +296,61 @@ describe('rxvoice/livekit TTS: interruption', () => {
       }
       return { before, after };
     };
+    const reports: metrics.TTSMetrics[] = [];
+    tts.on('metrics_collected', (m) => reports.push(m));
     const uninterrupted = await speakAll(undefined);
     const interrupted = await speakAll(2);
     expect(uninterrupted.before).toBeGreaterThan(10);
     expect(interrupted).toEqual({ before: 2, after: 0 });
+    // LiveKit's metrics say which was cut
+    await waitFor(() => reports.length === 2, 'the metrics of both streams');
+    expect(reports.map((m) => m.cancelled)).toEqual([false, true]);
     await waitFor(() => recording.sockets.every((s) => s.socket.readyState === NodeWebSocket.CLOSED), 'the sockets to close');
     expect(emu.liveConnections).toBe(0);
+  });
+});
+
+describe('rxvoice/livekit TTS: skipped sentences, segments with nothing to hear', () => {
+  it('a sentence skipped for good is a recoverable error event; with no error listener the stream goes on (control: the others spoken)', async () => {
+    const emu = await emulator({ faults: { failSynthesisMatching: { text: 'doomed', times: 1000 } } });
+    const sentences = ['Hello there.', 'This one is doomed.', 'Tell me more.'];
+    const speak = async (tts: TTS): Promise<string> => {
+      const stream = tts.stream();
+      for (const sentence of sentences) stream.pushText(`${sentence} `);
+      stream.endInput();
+      const packets: lk.SynthesizedAudio[] = [];
+      for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+      return packetTranscript(packets);
+    };
+    const listened = plugin(emu);
+    const errors: Array<{ error: Error; recoverable: boolean }> = [];
+    listened.on('error', (e) => errors.push(e));
+    expect(words(await speak(listened))).toEqual(words('Hello there. Tell me more.'));
+    expect(errors.map((e) => [e.recoverable, e.error.message.includes('This one is doomed.')])).toEqual([[true, true]]);
+    expect(words(await speak(plugin(emu)))).toEqual(words('Hello there. Tell me more.'));
+  });
+
+  it('a segment with nothing to hear (empty, whitespace, only thoughts) gives no audio and no error; the next segment is spoken', async () => {
+    const emu = await emulator();
+    const tts = plugin(emu);
+    const errors: Error[] = [];
+    tts.on('error', (e) => errors.push(e.error));
+    const reports: metrics.TTSMetrics[] = [];
+    tts.on('metrics_collected', (m) => reports.push(m));
+    const nothings = ['', '   ', '<think>Only thinking.</think> '];
+    for (const nothing of nothings) {
+      const stream = tts.stream();
+      stream.pushText(nothing);
+      stream.flush();
+      stream.pushText('Hello there.');
+      stream.endInput();
+      const packets: lk.SynthesizedAudio[] = [];
+      for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+      expect(packetTranscript(packets), JSON.stringify(nothing)).toBe('Hello there.');
+    }
+    expect(errors).toEqual([]);
+    // LiveKit's metrics: one per segment that had characters (the empty text has none)
+    expect(reports.map((m) => m.charactersCount)).toEqual(nothings.flatMap((nothing) => (nothing === '' ? [12] : [nothing.length, 12])));
   });
 });
 
@@ -465,8 +530,127 @@ describe('rxvoice/livekit pieces', () => {
       expect(mapped.message).toBe((error as Error).message);
       if (error instanceof LiveSessionError) expect(mapped.body).toEqual({ code: error.code, unspoken: 'Not yet said.' });
     }
+    // the service's request id goes along, for the logs
+    expect((toLiveKitError(new ApiError(503, 'unavailable', { requestId: 'req-42' })) as Error & { requestId: string | null }).requestId).toBe('req-42');
     expect(isAbort(new AbortError('stop'))).toBe(true);
     expect(isAbort(new Error('no'))).toBe(false);
+  });
+});
+
+/** A client whose requests to /tts-stream are recorded (their JSON bodies), for a TTS given it. */
+function recordingClient(emu: Emulator): { client: ReturnType<typeof createClient>; bodies: Array<Record<string, unknown>> } {
+  const bodies: Array<Record<string, unknown>> = [];
+  const recording: typeof fetch = async (input, init) => {
+    if (String(input).endsWith('/tts-stream')) bodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+    return fetch(input, init);
+  };
+  const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl, fetch: recording });
+  open.push(client);
+  return { client, bodies };
+}
+
+describe('rxvoice/livekit TTS: the options reach the audio', () => {
+  it('synthesize() asks /tts-stream for the language, speaking rate and sample rate of the TTS; frames are frameMs long', async () => {
+    const emu = await emulator();
+    const { client, bodies } = recordingClient(emu);
+    const tts = new TTS({ client, voice_id: 1, language: 'de-de', speaking_rate: 1.5, sampleRate: 16000, frameMs: 20 });
+    open.push(tts);
+    const packets = [];
+    for await (const audio of tts.synthesize('Hallo, wie geht es dir heute?')) packets.push(audio);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toMatchObject({ voice_id: 1, language: 'de-de', output_configuration: { format: 'pcm_s16le', sample_rate: 16000 }, voice_settings: { speaking_rate: 1.5 } });
+    expect(packets.length).toBeGreaterThan(2);
+    for (const { frame } of packets.slice(0, -1)) expect([frame.sampleRate, frame.channels, frame.samplesPerChannel]).toEqual([16000, 1, 320]);
+    expect(packets.at(-1)!.frame.samplesPerChannel).toBeLessThanOrEqual(320);
+  });
+
+  it('stream(): frames of frameMs at the sample rate, only the last of each sentence shorter', async () => {
+    const emu = await emulator();
+    const stream = plugin(emu, { sampleRate: 16000, frameMs: 20 }).stream();
+    for (const sentence of SENTENCES) stream.pushText(`${sentence} `);
+    stream.endInput();
+    const packets: lk.SynthesizedAudio[] = [];
+    for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+    // a sentence starts at the packet carrying its text: the packet before it ends the one before
+    const lastOfSentence = new Set(packets.flatMap((p, i) => (p.deltaText !== undefined && i > 0 ? [i - 1] : [])).concat(packets.length - 1));
+    expect(lastOfSentence.size).toBe(SENTENCES.length);
+    packets.forEach(({ frame }, i) => {
+      expect([frame.sampleRate, frame.channels]).toEqual([16000, 1]);
+      if (lastOfSentence.has(i)) expect(frame.samplesPerChannel).toBeLessThanOrEqual(320);
+      else expect(frame.samplesPerChannel, `packet ${i}`).toBe(320);
+    });
+  });
+
+  it('synthesize() of a text with nothing to hear (only thoughts): no request, no frame, no error (control: a text is spoken)', async () => {
+    const emu = await emulator();
+    const { client, bodies } = recordingClient(emu);
+    const tts = new TTS({ client, voice_id: 1 });
+    open.push(tts);
+    const errors: Error[] = [];
+    tts.on('error', (e) => errors.push(e.error));
+    const packets = [];
+    for await (const audio of tts.synthesize('<think>Nothing to say aloud.</think>')) packets.push(audio);
+    expect([packets.length, bodies.length, errors]).toEqual([0, 0, []]);
+    for await (const audio of tts.synthesize('Hello there.')) packets.push(audio);
+    expect(packets.length).toBeGreaterThan(0);
+    expect(bodies).toHaveLength(1);
+  });
+
+  it("synthesize()'s abort signal mid-answer: no final frame, the request closed (the emulator stops charging; control: a whole run)", async () => {
+    const emu = await emulator({ streamDelayMs: 150 });
+    const tts = plugin(emu);
+    const text = Array.from({ length: 10 }, (_, i) => `This is sentence number ${i + 1}.`).join(' ');
+    const balance = (): number => emu.context.credits.balance(emu.apiKey);
+    const start = balance();
+    const whole = [];
+    for await (const audio of tts.synthesize(text)) whole.push(audio);
+    expect(start - balance()).toBe(10); // control
+    expect(whole.filter((p) => p.final)).toHaveLength(1);
+
+    const before = balance();
+    const controller = new AbortController();
+    const cut = [];
+    for await (const audio of tts.synthesize(text, undefined, controller.signal)) {
+      cut.push(audio);
+      if (cut.length === 1) controller.abort();
+    }
+    expect(cut.filter((p) => p.final)).toEqual([]);
+    expect(cut.length).toBeLessThan(whole.length);
+    await new Promise((resolve) => setTimeout(resolve, 800)); // time for 5 more sentences
+    expect(before - balance()).toBeLessThanOrEqual(3);
+  });
+
+  it('close() closes the client the TTS made; a client given is left open (control)', async () => {
+    const emu = await emulator();
+    const request = { text: 'Hello there.', voice_id: 1, language: 'en-us' as const };
+    const own = new TTS({ apiKey: emu.apiKey, baseUrl: emu.baseUrl, voice_id: 1 });
+    const given = plugin(emu);
+    for await (const audio of own.synthesize('Hello there.')) void audio;
+    await own.close();
+    await given.close();
+    await expect(lastValueFrom(own.client.ttsStream(request))).rejects.toThrow(/client is closed/);
+    await expect(lastValueFrom(given.client.ttsStream(request).pipe(toArray()))).resolves.not.toEqual([]);
+  });
+});
+
+describe('rxvoice/livekit segmentAudio', () => {
+  const segment = (audio: Uint8Array) => ({ segment_id: 3, text: 'Hi there.', word_timestamps: [], format: 'wav' as const, audio });
+
+  it('audio at another rate than the frames is resampled: frames of frameSamples at the asked rate, the duration kept', () => {
+    const tone = new Int16Array(16000).map((_, i) => Math.round(8000 * Math.sin(i / 5))); // 1 s at 16 kHz
+    const { frames, seconds } = segmentAudio(segment(encodeWav16(tone, 16000)), 24000, 2400, 0, '');
+    expect(seconds).toBeCloseTo(1, 2);
+    expect(frames.reduce((sum, f) => sum + f.samplesPerChannel, 0)).toBeCloseTo(24000, -1);
+    for (const frame of frames.slice(0, -1)) expect([frame.sampleRate, frame.channels, frame.samplesPerChannel]).toEqual([24000, 1, 2400]);
+    // control: at its own rate, the samples as they are
+    const same = segmentAudio(segment(encodeWav16(tone, 16000)), 16000, 1600, 0, '');
+    expect(Array.from(same.frames[0]!.data)).toEqual(Array.from(tone.subarray(0, 1600)));
+  });
+
+  it('a segment without audio gives no frame and 0 s; audio that is not 16-bit mono WAV is an error', () => {
+    expect(segmentAudio(segment(new Uint8Array(0)), 24000, 2400, 1.5, '')).toMatchObject({ frames: [], seconds: 0 });
+    const stereo = wavHeader({ sampleRate: 24000, channels: 2, bitsPerSample: 16, audioFormat: 1 }, 0);
+    expect(() => segmentAudio(segment(stereo), 24000, 2400, 0, '')).toThrow(/segment 3: expected 16-bit mono PCM WAV/);
   });
 });
 
