@@ -21,7 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { camb, createCamb, type CambProvider } from '../../src/ai-sdk/index.js';
 import { loadAiSdkProvider } from '../../src/ai-sdk/errors.js';
 import { encodeWav16, parseWavHeader } from '../../src/audio/wav.js';
-import { AuthenticationError, RxVoiceError, TaskFailedError, ValidationError } from '../../src/core/errors.js';
+import { createServer, type AddressInfo } from 'node:net';
+import { AuthenticationError, ConnectionError, RateLimitError, RxVoiceError, TaskFailedError, ValidationError } from '../../src/core/errors.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { FAST_POLLING, FAST_RETRY, countingProxy, emulator } from '../client/helpers.js';
 
@@ -227,6 +228,102 @@ describe('generateSpeech (ai) through camb.speech()', () => {
   });
 });
 
+describe("the AI SDK's retry flag: retryable only when the failed call surely cost nothing", () => {
+  /** The service answers every request 429 (Retry-After 1 s, honoured at most 1 ms): the client's retries run out. */
+  const RATE_LIMITED = { status: 429, count: 1_000_000, retryAfter: 1 };
+  /** A provider whose client and the AI SDK retry nothing, so that the first failure is the answer. */
+  const noRetries = (target: { baseUrl: string; apiKey: string }, options: Parameters<typeof createCamb>[0] = {}): CambProvider =>
+    provider({ baseUrl: target.baseUrl, apiKey: target.apiKey, maxRetries: 0, retry: { ...FAST_RETRY, maxRetryAfterMs: 1 }, ...options });
+
+  it('a rate limit on /tts-stream: APICallError 429 with its Retry-After, retryable (nothing was made), sent once', async () => {
+    const limited = await emulator({ faults: { httpErrors: RATE_LIMITED } });
+    try {
+      const error = await generateSpeech({ model: noRetries(limited).speech(), text: 'Hello there.', voice: '1', maxRetries: 0 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(APICallError);
+      const apiError = error as APICallError;
+      expect([apiError.statusCode, apiError.isRetryable]).toEqual([429, true]);
+      expect(apiError.responseHeaders).toEqual({ 'retry-after': '1' });
+      expect(apiError.cause).toBeInstanceOf(RateLimitError);
+      expect(limited.requests.filter((r) => r.path === '/tts-stream')).toHaveLength(1);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a 503 on /tts-stream: APICallError 503, not retryable (the request was sent: it may have been charged; the 429 above is the control)', async () => {
+    const unavailable = await emulator({ faults: { httpErrors: { ...RATE_LIMITED, status: 503 } } });
+    try {
+      const error = await generateSpeech({ model: noRetries(unavailable).speech(), text: 'Hello there.', voice: '1', maxRetries: 0 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(APICallError);
+      expect([(error as APICallError).statusCode, (error as APICallError).isRetryable]).toEqual([503, false]);
+    } finally {
+      await unavailable.close();
+    }
+  });
+
+  it('a service that cannot be reached: APICallError, retryable, the ConnectionError as cause', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve())); // nothing listens there now
+    const camb = noRetries({ baseUrl: `http://127.0.0.1:${port}`, apiKey: emu.apiKey });
+    const error = await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '1', maxRetries: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APICallError);
+    expect((error as APICallError).isRetryable).toBe(true);
+    expect((error as APICallError).cause).toBeInstanceOf(ConnectionError);
+  });
+
+  it('a transcription rate limited once its task exists is not retryable (a repeat would pay again); before it, retryable (control)', async () => {
+    const wav = encodeWav16(new Int16Array(1600), 16000);
+    const limited = await emulator({ taskDurationMs: 60_000 });
+    try {
+      // before the task: the upload itself is refused
+      limited.context.options.faults.httpErrors = RATE_LIMITED;
+      const before = await transcribe({ model: noRetries(limited).transcription(), audio: wav, maxRetries: 0 }).catch((e: unknown) => e);
+      expect(before).toBeInstanceOf(APICallError);
+      expect([(before as APICallError).statusCode, (before as APICallError).isRetryable]).toEqual([429, true]);
+      expect((before as APICallError).url).toBe(`${limited.baseUrl}/transcription`);
+      // after the task: the upload is answered, then every status call is refused
+      delete limited.context.options.faults.httpErrors;
+      const limitOnceCreated: typeof fetch = async (input, init) => {
+        const answer = await fetch(input, init);
+        if (init?.method === 'POST' && String(input).endsWith('/transcription')) limited.context.options.faults.httpErrors = { ...RATE_LIMITED };
+        return answer;
+      };
+      const after = await transcribe({ model: noRetries(limited, { fetch: limitOnceCreated }).transcription(), audio: wav, maxRetries: 0 }).catch((e: unknown) => e);
+      expect(after).toBeInstanceOf(APICallError);
+      const apiError = after as APICallError;
+      expect([apiError.statusCode, apiError.isRetryable]).toEqual([429, false]);
+      expect(apiError.url).toMatch(new RegExp(`^${limited.baseUrl}/transcription/.+`));
+      expect(limited.requests.filter((r) => r.method === 'POST' && r.path === '/transcription')).toHaveLength(2); // one refused, one made the task
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('generateSpeech: language', () => {
+  it('a locale tag is sent as it is, lower-cased (an underscore read as a dash), with no warning', async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl });
+      for (const [language, sent] of [
+        ['en-GB', 'en-gb'],
+        ['pt_PT', 'pt-pt'],
+        ['de-de', 'de-de'],
+      ]) {
+        const before = proxy.seen.length;
+        const { warnings } = await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '1', language });
+        expect(warnings, language).toEqual([]);
+        const body = JSON.parse(proxy.seen.slice(before).find((r) => r.path === '/tts-stream')!.body) as { language: string };
+        expect(body.language).toBe(sent);
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('generateSpeech: speakable text (issue 31)', () => {
   const reply = '<think>They want a link.</think>Read **the docs** at https://example.com/docs?a=1, it costs $3.50.';
   it('sends the speakable text by default; providerOptions.camb.speakable sets its options or turns it off (control)', async () => {
@@ -295,6 +392,24 @@ describe('transcribe (ai) through camb.transcription()', () => {
     } finally {
       await camb.close();
       await failing.close();
+    }
+  });
+
+  it('the abort signal while the task runs: AbortError, and the polling stops (control: it was polling)', async () => {
+    const slow = await emulator({ taskDurationMs: 60_000 });
+    try {
+      const camb = provider({ baseUrl: slow.baseUrl, apiKey: slow.apiKey });
+      const polls = (): number => slow.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/transcription/')).length;
+      const controller = new AbortController();
+      const call = transcribe({ model: camb.transcription(), audio: wav, abortSignal: controller.signal }).catch((e: unknown) => e);
+      while (polls() < 3) await new Promise((resolve) => setTimeout(resolve, 5)); // control: polling every 5 to 20 ms
+      controller.abort();
+      expect(((await call) as Error).name).toBe('AbortError');
+      const after = polls();
+      await new Promise((resolve) => setTimeout(resolve, 200)); // time for 10 more polls
+      expect(polls()).toBe(after);
+    } finally {
+      await slow.close();
     }
   });
 
