@@ -517,11 +517,33 @@ describe('progress on stderr', () => {
     expect(new Set(frames.map((f) => f[0])).size).toBeGreaterThan(5);
     progress.above(() => tty.write('a line\n'));
     expect(tty.text()).toMatch(/\r\x1b\[2Ka line\n\r\x1b\[2K. sound: PENDING task t1 \(1\.0 s\)$/);
-    progress.succeed('wrote x.wav');
-    expect(tty.text().endsWith('\r\x1b[2Kwrote x.wav (1.0 s)\n')).toBe(true);
-    const length = tty.text().length;
+    // control: with more virtual time, the spinner draws on (the flush stops at maxFrames)
+    let length = tty.text().length;
+    scheduler.maxFrames = 1500;
     scheduler.flush();
-    expect(tty.text().length).toBe(length); // the spinner stopped
+    expect(tty.text().length).toBeGreaterThan(length);
+    progress.succeed('wrote x.wav');
+    expect(tty.text()).toMatch(/\r\x1b\[2Kwrote x\.wav \(1\.4 s\)\n$/); // the last frame drawn: 1440 ms
+    length = tty.text().length;
+    scheduler.maxFrames = 3000;
+    scheduler.flush();
+    progress.update('LATE', 'after the end');
+    expect(tty.text().length).toBe(length); // the spinner stopped, and a late update draws nothing
+  });
+
+  it('stop() on a TTY clears the line and stops the spinner (control: it was drawing)', () => {
+    const tty = new Collector();
+    tty.isTTY = true;
+    const scheduler = new VirtualTimeScheduler(VirtualAction, 500);
+    const progress = startProgress(tty, 'speak', { scheduler, now: () => scheduler.now() });
+    scheduler.flush();
+    expect(tty.text().split('\r\x1b[2K').filter((f) => f !== '').length).toBeGreaterThan(5);
+    progress.stop();
+    expect(tty.text().endsWith('\r\x1b[2K')).toBe(true);
+    const length = tty.text().length;
+    scheduler.maxFrames = 2000;
+    scheduler.flush();
+    expect(tty.text().length).toBe(length);
   });
 
   it('prints one plain line per status change otherwise, and nothing when silent', () => {
@@ -534,6 +556,7 @@ describe('progress on stderr', () => {
     now = 1500;
     progress.update('SUCCESS', 'run 3');
     progress.succeed('wrote x.wav');
+    progress.update('LATE'); // after the end: nothing
     expect(plain.text()).toBe('sound: PENDING task t1 (0.0 s)\nsound: SUCCESS run 3 (1.5 s)\nwrote x.wav (1.5 s)\n');
     const silent = new Collector();
     const quiet = startProgress(silent, 'sound', { silent: true });

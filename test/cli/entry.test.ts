@@ -8,6 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { main, run, type CliIo } from '../../src/cli/main.js';
 import { processInterrupts } from '../../src/cli/io.js';
 import { readAll } from '../../src/cli/stdin.js';
+import { runToEnd } from '../../src/cli/run.js';
+import { NEVER, finalize } from 'rxjs';
 import { pseudoLocalize, startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { waitFor } from '../fixtures/sinkFixtures.js';
 
@@ -32,6 +34,26 @@ describe('readAll (stdin)', () => {
   it('reads string chunks, and an empty stream as ""', async () => {
     expect(await readAll(Readable.from(['one ', 'two']))).toBe('one two');
     expect(await readAll(Readable.from([]))).toBe('');
+  });
+
+  it('a stream cut inside its last character ends in U+FFFD, not silently short (control: whole, it is read)', async () => {
+    const bytes = encoder.encode('Köln é');
+    expect(await readAll(Readable.from([bytes]))).toBe('Köln é');
+    expect(await readAll(Readable.from([bytes.subarray(0, -1)]))).toBe('Köln \uFFFD');
+  });
+});
+
+describe('runToEnd', () => {
+  it('an abort rejects with AbortError and unsubscribes the source (control: unaborted, it still runs)', async () => {
+    const controller = new AbortController();
+    let unsubscribed = false;
+    const source$ = NEVER.pipe(finalize(() => (unsubscribed = true)));
+    const running = runToEnd(source$, controller.signal).catch((e: unknown) => e);
+    await Promise.resolve();
+    expect(unsubscribed).toBe(false);
+    controller.abort();
+    expect(((await running) as Error).name).toBe('AbortError');
+    expect(unsubscribed).toBe(true);
   });
 });
 

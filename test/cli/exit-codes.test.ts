@@ -7,7 +7,7 @@
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readNumber } from '../../src/cli/args.js';
-import { ExitCode, UsageError, exitCodeOf } from '../../src/cli/exit-codes.js';
+import { ExitCode, UsageError, errorLine, exitCodeOf } from '../../src/cli/exit-codes.js';
 import { main, type CliIo } from '../../src/cli/main.js';
 import { ConnectionError, LiveSessionError, ValidationError } from '../../src/core/errors.js';
 
@@ -16,7 +16,7 @@ const socketError = (code: string): Error => Object.assign(new Error(`connect ${
 
 describe('exitCodeOf', () => {
   it('a live session ended by its text source exits as the source failed (usage, validation, connection, other)', () => {
-    const ended = (cause: unknown) => new LiveSessionError('text_source', 'The text source failed', { cause });
+    const ended = (cause: unknown) => new LiveSessionError('text_source', 'The text source failed', { cause, unspoken: '' });
     expect(exitCodeOf(ended(new UsageError('nothing to speak', 'speak')))).toBe(ExitCode.usage);
     expect(exitCodeOf(ended(new ValidationError([{ loc: ['text'], msg: 'bad', type: 'value_error' }], { source: 'local' })))).toBe(ExitCode.validation);
     expect(exitCodeOf(ended(new ConnectionError('down')))).toBe(ExitCode.connection);
@@ -27,6 +27,18 @@ describe('exitCodeOf', () => {
     for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'ETIMEDOUT']) expect(exitCodeOf(socketError(code)), code).toBe(ExitCode.connection);
     expect(exitCodeOf(socketError('EACCES'))).toBe(ExitCode.failure);
     expect(exitCodeOf(null)).toBe(ExitCode.failure);
+  });
+});
+
+describe('errorLine', () => {
+  it("a cause's message is added once, in parentheses; not when the message has it already, nor for a validation error", () => {
+    const cause = new Error('connect ECONNREFUSED 127.0.0.1:9');
+    expect(errorLine(new ConnectionError('could not reach the service', { cause }), [])).toBe(
+      'rxvoice: ConnectionError: could not reach the service (connect ECONNREFUSED 127.0.0.1:9)',
+    );
+    expect(errorLine(new ConnectionError('down: connect ECONNREFUSED 127.0.0.1:9', { cause }), [])).toBe('rxvoice: ConnectionError: down: connect ECONNREFUSED 127.0.0.1:9');
+    const invalid = new ValidationError([{ loc: ['text'], msg: 'bad', type: 'value_error' }], { source: 'local', cause });
+    expect(errorLine(invalid, [])).not.toContain('ECONNREFUSED');
   });
 });
 
@@ -57,10 +69,16 @@ describe('the API key in an error line', () => {
       callback();
     }
   }
-  async function stderrOf(argv: string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  /** Runs `main`; `interruptHandlers` counts the interrupt handlers it left installed. */
+  async function stderrOf(argv: string[], env: Record<string, string>): Promise<{ code: number; stderr: string; interruptHandlers: number }> {
     const stderr = new Collector();
-    const io: CliIo = { stdout: new Collector(), stderr, stdin: Readable.from([]), env, cwd: process.cwd() };
-    return { code: await main(argv, io), stderr: stderr.text };
+    let installed = 0;
+    const onInterrupt = (): (() => void) => {
+      installed += 1;
+      return () => (installed -= 1);
+    };
+    const io: CliIo = { stdout: new Collector(), stderr, stdin: Readable.from([]), env, cwd: process.cwd(), onInterrupt };
+    return { code: await main(argv, io), stderr: stderr.text, interruptHandlers: installed };
   }
 
   it('a key pasted where a value goes is not echoed, from CAMB_API_KEY or RXVOICE_API_KEY (control: another value is)', async () => {
@@ -70,6 +88,7 @@ describe('the API key in an error line', () => {
       expect(run.code, variable).toBe(ExitCode.usage);
       expect(run.stderr, variable).toMatch(/^rxvoice: --duration must be a number/);
       expect(run.stderr, variable).not.toContain(key);
+      expect(run.interruptHandlers, 'the interrupt handler removed once the command ended').toBe(0);
     }
     const control = await stderrOf(['sound', 'rain', '--duration', key, '-o', 'x.wav'], { CAMB_API_KEY: 'sk-another-key-0123456789' });
     expect(control.stderr).toContain(key);
