@@ -149,6 +149,20 @@ describe('emulator fairness', () => {
     expect((await active.closed).code).toBe(CloseCodes.idleTimeout);
   });
 
+  it('frames going out count as activity: a delivery that outlasts liveIdleTimeoutMs after the last frame in is not cut', async () => {
+    // 10 segments of at least 100 ms each: about 1 s of frames out after text.done, the
+    // last frame in; at most ~100 ms between two of them. (The test above is the control:
+    // a session with no frame either way is cut after liveIdleTimeoutMs.)
+    const em = await emulator({ liveIdleTimeoutMs: 500, concurrency: 1, faults: { synthesisLatencyMs: 100 } });
+    const session = open(em);
+    await session.ready;
+    const text = Array.from({ length: 10 }, (_, i) => `Sentence ${i}.`).join(' ');
+    session.ws.send(JSON.stringify({ type: 'text.chunk', text }));
+    session.ws.send(JSON.stringify({ type: 'text.done' }));
+    expect((await session.closed).code).toBe(1000);
+    expect(spokenText(session.frames)).toBe(text);
+  });
+
   it('each key holds at most liveSessionsPerKey sessions: one more gets session.error and 4429; a closed one frees its place', async () => {
     const em = await emulator({ liveSessionsPerKey: 2 });
     const a = open(em);

@@ -2,7 +2,7 @@
  * The emulator's live speech session over real sockets (port 0), driven with the `ws`
  * package directly as the client.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { routes } from '../../src/core/routes.js';
@@ -158,6 +158,45 @@ function wavSamples(audio: Buffer, rate = 22050): number {
   expect(info?.bitsPerSample).toBe(16);
   expect(info?.dataBytes).toBe(audio.byteLength - WAV_HEADER_BYTES);
   return (audio.byteLength - WAV_HEADER_BYTES) / 2;
+}
+
+/**
+ * Hold every synthesis of `e` until the test releases it: `releaseUntilSent(n)` lets
+ * syntheses through, one at a time, until `n` segments went out (`stats` of the open
+ * session); `releaseAll()` lets every synthesis through from then on.
+ */
+function holdSyntheses(e: Emulator): {
+  releaseUntilSent(n: number, stats: () => { sent: number } | undefined): Promise<void>;
+  releaseAll(): void;
+} {
+  const load = e.context.synthesizer.bind(e.context);
+  const waiting: Array<() => void> = [];
+  let holding = true;
+  e.context.synthesizer = async () => {
+    const synth = await load();
+    return {
+      ...synth,
+      async synthesize(request) {
+        if (holding) await new Promise<void>((resolve) => waiting.push(resolve));
+        return synth.synthesize(request);
+      },
+    };
+  };
+  return {
+    releaseAll() {
+      holding = false;
+      for (const release of waiting.splice(0)) release();
+    },
+    async releaseUntilSent(n, stats) {
+      while ((stats()?.sent ?? 0) < n) {
+        expect(await until(() => waiting.length > 0 || (stats()?.sent ?? 0) >= n)).toBe(true);
+        const sent = stats()?.sent ?? 0;
+        if (sent >= n) break;
+        waiting.shift()?.();
+        expect(await until(() => (stats()?.sent ?? 0) > sent)).toBe(true);
+      }
+    },
+  };
 }
 
 describe('live session: happy path', () => {
@@ -623,11 +662,60 @@ describe('live session: backpressure', () => {
     expect(segmentsOf(c.received).delivered).toHaveLength(count);
     expect(1000 - e.context.credits.balance(e.apiKey)).toBe(count);
   });
+
+  it('stops reading once more than livePendingTextChars wait to be spoken, and reads again at half of it', async () => {
+    // Ten segments of 10 characters: exactly the limit, which is not more than it.
+    const limit = 100;
+    const sentence = (i: number): string => ` Line ${String.fromCharCode(97 + i)}xx.`;
+    expect(sentence(0)).toHaveLength(10);
+    const e = await emulator({ livePendingTextChars: limit, concurrency: 1 });
+    const held = holdSyntheses(e);
+    const stats = () => liveSessionStats(e.context)[0];
+    const c = connect(liveUrl(e));
+    c.send(start({ idle_timeout: 60 }));
+    c.send({ type: 'text.chunk', text: Array.from({ length: 10 }, (_, i) => sentence(i)).join('') });
+    expect(await until(() => stats()?.segments === 10)).toBe(true);
+    expect(stats()).toMatchObject({ pendingTextChars: limit, readingPaused: false });
+    // one more segment: more than the limit waits (the control: a pause is seen)
+    c.send({ type: 'text.chunk', text: sentence(10) });
+    expect(await until(() => stats()?.segments === 11)).toBe(true);
+    expect(stats()).toMatchObject({ pendingTextChars: 110, readingPaused: true });
+    // five segments out: 60 characters wait, more than half the limit: still paused
+    await held.releaseUntilSent(5, stats);
+    expect(stats()).toMatchObject({ pendingTextChars: 60, readingPaused: true });
+    // the sixth: 50 wait, half the limit: reading again
+    await held.releaseUntilSent(6, stats);
+    expect(stats()).toMatchObject({ pendingTextChars: 50, readingPaused: false });
+    c.send({ type: 'text.done' });
+    held.releaseAll();
+    expect((await c.closed).code).toBe(1000);
+    expect(segmentsOf(c.received).delivered).toHaveLength(11);
+  });
+});
+
+describe('live session: frames the session does not read', () => {
+  it('ignores binary frames and frames of other types mid-session; the text frames around them are spoken', async () => {
+    const e = await emulator();
+    const c = connect(liveUrl(e));
+    c.send(start({ idle_timeout: 60 }));
+    await c.waitFor((f) => f.type === 'session.ready');
+    // A binary frame carrying a text.chunk is not text; the same frame as text is (the control).
+    c.ws.send(Buffer.from(JSON.stringify({ type: 'text.chunk', text: 'Sent as binary.' })));
+    c.send({ type: 'text.chunk', text: 'Sent as text.' });
+    // Unknown types and a second session.start neither end the input nor change the session.
+    c.send({ type: 'ping' });
+    c.send(start({ voice_id: 2 }));
+    c.send({ type: 'text.chunk', text: ' After them.' });
+    c.send({ type: 'text.done' });
+    expect((await c.closed).code).toBe(1000);
+    expect(segmentsOf(c.received).delivered.map((s) => s.text)).toEqual(['Sent as text.', ' After them.']);
+    expect(c.jsonFrames().filter((f) => f.type === 'session.ready')).toHaveLength(1);
+  });
 });
 
 describe('live session: faults', () => {
-  it('retries a failing synthesis and succeeds (times 2)', async () => {
-    const e = await emulator({ faults: { failSynthesis: { segments: [1], times: 2 } } });
+  it('retries a failing synthesis and succeeds at the last retry (times 3: 1 try + 3 retries)', async () => {
+    const e = await emulator({ faults: { failSynthesis: { segments: [1], times: 3 } } });
     const c = connect(liveUrl(e));
     c.send(start());
     c.send({ type: 'text.chunk', text: 'First one. Second one. Third one.' });
@@ -655,6 +743,26 @@ describe('live session: faults', () => {
     expect(ids).toEqual([0, 1, 2]);
     expect(delivered.map((s) => s.segment_id)).toEqual([0, 2]);
     expect(skipped).toEqual([{ segment_id: 1, text: ' Second one.' }]);
+  });
+
+  it('waits retryBaseMs before the first retry, then twice and four times as long', async () => {
+    // The waits are read where the session arms them (its timers), not measured: a slow
+    // machine stretches a wait, it cannot shorten one, so measuring could not tell 2x from 4x.
+    const base = 37;
+    const e = await emulator({ retryBaseMs: base, faults: { failSynthesis: { segments: [0], times: 4 } } });
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const c = connect(liveUrl(e));
+      c.send(start());
+      c.send({ type: 'text.chunk', text: 'Always failing.' });
+      c.send({ type: 'text.done' });
+      expect((await c.closed).code).toBe(1000);
+      expect(segmentsOf(c.received).skipped).toEqual([{ segment_id: 0, text: 'Always failing.' }]);
+      const backoffs = armed.mock.calls.map(([, ms]) => ms).filter((ms) => typeof ms === 'number' && ms > 0 && ms % base === 0);
+      expect(backoffs).toEqual([base, 2 * base, 4 * base]);
+    } finally {
+      armed.mockRestore();
+    }
   });
 
   it('fails by text (failSynthesisMatching): times 3 succeeds, times 4 skips', async () => {
