@@ -4,6 +4,7 @@
  * result address expiry, streaming answers, faults, and a clean `close()`.
  */
 import { connect } from 'node:net';
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WaveFile } from 'wavefile';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
@@ -135,6 +136,44 @@ describe('authentication', () => {
     expect(ErrorBodySchema.parse(wrong.json).status).toBe(401);
   });
 
+  it('answers a known path asked with another method 405, an unknown path 404, both with { error, status }', async () => {
+    const em = await start();
+    const wrongMethod = await call(em, 'GET', routes.textToSound);
+    expect(wrongMethod.status).toBe(405);
+    expect(ErrorBodySchema.parse(wrongMethod.json)).toEqual({ error: 'method GET not allowed', status: 405 });
+    const unknown = await call(em, 'GET', '/no-such-endpoint');
+    expect(unknown.status).toBe(404);
+    expect(ErrorBodySchema.parse(unknown.json).status).toBe(404);
+  });
+
+  it('keeps runs to their key: another key reading a result gets 404, its own key the result', async () => {
+    const em = await start({ apiKeys: ['key-a', 'key-b'] });
+    const taskId = TaskCreatedSchema.parse((await call(em, 'POST', routes.tts, speech, { 'x-api-key': 'key-a' })).json).task_id;
+    let runId: number | null = null;
+    for (let i = 0; i < 200 && runId === null; i++) {
+      const status = await call(em, 'GET', routes.ttsStatus(taskId), undefined, { 'x-api-key': 'key-a' });
+      runId = TaskStatusSchema.parse(status.json).run_id ?? null;
+      if (runId === null) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(runId).toBeTypeOf('number');
+    const other = await call(em, 'GET', routes.ttsResult(runId as number), undefined, { 'x-api-key': 'key-b' });
+    expect(other.status).toBe(404);
+    expect(ErrorBodySchema.parse(other.json).status).toBe(404);
+    const own = await fetch(`${em.baseUrl}${routes.ttsResult(runId as number)}`, { headers: { 'x-api-key': 'key-a' } });
+    expect(own.status).toBe(200);
+    expect(parseWavHeader(new Uint8Array(await own.arrayBuffer()))?.sampleRate).toBe(RATE);
+  });
+
+  it('validates a run_id in the path: 0 is 422 greater_than, text is 422 int_parsing', async () => {
+    const em = await start();
+    const zero = await call(em, 'GET', routes.ttsResult(0));
+    expect422(zero, ['path', 'run_id']);
+    expect(ValidationErrorBodySchema.parse(zero.json).detail[0]?.type).toBe('greater_than');
+    const text = await call(em, 'GET', '/tts-result/abc');
+    expect422(text, ['path', 'run_id']);
+    expect(ValidationErrorBodySchema.parse(text.json).detail[0]?.type).toBe('int_parsing');
+  });
+
   it('logs requests without keys and counts them', async () => {
     const em = await start();
     expect(em.requests).toHaveLength(0);
@@ -192,6 +231,37 @@ describe('text to sound', () => {
     expect(ValidationErrorBodySchema.parse(bad.json).detail[0]?.type).toBe('json_invalid');
     const big = await call(em, 'POST', routes.textToSound, { prompt: 'x'.repeat(2000) });
     expect(big.status).toBe(413);
+  });
+
+  it('takes a body of exactly maxBodyBytes; one byte more is 413, with content-length or streamed', async () => {
+    const limit = 1000;
+    const em = await start({ maxBodyBytes: limit });
+    /** A valid text-to-sound body of exactly `size` bytes. */
+    const bodyOf = (size: number): string => {
+      const shell = JSON.stringify({ prompt: '', duration: 2 });
+      return JSON.stringify({ prompt: 'x'.repeat(size - shell.length), duration: 2 });
+    };
+    expect(bodyOf(limit)).toHaveLength(limit);
+    expect((await call(em, 'POST', routes.textToSound, bodyOf(limit))).status).toBe(200);
+    expect((await call(em, 'POST', routes.textToSound, bodyOf(limit + 1))).status).toBe(413);
+    // Streamed (chunked, no content-length): counted as it comes.
+    const streamed = (body: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = request(`${em.baseUrl}${routes.textToSound}`, {
+          method: 'POST',
+          headers: { 'x-api-key': em.apiKey, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        const half = Math.floor(body.length / 2);
+        req.write(body.slice(0, half));
+        req.end(body.slice(half));
+      });
+    expect(await streamed(bodyOf(limit))).toBe(200);
+    expect(await streamed(bodyOf(limit + 1))).toBe(413);
   });
 });
 
@@ -357,6 +427,11 @@ describe('stories and audio separation', () => {
     expect(withT.transcript?.[0]?.text.startsWith('[fr-fr] ')).toBe(true);
     const without = TranslatedStoryResultSchema.parse((await call(em, 'GET', `${routes.translatedStoryResult(runId, 'fr-fr')}?include_transcript=false`)).json);
     expect(without.transcript).toBeUndefined();
+    // the boolean query also reads 1 and 0
+    const one = TranslatedStoryResultSchema.parse((await call(em, 'GET', `${routes.translatedStoryResult(runId, 'fr-fr')}?include_transcript=1`)).json);
+    expect(one.transcript).toEqual(withT.transcript);
+    const zero = TranslatedStoryResultSchema.parse((await call(em, 'GET', `${routes.translatedStoryResult(runId, 'fr-fr')}?include_transcript=0`)).json);
+    expect(zero.transcript).toBeUndefined();
     expect422(await call(em, 'GET', routes.translatedStoryResult(runId, 'EN-US')), ['path', 'target_language']);
     expect422(await call(em, 'GET', `/translated-story-result/abc/fr-fr`), ['path', 'run_id']);
     expect422(await call(em, 'GET', `${routes.translatedStoryResult(runId, 'fr-fr')}?include_transcript=maybe`), ['query', 'include_transcript']);
@@ -451,6 +526,23 @@ describe('credit prices', () => {
     expect(ok.headers.get('x-credits-required')).toBe('6');
     expect(em.context.credits.balance(em.apiKey)).toBe(1);
     expect((await call(em, 'POST', routes.ttsStream, body)).status).toBe(402);
+    // a balance of exactly price x sentences pays
+    em.context.credits.set(em.apiKey, 6);
+    expect((await call(em, 'POST', routes.ttsStream, body)).status).toBe(200);
+    expect(em.context.credits.balance(em.apiKey)).toBe(0);
+  });
+
+  it('translation/stream charges its price, and refuses 402 once the balance cannot pay it', async () => {
+    const em = await start({ credits: 3, prices: { task: 1, speechSegment: 1, translationStream: 2 } });
+    const body = { text: 'Hello.', source_language: 'en-us', target_language: 'de-de' };
+    const ok = await call(em, 'POST', routes.translationStream, body);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-credits-required')).toBe('2');
+    expect(em.context.credits.balance(em.apiKey)).toBe(1);
+    const refused = await call(em, 'POST', routes.translationStream, body);
+    expect(refused.status).toBe(402);
+    expect(ErrorBodySchema.parse(refused.json)).toMatchObject({ status: 402 });
+    expect(em.context.credits.balance(em.apiKey)).toBe(1);
   });
 });
 
