@@ -340,6 +340,9 @@ describe('speech task (deprecated) and voices', () => {
     const after = VoiceListSchema.parse((await call(em, 'GET', routes.listVoices)).json);
     expect(after.find((v) => v.id === voice_id)).toMatchObject({ voice_name: 'Narrator Nell', gender: 2, age: 41, language: 'en-gb' });
     expect(em.context.voice(voice_id)?.voice_name).toBe('Narrator Nell');
+    // a deprecated numeric language id is listed as its locale tag
+    const numeric = CreateCustomVoiceResponseSchema.parse((await call(em, 'POST', routes.createCustomVoice, form({ language: '3' }))).json);
+    expect(em.context.voice(numeric.voice_id)?.language).toBe('fr-fr');
     expect422(await call(em, 'POST', routes.createCustomVoice, form({ age: '0' })), ['body', 'age']);
     expect422(await call(em, 'POST', routes.createCustomVoice, form({ gender: '3' })), ['body', 'gender']);
     expect422(await call(em, 'POST', routes.createCustomVoice, form({}, 'sample.ogg')), ['body', 'file']);

@@ -838,6 +838,25 @@ describe('live session: faults', () => {
     expect(segmentsOf(flaky.received)).toMatchObject({ delivered: [], ids: [0, 1] });
   });
 
+  it("a key's own faults (faultsByKey) override the emulator-wide ones", async () => {
+    const e = await emulator({
+      apiKeys: ['key-plain', 'key-spared'],
+      faults: { failSynthesis: { segments: 'all', times: 4 } },
+      faultsByKey: { 'key-spared': { failSynthesis: { segments: 'all', times: 0 } } },
+    });
+    const plain = connect(liveUrl(e, 'key-plain'));
+    const spared = connect(liveUrl(e, 'key-spared'));
+    for (const c of [plain, spared]) {
+      c.send(start());
+      c.send({ type: 'text.chunk', text: 'One. Two.' });
+      c.send({ type: 'text.done' });
+    }
+    expect((await plain.closed).code).toBe(1000);
+    expect((await spared.closed).code).toBe(1000);
+    expect(segmentsOf(plain.received)).toMatchObject({ delivered: [], ids: [0, 1] });
+    expect(segmentsOf(spared.received)).toMatchObject({ skipped: [], ids: [0, 1] });
+  });
+
   it('a custom voice created over HTTP is usable in a live session at once', async () => {
     const e = await emulator();
     const form = new FormData();

@@ -165,6 +165,16 @@ describe('emulator network: latencyMs', () => {
     expect(done - started).toBeGreaterThanOrEqual((audioBytes / bandwidth) * 1000 - SLACK_MS);
   });
 
+  it('a connection the emulator drops (no close frame) reaches the client as a drop, late', async () => {
+    const emu = await emulator({ latencyMs: 5, faults: { dropAfterFrames: 0 } });
+    const session = live(emu);
+    await session.opened;
+    session.ws.send(JSON.stringify({ type: 'session.start', voice_id: 1, output_format: 'wav' }));
+    session.ws.send(JSON.stringify({ type: 'text.chunk', text: 'Dropped at the first segment.' }));
+    expect(await session.closed).toBe(1006);
+    expect(session.frames.some((f) => Buffer.isBuffer(f.frame) || f.frame.type === 'session.done')).toBe(false);
+  });
+
   it('close() ends relayed connections: an open live session sees its socket close', async () => {
     const emu = await emulator({ latencyMs: 5 });
     const session = live(emu);
