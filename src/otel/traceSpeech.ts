@@ -21,8 +21,9 @@ export interface TraceSpeechOptions {
   serverAddress?: string;
   /**
    * Credits one live segment costs, if you know your plan's price: the span then records
-   * `rxvoice.credits` (delivered segments times it, segments replayed from a speech cache not counted). The live protocol itself reports no
-   * price (the contract leaves prices open). Default: not recorded.
+   * `rxvoice.credits` (delivered segments times it, segments replayed from a speech cache
+   * not counted). The live protocol itself reports no price (the contract leaves prices
+   * open). Default: not recorded.
    */
   creditsPerSegment?: number;
   /** Clock of the timings (time to first audio), default `asyncScheduler`; virtual time in tests. */
