@@ -58,7 +58,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'fairness', module: './fairness.js', full: { floodChars: 150_000, seconds: 4 }, quick: { floodChars: 50_000, seconds: 2, flooders: [4] } },
   { name: 'emulator-capacity', module: './emulator-capacity.js', quick: { levels: [10, 100, 400], seconds: 7 } },
   // 20 client processes in a full run, the talkers' 20 s each: 165 s in the run of 2026-11-27
-  { name: 'session-cost', module: './session-cost.js', full: { sessions: 1000, repeats: 4 }, quick: { sessions: 200, repeats: 1 }, fullCapSeconds: 300 },
+  { name: 'session-cost', module: './session-cost.js', full: { sessions: 1000, repeats: 4 }, quick: { sessions: 200, repeats: 1 }, fullCapSeconds: 600 },
   { name: 'plugins', module: './plugins.js', quick: { calls: 30 } },
   { name: 'synth-threads', module: './synth-threads.js', quick: { clients: 8, seconds: 2 } },
 ];

@@ -29,6 +29,11 @@
  * holds the last one's stop, the bare client sends every token as it comes. CPU per sentence
  * of the two rounds, the idle waits between tokens included on both sides.
  *
+ * Longer rounds (two more rows, since 2026-11-28): both rounds again at 10 sentences a session
+ * instead of 3, whole sentences as above. The first round's extra over the second is V8's first
+ * optimization of the code run once a sentence, paid once a process: the more sentences it
+ * spreads over, the nearer the first round comes to the second.
+ *
  * Each process loads only what it runs (since 2026-11-27): the bare client's has Node and
  * `ws`, not rxvoice, rxjs or the emulator, as a bare client's process would; ours has rxvoice
  * (and its rxjs and ws), not the emulator. Before, both client processes loaded all of it
@@ -59,6 +64,10 @@ export interface SessionCostOptions {
   talkerRepeats?: number;
   /** Sentences each talker speaks a round. */
   talkerSentences?: number;
+  /** Sentences a session a round in the longer pairs (whole sentences, as the main rows); 0: no such rows. */
+  longSentences?: number;
+  /** Fresh process pairs of the longer rounds. */
+  longRepeats?: number;
 }
 
 interface Cost {
@@ -146,6 +155,16 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
     oursTalking.push(await measure('ours', sessions, talkerSentences, 'talker'));
     peerTalking.push(await measure('peer', sessions, talkerSentences, 'talker'));
   }
+  // the same rounds with more sentences a session: what a process pays once (V8's first
+  // optimization of the code run once a sentence) spread over more of them
+  const longSentences = options.longSentences ?? (QUICK ? 0 : 10);
+  const longRepeats = longSentences > 0 ? (options.longRepeats ?? 2) : 0;
+  const oursLong: Cost[] = [];
+  const peerLong: Cost[] = [];
+  for (let i = 0; i < longRepeats; i++) {
+    oursLong.push(await measure('ours', sessions, longSentences));
+    peerLong.push(await measure('peer', sessions, longSentences));
+  }
   const m = (costs: Cost[], k: keyof Cost): number => median(costs.map((c) => c[k]));
   const note = `${sessions} sessions, medians of ${repeats} fresh process pairs; peer: a bare ws client with the same protocol in its own process`;
   return [
@@ -193,6 +212,31 @@ export async function run(options: SessionCostOptions = {}): Promise<BenchRow[]>
     ),
     ...mainThreadRows(ours, peer, sessions, note),
     ...talkerRows(oursTalking, peerTalking, sessions, talkerSentences),
+    ...longRows(oursLong, peerLong, sessions, longSentences),
+  ];
+}
+
+/**
+ * The first and second rounds again with `sentencesEach` sentences a session (none when no
+ * such pairs ran): the first round's extra over the second is work a process does once, so
+ * it weighs less on each sentence the more sentences a round has (docs/performance.md, round 17).
+ */
+function longRows(ours: Cost[], peer: Cost[], sessions: number, sentencesEach: number): BenchRow[] {
+  if (ours.length === 0) return [];
+  const m = (costs: Cost[], k: 'cpuPerSentenceUs' | 'cpuPerSentenceSecondUs'): number => median(costs.map((c) => c[k]));
+  const note =
+    `${sessions} sessions, medians of ${ours.length} fresh process pairs; whole sentences as in the rows above, ${sentencesEach} a session a round instead of 3: ` +
+    `what the first round pays once a process (V8 first optimizing the code run once a sentence) spread over ${sentencesEach * sessions} sentences`;
+  return [
+    row(`session-cost: client CPU per extra sentence, ${sentencesEach} sentences a session, ${sessions} sessions`, m(ours, 'cpuPerSentenceUs'), m(peer, 'cpuPerSentenceUs'), 'us', note, 'lower'),
+    row(
+      `session-cost: client CPU per extra sentence, second round, ${sentencesEach} sentences a session, ${sessions} sessions`,
+      m(ours, 'cpuPerSentenceSecondUs'),
+      m(peer, 'cpuPerSentenceSecondUs'),
+      'us',
+      `${note}; the round after the row above`,
+      'lower',
+    ),
   ];
 }
 
