@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { encodeWav16 } from '../../src/audio/wav.js';
 import type { HeardInput, HeardReport, SpokenSegment } from '../../src/live/index.js';
@@ -9,19 +10,23 @@ type Listener = (event: unknown) => void;
 /** A socket in virtual time: what the adapter sends, with the virtual time it was sent at. */
 function fakeSocket(now: () => number) {
   const listeners = new Map<string, Set<Listener>>();
-  const sent: Array<{ at: number; event: string; bytes?: number; name?: string; payload?: Uint8Array }> = [];
-  const socket: CallSocketLike & { receive(message: unknown): void; readyState: number } = {
+  const sent: Array<{ at: number; event: string; streamSid?: string | undefined; bytes?: number; name?: string; payload?: Uint8Array }> = [];
+  const closes: Array<{ at: number; code: number | undefined }> = [];
+  const socket: CallSocketLike & { receive(message: unknown): void; readyState: number; listeners(): number } = {
     readyState: 1,
     send(data) {
-      const message = JSON.parse(data) as { event: string; media?: { payload: string }; mark?: { name: string } };
+      const message = JSON.parse(data) as { event: string; streamSid?: string; media?: { payload: string }; mark?: { name: string } };
       sent.push({
         at: now(),
         event: message.event,
+        streamSid: message.streamSid,
         ...(message.media ? { bytes: Buffer.from(message.media.payload, 'base64').length, payload: new Uint8Array(Buffer.from(message.media.payload, 'base64')) } : {}),
         ...(message.mark ? { name: message.mark.name } : {}),
       });
     },
-    close() {},
+    close(code) {
+      closes.push({ at: now(), code });
+    },
     addEventListener(type, listener) {
       (listeners.get(type) ?? listeners.set(type, new Set()).get(type)!).add(listener);
     },
@@ -29,16 +34,28 @@ function fakeSocket(now: () => number) {
       listeners.get(type)?.delete(listener);
     },
     receive(message) {
-      for (const listener of listeners.get('message') ?? []) listener({ data: JSON.stringify(message) });
+      for (const listener of listeners.get('message') ?? []) listener({ data: message instanceof Uint8Array ? message : JSON.stringify(message) });
+    },
+    listeners() {
+      return [...listeners.values()].reduce((n, set) => n + set.size, 0);
     },
   };
-  return { socket, sent };
+  return { socket, sent, closes };
 }
 
 const START = { event: 'start', streamSid: 'MZ1', start: { mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } };
 
 function segment(segment_id: number, text: string, samples: number, rate = 8000): SpokenSegment {
   return { segment_id, text, word_timestamps: [], audio: encodeWav16(new Int16Array(samples).fill(1000), rate), format: 'wav' };
+}
+
+/** A segment's events as the live session streams them: start, its WAV (`samples` of 1000 at 8 kHz), its end. */
+function streamed(samples: number): Record<string, HeardInput> {
+  return {
+    s: { type: 'segmentStart', segment_id: 0, text: 'One.' },
+    a: { type: 'audio', segment_id: 0, bytes: encodeWav16(new Int16Array(samples).fill(1000), 8000) },
+    d: { type: 'segmentDone', segment_id: 0 },
+  };
 }
 
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -276,6 +293,242 @@ describe('twilioMediaStream pacing (virtual time)', () => {
       expect(sent.map((s) => s.at)).toEqual([0, 20]); // control: frames went while it was open
       expect(error).toMatchObject({ reason: 'closed' });
       expect(reports).toMatchObject([{ playedSeconds: 0.04, complete: false }]);
+    });
+  });
+
+  it('a whole frame goes as soon as its audio arrives, not at the segment end', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(START);
+      // exactly 2 frames of audio, the segment's end 200 ms later
+      call.say(cold('s a 200ms d|', streamed(320))).subscribe();
+      flush();
+      expect(sent.map((s) => [s.at, s.event])).toEqual([
+        [1, 'media'],
+        [21, 'media'],
+        [202, 'mark'],
+      ]);
+    });
+  });
+
+  it('the end of another segment does not end the open one: its later audio still plays, one mark', () => {
+    const events = { ...streamed(160), x: { type: 'segmentDone', segment_id: 7 } as HeardInput };
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(START);
+      call.say(cold('s a x b d|', { ...events, b: { type: 'audio', segment_id: 0, bytes: new Uint8Array(320).fill(0x10) } })).subscribe();
+      flush();
+      // 160 samples, then 160 more as raw data of the same WAV stream: 2 frames
+      expect(sent.map((s) => s.event)).toEqual(['media', 'media', 'mark']);
+    });
+  });
+
+  it('a reconnect ends the segment that was arriving: its last frame padded and its mark sent at once, not when the next segment starts', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(START);
+      const events = {
+        ...streamed(250), // 31.25 ms: 2 frames, the second padded
+        r: { type: 'reconnected', attempt: 1, session_id: 's2', run_id: 2, resent: 'One.' } as HeardInput,
+        t: { type: 'segmentStart', segment_id: 0, text: 'One.' } as HeardInput,
+      };
+      call.say(cold('s a r 300ms t', events)).subscribe();
+      flush();
+      expect(sent.map((s) => [s.at, s.event])).toEqual([
+        [1, 'media'],
+        [21, 'media'],
+        [21, 'mark'],
+      ]);
+    });
+  });
+
+  it('a session ready event without output_format is played as WAV (rxvoice asks for wav); another format is refused', () => {
+    const play = (config: Record<string, unknown>) => {
+      const scheduler = newScheduler();
+      return scheduler.run(({ cold, flush }) => {
+        const { socket, sent } = fakeSocket(() => scheduler.now());
+        const call = twilioMediaStream(socket, { scheduler });
+        socket.receive(START);
+        let error: unknown;
+        const ready = { type: 'ready', session_id: 's', run_id: 1, config } as HeardInput;
+        call.say(cold('r s a d|', { ...streamed(160), r: ready })).subscribe({ error: (e: unknown) => (error = e) });
+        flush();
+        return { events: sent.map((s) => s.event), error };
+      });
+    };
+    expect(play({})).toEqual({ events: ['media', 'mark'], error: undefined });
+    expect(play({ output_format: 'wav' })).toEqual({ events: ['media', 'mark'], error: undefined });
+    expect(play({ output_format: 'mp3' })).toMatchObject({ events: ['clear'], error: { reason: 'unsupported_audio' } });
+  });
+
+  it('every message to Twilio names the stream of the start message (media, mark, clear)', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket, sent } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive({ ...START, streamSid: 'MZ42' });
+      call.say(cold('a|', { a: segment(0, 'One.', 160) })).subscribe();
+      scheduler.schedule(() => call.interrupt(), 10);
+      flush();
+      expect(sent.map((s) => [s.event, s.streamSid])).toEqual([
+        ['media', 'MZ42'],
+        ['mark', 'MZ42'],
+        ['clear', 'MZ42'],
+      ]);
+    });
+  });
+
+  it('reads a message given as bytes (a binary frame of the same JSON)', () => {
+    const scheduler = newScheduler();
+    scheduler.run(() => {
+      const { socket } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(new TextEncoder().encode(JSON.stringify(START)));
+      expect(call.streamSid).toBe('MZ1');
+    });
+  });
+
+  it('no start within startTimeoutMs (default 10 s): the call ends no_start and the socket is closed; a start in time cancels that', async () => {
+    const scheduler = newScheduler();
+    const call = scheduler.run(({ flush }) => {
+      const { socket, closes } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      flush();
+      expect(scheduler.now()).toBe(10_000);
+      expect(closes).toEqual([{ at: 10_000, code: 1000 }]);
+      expect(socket.listeners()).toBe(0); // the adapter let go of the socket
+      return call;
+    });
+    expect(await call.ended).toEqual({ reason: 'no_start' });
+    const started = newScheduler();
+    started.run(({ flush }) => {
+      const { socket, closes } = fakeSocket(() => started.now());
+      const call = twilioMediaStream(socket, { scheduler: started });
+      started.schedule(() => socket.receive(START), 9_999);
+      started.schedule(() => undefined, 30_000); // the clock goes well past the timeout
+      flush();
+      expect(call.streamSid).toBe('MZ1');
+      expect(closes).toEqual([]);
+      expect(socket.listeners()).toBe(3); // still listening: the call goes on
+    });
+  });
+
+  it('a socket already closed when handed over ends the call at once (closed), without waiting for a start', async () => {
+    const scheduler = new TestScheduler(() => undefined);
+    const { socket } = fakeSocket(() => scheduler.now());
+    socket.readyState = 3;
+    const call = twilioMediaStream(socket, { scheduler });
+    scheduler.flush(); // control: without the check, the start timeout would end it as no_start
+    expect(await call.ended).toEqual({ reason: 'closed' });
+    await expect(call.started).rejects.toMatchObject({ reason: 'closed' });
+  });
+
+  it('the speech ends markTimeoutMs (default 5 s) after its last frame when no mark comes back', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(START);
+      const events: Array<[number, string]> = [];
+      call.say(cold('a|', { a: segment(0, 'One.', 320) })).subscribe((e) => events.push([scheduler.now(), e.type]));
+      flush();
+      expect(events).toEqual([
+        [20, 'segmentSent'],
+        [5020, 'heard'],
+      ]);
+    });
+  });
+});
+
+describe('twilioMediaStream: what an interruption leaves behind', () => {
+  it('nothing scheduled (no frame timer, no wait for marks) and the speech unsubscribed at once', () => {
+    /** Interrupts at `at` ms (or not at all); returns the virtual time when everything had run, and when the speech was unsubscribed. */
+    const run = (marbles: string, at: number | undefined) => {
+      const scheduler = newScheduler();
+      return scheduler.run(({ cold, flush }) => {
+        const { socket } = fakeSocket(() => scheduler.now());
+        const call = twilioMediaStream(socket, { scheduler });
+        socket.receive(START);
+        const speech = cold(marbles, { a: segment(0, 'One.', 800), b: segment(1, ' Two.', 320) });
+        call.say(speech).subscribe();
+        if (at !== undefined) scheduler.schedule(() => call.interrupt(), at);
+        flush();
+        return { idleAt: scheduler.now(), unsubscribedAt: speech.subscriptions[0]!.unsubscribedFrame };
+      });
+    };
+    // mid-frames, a second sentence having come while a frame waited
+    expect(run('a 9ms b', 50)).toEqual({ idleAt: 50, unsubscribedAt: 50 });
+    // control: not interrupted, the frames run on (7 of them) and then the wait for the marks
+    expect(run('a 9ms b|', undefined).idleAt).toBe(120 + 5000);
+    // all frames sent, waiting for the mark: the wait is cancelled too
+    expect(run('a|', 200)).toEqual({ idleAt: 200, unsubscribedAt: 1 });
+  });
+
+  it('speech that fails while being subscribed (not WAV at once) is unsubscribed, not left running', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ flush }) => {
+      const { socket } = fakeSocket(() => scheduler.now());
+      const call = twilioMediaStream(socket, { scheduler });
+      socket.receive(START);
+      let open = false;
+      const speech = new Observable<HeardInput>((subscriber) => {
+        open = true;
+        subscriber.next({ ...segment(0, 'One.', 0), audio: new TextEncoder().encode('ID3 not a wav') });
+        return () => (open = false);
+      });
+      let error: unknown;
+      call.say(speech).subscribe({ error: (e: unknown) => (error = e) });
+      flush();
+      expect(error).toMatchObject({ reason: 'unsupported_audio' });
+      expect(open).toBe(false);
+    });
+  });
+
+  it('interrupted with all of the speech so far played but the speech not over: not complete (control: over, complete)', () => {
+    const report = (marbles: string) => {
+      const scheduler = newScheduler();
+      return scheduler.run(({ cold, flush }) => {
+        const { socket, sent } = fakeSocket(() => scheduler.now());
+        const reports: HeardReport[] = [];
+        const call = twilioMediaStream(socket, { scheduler, onHeard: (r) => reports.push(r) });
+        socket.receive(START);
+        call.say(cold(marbles, { a: segment(0, 'One.', 320) })).subscribe();
+        scheduler.schedule(() => socket.receive({ event: 'mark', streamSid: 'MZ1', mark: { name: sent.find((s) => s.event === 'mark')!.name } }), 100);
+        scheduler.schedule(() => call.interrupt(), 200);
+        flush();
+        return reports;
+      });
+    };
+    expect(report('a')).toEqual([expect.objectContaining({ heard: 'One.', unheard: '', complete: false })]);
+    expect(report('a|')).toEqual([expect.objectContaining({ heard: 'One.', unheard: '', complete: true })]);
+  });
+
+  it('the words of a later sentence are timed from the end of the frames before it (the padded last frame counts)', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, flush }) => {
+      const { socket } = fakeSocket(() => scheduler.now());
+      const reports: HeardReport[] = [];
+      const call = twilioMediaStream(socket, { scheduler, onHeard: (r) => reports.push(r) });
+      socket.receive(START);
+      // 50 ms of audio: 3 frames, 60 ms on the call
+      const first = segment(0, 'One.', 400);
+      const second: SpokenSegment = { ...segment(1, ' aa bb cc', 800), word_timestamps: [
+        { word: 'aa', start: 0, end: 0.015 },
+        { word: 'bb', start: 0.015, end: 0.025 },
+        { word: 'cc', start: 0.025, end: 0.1 },
+      ] };
+      call.say(cold('(ab|)', { a: first, b: second })).subscribe();
+      // frames at 0, 20, 40 (One.), 60 (the second's first): 80 ms sent, 20 ms of the second
+      scheduler.schedule(() => call.interrupt(), 70);
+      flush();
+      // with the second sentence timed from 50 ms (the WAV's length), 'bb' would count as heard
+      expect(reports).toMatchObject([{ heard: 'One. aa', playedSeconds: 0.08 }]);
     });
   });
 });

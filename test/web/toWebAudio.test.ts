@@ -4,7 +4,7 @@
  * arrives, words on the audio clock, barge-in silence, the error cases, and the
  * incremental WAV decoder against whole-file decoding under random splits.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { Observable, Subject, lastValueFrom, map, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
@@ -333,6 +333,88 @@ describe('toWebAudio in virtual time', () => {
     expect(inputs.filter((input) => input.startsWith('node:') || input.includes('node_modules/ws/'))).toEqual([]);
   });
 
+  it('a suspended AudioContext errors after 3 s by default; unsubscribing before that leaves no timer running', () => {
+    const outcome = (unsubscribeAt: number | undefined) => {
+      const ts = testScheduler();
+      return ts.run(({ cold }) => {
+        const context = new FakeContext(() => 0);
+        context.state = 'suspended';
+        let failedAt: number | undefined;
+        const playing = cold<LiveSpeechEvent>('s', { s: { type: 'segmentStart', segment_id: 0, text: 'x' } })
+          .pipe(toWebAudio({ context, scheduler: ts }))
+          .subscribe({ error: () => (failedAt = ts.now()) });
+        if (unsubscribeAt !== undefined) ts.schedule(() => playing.unsubscribe(), unsubscribeAt);
+        ts.flush();
+        return { failedAt, idleAt: ts.now() };
+      });
+    };
+    expect(outcome(undefined)).toEqual({ failedAt: 3000, idleAt: 3000 });
+    expect(outcome(100)).toEqual({ failedAt: undefined, idleAt: 100 });
+  });
+
+  it('an AudioContext it created itself is closed when the subscription ends; one it was given is not', () => {
+    const ts = testScheduler();
+    const created: FakeContext[] = [];
+    vi.stubGlobal(
+      'AudioContext',
+      class extends FakeContext {
+        constructor() {
+          super(() => ts.now() / 1000);
+          created.push(this);
+        }
+      },
+    );
+    try {
+      const given = new FakeContext(() => ts.now() / 1000);
+      const speech = new Subject<LiveSpeechEvent>();
+      speech.pipe(toWebAudio({ scheduler: ts })).subscribe().unsubscribe();
+      speech.pipe(toWebAudio({ context: given, scheduler: ts })).subscribe().unsubscribe();
+      expect(created.map((c) => c.state)).toEqual(['closed']);
+      expect(given.state).toBe('running');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('an empty audio message before the WAV does not make the segment an encoded one: the WAV still streams', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const context = new FakeContext(() => ts.now() / 1000);
+      const speech = cold<LiveSpeechEvent>('s e a 100ms d|', {
+        s: { type: 'segmentStart', segment_id: 0, text: 'x' },
+        e: { type: 'audio', segment_id: 0, bytes: new Uint8Array(0) },
+        a: { type: 'audio', segment_id: 0, bytes: wav(0.5).bytes },
+        d: { type: 'segmentDone', segment_id: 0 },
+      });
+      // scheduled as it arrives (2 ms), not when the segment ends
+      expectObservable(speech.pipe(toWebAudio({ context, scheduler: ts }), map(label))).toBe('--S 49ms P 499ms (YE|)', {
+        S: 'scheduled 0 @0.052',
+        P: 'playing 0 @0.052',
+        Y: 'played 0 @0.552',
+        E: 'ended @0.552',
+      });
+      ts.flush();
+      expect(context.decoded).toEqual([]);
+    });
+  });
+
+  it('a reconnect ends the segment that was arriving: what came of it plays, then it is played', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const context = new FakeContext(() => ts.now() / 1000);
+      const speech = cold<LiveSpeechEvent>('(sar)', {
+        s: { type: 'segmentStart', segment_id: 0, text: 'x' },
+        a: { type: 'audio', segment_id: 0, bytes: wav(0.1).bytes },
+        r: { type: 'reconnected', attempt: 1, session_id: 's2', run_id: 2, resent: 'x' },
+      });
+      expectObservable(speech.pipe(toWebAudio({ context, scheduler: ts }), map(label)), '^ 1000ms !').toBe('S 49ms P 99ms Y', {
+        S: 'scheduled 0 @0.05',
+        P: 'playing 0 @0.05',
+        Y: 'played 0 @0.15',
+      });
+    });
+  });
+
   it('bad options throw at once', () => {
     expect(() => toWebAudio({ bufferSeconds: -1 })).toThrow(/bufferSeconds/);
     expect(() => toWebAudio({ resumeTimeoutMs: 0 })).toThrow(/resumeTimeoutMs/);
@@ -550,6 +632,28 @@ describe('toWebAudio reports what was heard (onHeard)', () => {
     expect(run('s a d')).toEqual([expect.objectContaining({ heard: 'One.', unheard: '', complete: false })]);
     // control: the same audio with the speech over is complete
     expect(run('s a d |')).toEqual([expect.objectContaining({ heard: 'One.', unheard: '', complete: true })]);
+  });
+
+  it('barge-in after the speech is over, its words all spoken but its audio still playing: not complete (control: played out, complete)', () => {
+    const run = (at: number) => {
+      const ts = testScheduler();
+      const reports: Array<{ complete: boolean; heard: string }> = [];
+      ts.run(({ cold }) => {
+        const context = new FakeContext(() => ts.now() / 1000);
+        // the word ends at 0.05 s; the audio goes on to 0.4 s
+        const speech = cold<LiveSpeechEvent>('s a d |', {
+          s: { type: 'segmentStart', segment_id: 0, text: 'One.', word_timestamps: words(0) },
+          a: { type: 'audio', segment_id: 0, bytes: wav(0.4).bytes },
+          d: { type: 'segmentDone', segment_id: 0 },
+        });
+        const playing = speech.pipe(toWebAudio({ context, scheduler: ts, onHeard: (r) => reports.push(r) })).subscribe();
+        ts.schedule(() => playing.unsubscribe(), at);
+        ts.flush();
+      });
+      return reports;
+    };
+    expect(run(250)).toEqual([expect.objectContaining({ heard: 'One.', unheard: '', complete: false })]);
+    expect(run(1000)).toEqual([expect.objectContaining({ heard: 'One.', unheard: '', complete: true })]);
   });
 
   it('at the end: everything heard, reported once; a bad onHeard throws at once', () => {
