@@ -1,7 +1,11 @@
 /**
  * G.711, the codec of the telephone network: 16-bit PCM to 8-bit mu-law (North America,
- * Japan; Twilio Media Streams) or A-law (elsewhere) and back, sample by sample, as in the
- * ITU-T reference (the Sun `g711.c` lineage). Pure functions, no I/O, any runtime.
+ * Japan; Twilio Media Streams) or A-law (elsewhere) and back, sample by sample. The codes are
+ * those of the `alawmulaw` package (the test compares every sample); they differ from the ITU-T
+ * G.191 reference encoders only on the 127 negative samples of each law that sit exactly on a
+ * step's edge, where the reference takes the magnitude as `~x` and this code as `-x`: the
+ * neighbouring step, within the law's own quantizing error. Decoding is the reference's. Pure
+ * functions, no I/O, any runtime.
  */
 
 const MULAW_BIAS = 0x84;
