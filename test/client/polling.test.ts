@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PollingOptionsSchema } from '../../src/client/config.js';
-import { createTaskDurationModel, learnedPollInterval, MIN_SAMPLES } from '../../src/client/polling.js';
+import { createTaskDurationModel, learnedPollInterval, MIN_SAMPLES, nextPollDelay } from '../../src/client/polling.js';
 import { TaskDeadlineError, type RxVoiceClient } from '../../src/index.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { clientFor, emulator, VirtualClock } from './helpers.js';
@@ -38,6 +38,12 @@ describe('task duration model', () => {
     expect(Math.exp(model.predict('translation', undefined)!.mu)).toBeCloseTo(4000, -1);
   });
 
+  it('a task done at the first status call counts three quarters of that wait (it is only known to be shorter)', () => {
+    const model = createTaskDurationModel();
+    for (let i = 0; i < MIN_SAMPLES; i++) model.record('sound', undefined, 0, 2000);
+    expect(Math.exp(model.predict('sound', undefined)!.mu)).toBeCloseTo(1500, 6);
+  });
+
   it('forgets all but the last 64 tasks of a family', () => {
     const model = createTaskDurationModel();
     for (let i = 0; i < 64; i++) model.record('sound', undefined, 59_000, 61_000);
@@ -58,6 +64,25 @@ describe('learned poll interval', () => {
     expect(nearMedian).toBeGreaterThanOrEqual(POLICY.minIntervalMs);
     // A lower lateness budget polls more densely.
     expect(learnedPollInterval(prediction, 10_000, { ...POLICY, latenessPerPollMs: 25 })).toBeLessThan(nearMedian);
+  });
+
+  it('the first call (nothing waited yet) has no minimum interval; later calls do', () => {
+    const quick = { mu: Math.log(5), sigma: 0.1 };
+    const options = { ...POLICY, minIntervalMs: 1000 };
+    const first = learnedPollInterval(quick, 0, options);
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(1000);
+    // control: once something was waited, the minimum holds
+    expect(learnedPollInterval(quick, 1, options)).toBe(1000);
+  });
+
+  it('jitter only shortens a learned wait, by at most its fraction', () => {
+    const options = { ...POLICY, jitter: 0.2 };
+    const interval = learnedPollInterval(prediction, 0, options);
+    expect(nextPollDelay(prediction, 3, 0, 0, options, () => 0)).toBe(Math.round(interval));
+    expect(nextPollDelay(prediction, 3, 0, 0, options, () => 0.5)).toBe(Math.round(interval * 0.9));
+    // the wait runs from the previous call: 2 s after it was sent, 2 s less remain
+    expect(nextPollDelay(prediction, 3, 0, 2000, options, () => 0)).toBe(Math.round(interval - 2000));
   });
 
   it('stays within [minIntervalMs, maxLearnedDelayMs] and spends at most the lateness budget per call', () => {

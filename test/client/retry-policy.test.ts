@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRetryable } from '../../src/batch/run-job.js';
-import { shouldRetry, wasNotSent, errorCodes, type CallKind } from '../../src/client/retry-policy.js';
+import { shouldRetry, wasNotSent, errorCodes, parseRetryAfter, type CallKind } from '../../src/client/retry-policy.js';
 import {
   ApiError,
   AuthenticationError,
@@ -25,6 +25,14 @@ describe('wasNotSent: one rule for "was this request sent?"', () => {
     expect(wasNotSent(refusedEverywhere())).toBe(true);
     expect(wasNotSent(connection(refusedEverywhere()))).toBe(true);
     expect(wasNotSent(new ConnectionError('x', { notSent: true }))).toBe(true);
+  });
+
+  it('each failure that happens before a byte is sent: refused, no such host, DNS try again, connect timeout, host or network unreachable', () => {
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']) {
+      expect(wasNotSent(connection(coded(code))), code).toBe(true);
+      // so a creation call failing so is tried again
+      expect(shouldRetry(connection(coded(code)), { kind: 'creation' }), code).toBe(true);
+    }
   });
 
   it('controls: a reset, a timeout after connecting, nothing at all: may have been sent', () => {
@@ -73,5 +81,21 @@ describe('shouldRetry: the rules in order', () => {
     // polling is idempotent: the reset is retried there, and a task that timed out too
     expect(isRetryable(connection(coded('ECONNRESET')), 'task')).toBe(true);
     expect(isRetryable({ code: 'task_timeout', retryable: false } as unknown as RxVoiceError, 'task')).toBe(true);
+  });
+});
+
+describe('parseRetryAfter: what the service asks to wait, in seconds', () => {
+  it('an empty or blank header asks for nothing (not "retry at once")', () => {
+    expect(parseRetryAfter('')).toBeUndefined();
+    expect(parseRetryAfter('   ')).toBeUndefined();
+    // control: a real zero is a zero
+    expect(parseRetryAfter('0')).toBe(0);
+  });
+
+  it('never a negative wait: a negative number or a date already past is 0', () => {
+    expect(parseRetryAfter('-5')).toBe(0);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 20_000)).toBe(0);
+    // control: a date ahead is the seconds until it
+    expect(parseRetryAfter(new Date(30_000).toUTCString(), 20_000)).toBe(10);
   });
 });

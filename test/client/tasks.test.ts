@@ -1,4 +1,4 @@
-import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
+import { VirtualTimeScheduler, firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   AbortError,
@@ -13,6 +13,7 @@ import {
   type TaskEvent,
 } from '../../src/index.js';
 import { PollingOptionsSchema } from '../../src/client/config.js';
+import { TaskStatusAnswerSchema } from '../../src/client/tasks.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { clientFor, emulator, VirtualClock } from './helpers.js';
 
@@ -87,6 +88,23 @@ describe('terminal statuses', () => {
     expect(error.message).toContain('emulated failure of the translation task');
   });
 
+  it('ERROR: the key is scrubbed from the service message', async () => {
+    emu.context.options.faults.taskOutcome = { '*': 'ERROR' };
+    const { task_id } = await firstValueFrom(client.translate({ texts: ['x'], source_language: 'en-us', target_language: 'de-de' }));
+    emu.context.tasks.get(task_id)!.message = `no access for key ${emu.apiKey}`;
+    const error = (await lastValueFrom(client.tasks.resume('translation', task_id)).catch((e: unknown) => e)) as TaskFailedError;
+    expect(error).toBeInstanceOf(TaskFailedError);
+    expect(error.serviceMessage).toBe('no access for key ***');
+    expect(error.message).toContain('no access for key ***');
+    expect(error.message).not.toContain(emu.apiKey);
+  });
+
+  it('a status FAILED (as a sample client checks for stories) is read as ERROR', () => {
+    expect(TaskStatusAnswerSchema.parse({ status: 'FAILED', run_id: null })).toMatchObject({ status: 'ERROR' });
+    expect(TaskStatusAnswerSchema.parse('PENDING')).toEqual({ status: 'PENDING' });
+    expect(TaskStatusAnswerSchema.safeParse({ status: 'DONE' }).success).toBe(false);
+  });
+
   it('TIMEOUT advises splitting the work; PAYMENT_REQUIRED adding credits', async () => {
     emu.context.options.faults.taskOutcome = { '*': 'TIMEOUT' };
     const timeout = await lastValueFrom(client.textToSound({ prompt: 'long' })).catch((e: unknown) => e);
@@ -126,7 +144,11 @@ describe('polling in virtual time', () => {
       sum += expected[i]!;
       expect(e).toMatchObject({ polls: i + 1, elapsedMs: sum });
     });
-    expect(events.at(-1)!.type).toBe('result');
+    // the result's timing, on the same clock: every call counted, the last pending one and the one that found it done
+    const result = events.at(-1)!;
+    expect(result.type).toBe('result');
+    if (result.type !== 'result') return;
+    expect(result.timing).toEqual({ createMs: 0, pendingMs: sum + expected.at(-1)!, lastPendingMs: sum, polls: pending.length + 1, resultMs: 0 });
     await c.close();
   });
 
@@ -192,6 +214,23 @@ describe('cancellation', () => {
     expect(await done).toBeInstanceOf(AbortError);
     expect(events).toEqual(['created']);
     expect(Date.now() - t0).toBeLessThan(1000);
+    await c.close();
+  });
+
+  it('resuming a task: an abort signal ends the wait before the next status call', async () => {
+    emu.context.options.taskDurationMs = 60_000;
+    const { task_id } = await firstValueFrom(client.translate({ texts: ['Hi'], source_language: 'en-us', target_language: 'de-de' }));
+    // virtual time that does not move: the first status call waits until the abort
+    const frozen = new VirtualTimeScheduler();
+    const c = clientFor(emu, { scheduler: frozen });
+    const controller = new AbortController();
+    let error: unknown;
+    c.tasks.resume('translation', task_id, { signal: controller.signal }).subscribe({ error: (e: unknown) => (error = e) });
+    // control: the wait is scheduled, nothing has ended it
+    expect(frozen.actions).toHaveLength(1);
+    expect(error).toBeUndefined();
+    controller.abort();
+    expect(error).toBeInstanceOf(AbortError);
     await c.close();
   });
 
