@@ -4,7 +4,8 @@ import { fetch as undiciFetch } from 'undici';
 import { ApiError, ConnectionError, RateLimitError, type RxVoiceClient } from '../../src/index.js';
 import { batchSizes } from '../../src/client/shared.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { parseRetryAfter, retryDelay } from '../../src/client/request.js';
+import { HttpTransport, parseRetryAfter, retryDelay } from '../../src/client/request.js';
+import { resolveConfig } from '../../src/client/config.js';
 import { VirtualClock, clientFor, countingProxy, emulator, type SeenRequest } from './helpers.js';
 
 let emu: Emulator;
@@ -240,5 +241,19 @@ describe('retries', () => {
     expect((error as ConnectionError).retryable).toBe(true);
     expect(calls).toBe(3);
     await c.close();
+  });
+});
+
+describe('the kinds of runs the client made, for the local bulk check: the last 10 000', () => {
+  it('forgets the run used least recently past 10 000; remembering a run again keeps it', () => {
+    const { config, apiKey } = resolveConfig({ apiKey: 'test-key', baseUrl: 'http://127.0.0.1:1' });
+    const transport = new HttpTransport(config, apiKey);
+    for (let run = 1; run <= 10_000; run++) transport.rememberRun(run, 'text-to-sound');
+    transport.rememberRun(1, 'text-to-sound'); // seen again: now the newest
+    transport.rememberRun(10_001, 'tts');
+    expect(transport.runFamily(1)).toBe('text-to-sound');
+    expect(transport.runFamily(2)).toBeUndefined();
+    expect(transport.runFamily(3)).toBe('text-to-sound');
+    expect(transport.runFamily(10_001)).toBe('tts');
   });
 });

@@ -248,4 +248,11 @@ describe('server errors', () => {
     expect((error as ApiError).status).toBe(404);
     expect((error as ApiError).message).toContain('text-to-sound');
   });
+
+  it('a task id is one path segment: reserved characters are escaped, never read as a path or a query', async () => {
+    const before = emu.requests.length;
+    const error = await lastValueFrom(client.tasks.resume('sound', '../x?y#z')).catch((e: unknown) => e);
+    expect((error as ApiError).status).toBe(404);
+    expect(emu.requests.slice(before).map((r) => r.path)).toEqual(['/text-to-sound/..%2Fx%3Fy%23z']);
+  });
 });

@@ -107,6 +107,10 @@ describe('translateStream on the emulator', () => {
       await lastValueFrom(c.translateStream(request).pipe(toArray()));
       await lastValueFrom(c.translateStream(request).pipe(toArray()));
       expect(warnings.filter((w) => /TRANSLATESTREAM/.test(w))).toHaveLength(1);
+      // control for the next: locale tags alone warn of no numeric language
+      expect(warnings.filter((w) => /NUMERIC_LANGUAGE/.test(w))).toHaveLength(0);
+      await lastValueFrom(c.translateStream({ ...request, target_language: 7 }).pipe(toArray()));
+      expect(warnings.filter((w) => /NUMERIC_LANGUAGE/.test(w))).toHaveLength(1);
     } finally {
       await c.close();
     }
