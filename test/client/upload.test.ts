@@ -64,10 +64,36 @@ describe('multipart uploads from every input kind', () => {
     });
   }
 
+  it('a null field is left out of the form, not sent as "null" (control: a given one is sent)', async () => {
+    await lastValueFrom(client.voices.create({ voice_name: 'nulls', gender: 1, description: null, file: join(dir, 'voice.wav') }));
+    expect(lastUpload('/create-custom-voice')).not.toContain('name="description"');
+    await lastValueFrom(client.voices.create({ voice_name: 'given', gender: 1, description: 'calm', file: join(dir, 'voice.wav') }));
+    expect(lastUpload('/create-custom-voice')).toMatch(/name="description"\r\n\r\ncalm\r\n/);
+  });
+
+  it('the file type: an extension in any case, a MIME type with parameters, a name without extension completed from it', async () => {
+    await lastValueFrom(client.voices.create({ voice_name: 'loud', gender: 1, file: { data: SAMPLE, filename: 'LOUD.WAV' } }));
+    expect(lastUpload('/create-custom-voice')).toContain('filename="LOUD.WAV"');
+    await lastValueFrom(client.voices.create({ voice_name: 'typed', gender: 1, file: { data: SAMPLE, filename: 'take-1', contentType: 'Audio/Wav; codecs=1' } }));
+    expect(lastUpload('/create-custom-voice')).toContain('filename="upload.wav"');
+  });
+
+  it('an unread fs.ReadStream is sent from its path and closed (its file descriptor not left open)', async () => {
+    const stream = createReadStream(join(dir, 'voice.wav'));
+    expect(stream.destroyed).toBe(false);
+    await lastValueFrom(client.voices.create({ voice_name: 'closed', gender: 1, file: stream }));
+    expect(stream.destroyed).toBe(true);
+  });
+
   it('story from a .txt path, separation and subtitles from a Readable', async () => {
     const story = await lastValueFrom(client.story({ file: join(dir, 'story.txt'), source_language: 'en-us', chosen_dictionaries: [1, 2] }).pipe(taskResult()));
     expect(story.transcript.map((d) => d.text).join(' ')).toContain('fox');
     expect(lastUpload('/create-story')).toContain('filename="story.txt"');
+    // a list goes as one part per item (the service reads repeated fields), not "1,2"
+    expect(lastUpload('/create-story').match(/name="chosen_dictionaries"\r\n\r\n[^\r]*/g)).toEqual([
+      'name="chosen_dictionaries"\r\n\r\n1',
+      'name="chosen_dictionaries"\r\n\r\n2',
+    ]);
     const sep = await lastValueFrom(client.audioSeparation({ media_file: { data: Readable.from([SAMPLE]), filename: 'mix.mp3' } }).pipe(taskResult()));
     expect(sep.background_audio_url).toBeTruthy();
     const sub = await lastValueFrom(client.subtitle({ language: 'en-us', media_file: join(dir, 'voice.wav') }).pipe(taskResult()));
