@@ -97,3 +97,24 @@ describe('client.close() when the agent has no close (Bun)', () => {
     await expect(lastValueFrom(client.voices.list())).rejects.toThrow();
   });
 });
+
+describe('client.close() with a fetch of the caller', () => {
+  it('makes no agent of its own, and after close() the caller\'s fetch still sends (it is the caller\'s to close)', async () => {
+    const agents = made.agents.length;
+    const calls: string[] = [];
+    const client = createClient({
+      baseUrl: emu.baseUrl,
+      apiKey: emu.apiKey,
+      maxRetries: 0,
+      fetch: (url, init) => {
+        calls.push(url);
+        return fetch(url, init as RequestInit);
+      },
+    });
+    await lastValueFrom(client.voices.list());
+    await client.close();
+    await expect(lastValueFrom(client.voices.list())).resolves.not.toHaveLength(0);
+    expect(calls).toHaveLength(2);
+    expect(made.agents).toHaveLength(agents);
+  });
+});
