@@ -49,6 +49,8 @@ async function serve(): Promise<{ url: string; seen: Seen[]; closed: Socket[] }>
       if (path === '/big') {
         res.writeHead(201, 'Made Here', { 'content-type': 'audio/wav', 'set-cookie': ['a=1', 'b=2'], 'x-credits-required': '3' });
         res.end(BIG);
+      } else if (path === '/bare') {
+        res.writeHead(404, '').end();
       } else if (path === '/none') {
         res.writeHead(204).end();
       } else if (path === '/moved') {
@@ -109,6 +111,15 @@ describe('dispatcherFetch: the answer as fetch gives it', () => {
     expect(moved.headers.get('location')).toBe('/big');
     expect((await bytesOf(moved)).toString()).toBe('moved');
     expect(seen.map((s) => s.url)).toEqual(['/none', '/moved']);
+  });
+
+  it('a status line without a reason gets the standard one (as fetch gives it)', async () => {
+    const { url } = await serve();
+    const { send } = sender();
+    const bare = await send(`${url}/bare`, { method: 'GET', headers: {}, dispatcher: agent });
+    expect(bare.status).toBe(404);
+    expect(bare.statusText).toBe('Not Found');
+    await bare.arrayBuffer();
   });
 
   it('a body cancelled half-read closes its socket; control: bodies read to the end leave their sockets open', async () => {
