@@ -35,6 +35,12 @@ describe('every endpoint on its happy path', () => {
     expect(again.byteLength).toBe(last.result.byteLength);
   });
 
+  it('sound: a duration of exactly 10 s (the limit) is sent', async () => {
+    const before = emu.requests.length;
+    await expect(lastValueFrom(client.sound.create({ prompt: 'ten seconds', duration: 10 }))).resolves.toHaveProperty('task_id');
+    expect(emu.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /text-to-sound']);
+  });
+
   it('music: the duration limit is not enforced (fixed-length clip)', async () => {
     const before = emu.requests.length;
     const { task_id } = await lastValueFrom(client.sound.create({ prompt: 'a march', audio_type: 'music', duration: 30 }));

@@ -190,6 +190,25 @@ describe('translateStream against a scripted SSE server', () => {
     }
   });
 
+  it('sends the defaults of the contract: formality 2, gender 1', async () => {
+    const bodies: string[] = [];
+    const baseUrl = await start((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString());
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: Hallo\n\n');
+      });
+    });
+    const client = clientFor({ baseUrl, apiKey: 'k-123456' });
+    try {
+      expect(await lastValueFrom(client.translateStream(request).pipe(toArray()))).toEqual(['Hallo']);
+      expect(JSON.parse(bodies[0]!)).toMatchObject({ formality: 2, gender: 1 });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('an answer that is not an event stream is a ProtocolError', async () => {
     const baseUrl = await start((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
