@@ -66,7 +66,7 @@ export class StallFallback {
     for (const sentence of this.segmenter.end()) this.queueSentence(sentence);
     const rest = this.short;
     this.short = '';
-    if (rest.trim() !== '') this.queueSentence(rest.padEnd(MIN_CHARS, ' '), true);
+    if (rest.trim() !== '') this.queueSentence(rest, true);
     this.ended = true;
     this.next();
   }
@@ -89,7 +89,7 @@ export class StallFallback {
       return;
     }
     this.short = '';
-    for (let at = 0; at < text.length; at += MAX_CHARS) this.queue.push(text.slice(at, at + MAX_CHARS));
+    this.queue.push(...pieces(text));
   }
 
   /** Starts the next call when none runs: `segmentFallback`, `segmentStart`, its audio, `segmentDone`. */
@@ -108,7 +108,8 @@ export class StallFallback {
     emit({ type: 'segmentFallback', segment_id, text, reason: 'stall', afterMs: this.afterMs });
     emit({ type: 'segmentStart', segment_id, text });
     let finished = false;
-    const call = this.speech(text.trim()).subscribe({
+    // trimmed, and padded with spaces to 3 characters (a last sentence like 'Ok'): what /tts-stream accepts
+    const call = this.speech(text.trim().padEnd(MIN_CHARS, ' ')).subscribe({
       next: (bytes) => emit({ type: 'audio', segment_id, bytes }),
       error: (error: unknown) => {
         finished = true;
@@ -126,6 +127,35 @@ export class StallFallback {
     // a call that ended synchronously has already moved on
     if (!finished) this.call = call;
   }
+}
+
+/**
+ * A sentence (at least {@link MIN_CHARS} characters once trimmed) in pieces the service
+ * accepts, together exactly `text`: each at most {@link MAX_CHARS} once trimmed, cut before a
+ * word where one starts in reach (else inside one), and none left under {@link MIN_CHARS}.
+ */
+function pieces(text: string): string[] {
+  const out: string[] = [];
+  const end = text.trimEnd().length;
+  const wordStart = (i: number): boolean => /\s/.test(text[i - 1]!) && !/\s/.test(text[i]!);
+  let at = 0;
+  for (;;) {
+    const from = end - text.slice(at, end).trimStart().length; // the piece's first character
+    if (end - from <= MAX_CHARS) break;
+    // the piece ends by MAX_CHARS, and the rest keeps at least MIN_CHARS from a character on
+    const limit = Math.min(from + MAX_CHARS, end - MIN_CHARS);
+    let cut = limit;
+    while (cut > from + MIN_CHARS && !wordStart(cut)) cut--;
+    if (cut === from + MIN_CHARS) {
+      // no word starts in reach (after MIN_CHARS of this piece): cut inside one
+      cut = limit;
+      while (cut > from + MIN_CHARS && /\s/.test(text[cut]!)) cut--;
+    }
+    out.push(text.slice(at, cut));
+    at = cut;
+  }
+  out.push(text.slice(at));
+  return out;
 }
 
 /** What {@link takeOverStalled} reads and calls of the stalled session (live-session.ts). */
