@@ -7,7 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { from, lastValueFrom, map, throwError, toArray } from 'rxjs';
+import { from, lastValueFrom, map, of, Subject, takeWhile, tap, throwError, toArray } from 'rxjs';
+import { waitFor } from '../fixtures/sinkFixtures.js';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
@@ -113,6 +114,17 @@ describe('stall: { fallback: "tts-stream" }', () => {
     ]);
   });
 
+  it('a last sentence under 3 characters is spoken too, padded to what /tts-stream accepts (it failed the fallback)', async () => {
+    const before = ttsCalls();
+    const events = await lastValueFrom(
+      from(['First sentence here. ', 'Ok']).pipe(stalledClient().speak({ voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' } }), toArray()),
+    );
+    expect(events.filter((e) => e.type === 'segmentFallback').map((e) => e.text)).toEqual(['First sentence here.', ' Ok']);
+    expect(events.filter((e) => e.type === 'segmentDone')).toHaveLength(2);
+    expect(events.at(-1)).toEqual({ type: 'done' });
+    expect(ttsCalls() - before).toBe(2);
+  });
+
   it('a sentence the live session already spoke stays live; only the rest falls back', async () => {
     answerSegments = 1;
     const spokenByFallback: string[] = [];
@@ -179,6 +191,61 @@ describe('stall: { fallback: "tts-stream" }', () => {
     expect(events.filter((e) => e.type === 'segmentDone')).toHaveLength(1);
     expect(spokenByFallback.map((t) => t.trim())).toEqual(['First sentence here.', 'Second one follows.']);
     expect((error as LiveSessionError).unspoken).toBe('Second one follows. Third and last.');
+  });
+
+  it('a fallback that answers at once: its failure on the second sentence carries what it did not speak; an unsubscribe at its first event stops its calls', async () => {
+    const calls: string[] = [];
+    const instant = (text: string) => {
+      calls.push(text);
+      return calls.length > 1 ? throwError(() => new Error('tts-stream refused')) : of(new Uint8Array([1, 2]));
+    };
+    const error = await lastValueFrom(
+      from(TOKENS).pipe(speak({ wsUrl: stalledUrl }, { voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' }, fallbackSpeech: instant })),
+    ).catch((e: unknown) => e);
+    expect(calls.map((t) => t.trim())).toEqual(['First sentence here.', 'Second one follows.']);
+    expect(error).toMatchObject({ code: 'connection', unspoken: 'Second one follows. Third and last.' });
+    // the consumer leaves at the first fallback event: no sentence after the one under way is called
+    calls.length = 0;
+    const events = await lastValueFrom(
+      from(TOKENS).pipe(
+        speak({ wsUrl: stalledUrl }, { voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' }, fallbackSpeech: (text) => (calls.push(text), of(new Uint8Array([1, 2]))) }),
+        takeWhile((event) => event.type !== 'segmentFallback', true),
+        toArray(),
+      ),
+    );
+    expect(events.map((e) => e.type)).toEqual(['ready', 'segmentFallback']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a text that ends after the stall: the fallback speaks it to the end, then done', async () => {
+    const text$ = new Subject<string>();
+    const events: LiveSpeechEvent[] = [];
+    const done = lastValueFrom(text$.pipe(stalledClient().speak({ voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' } }), tap((e) => events.push(e)), toArray()));
+    text$.next(TOKENS[0]!);
+    text$.next(TOKENS[1]!);
+    await waitFor(() => events.some((e) => e.type === 'segmentDone'), 10_000, 'the fallback to speak the first sentence');
+    text$.next(TOKENS[2]!);
+    text$.next(TOKENS[3]!);
+    text$.complete();
+    const all = await done;
+    expect(all.filter((e) => e.type === 'segmentFallback').map((e) => e.text.trim())).toEqual(['First sentence here.', 'Second one follows.', 'Third and last.']);
+    expect(all.at(-1)).toEqual({ type: 'done' });
+  });
+
+  it("the fallback's failure is told without the API key", async () => {
+    const key = 'key-of-the-fallback-test-0123456789';
+    const error = await lastValueFrom(
+      from(TOKENS).pipe(
+        speak(
+          { wsUrl: stalledUrl, apiKey: key },
+          { voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' }, fallbackSpeech: () => throwError(() => new Error(`refused for ${key}`)) },
+        ),
+      ),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LiveSessionError);
+    // the cause's message is told (control), the key in it is not
+    expect((error as LiveSessionError).message).toContain('its fallback failed: refused for ***');
+    expect((error as LiveSessionError).message).not.toContain(key);
   });
 
   it("control: with fallback 'error' the same stall times out with the text unspoken, nothing spoken over tts-stream", async () => {
