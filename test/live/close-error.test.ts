@@ -17,6 +17,8 @@ const table: Array<[number, string, string | undefined, string | undefined, stri
   [4402, 'out', undefined, undefined, 'credits_exhausted', 'Credits ran out during the live session', false, true],
   [1011, '', 'engine crashed', undefined, 'session_error', 'The live session failed: engine crashed (close 1011)', false, false],
   [1011, 'internal', 'engine crashed', undefined, 'session_error', 'The live session failed: engine crashed (close 1011: internal)', false, false],
+  // a session.error with an empty message is still the service's error (not a retryable drop)
+  [1011, '', '', undefined, 'session_error', 'The live session failed:  (close 1011)', false, false],
   [1001, '', 'going away', undefined, 'session_error', 'The live session failed: going away (close 1001)', true, false],
   [1012, '', 'restart', undefined, 'session_error', 'The live session failed: restart (close 1012)', true, false],
   [1013, '', 'later', undefined, 'session_error', 'The live session failed: later (close 1013)', true, false],

@@ -8,7 +8,7 @@ import { Subject, from, lastValueFrom, of, toArray, type Observable } from 'rxjs
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
 import { ValidationError } from '../../src/core/errors.js';
-import { isNothingToSpeak } from '../../src/live/nothing-to-speak.js';
+import { isNothingToSpeak, nothingToSpeakError } from '../../src/live/nothing-to-speak.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 
 let emu: Emulator;
@@ -70,5 +70,19 @@ describe('client.speak with nothing to speak', () => {
   it('control: whitespace around real text is spoken', async () => {
     const events = (await outcome(from(['  ', 'Hi there.', '\n']))) as Array<{ type: string }>;
     expect(events.at(-1)?.type).toBe('done');
+  });
+});
+
+describe('isNothingToSpeak', () => {
+  // the CLI (empty standard input) and rxvoice/livekit (a segment with nothing to hear gives no audio) act on it: another error must not pass for it
+  it('is the error of a source with nothing to speak (local, for the live session), and no other', () => {
+    const error = nothingToSpeakError();
+    expect(isNothingToSpeak(error)).toBe(true);
+    expect(error).toMatchObject({ source: 'local', endpoint: '/live-tts/ws' });
+    const [issue] = error.issues;
+    expect(isNothingToSpeak(new ValidationError([{ ...issue!, msg: 'must be a string' }], { source: 'local' }))).toBe(false);
+    expect(isNothingToSpeak(new ValidationError([issue!, { loc: ['voice_id'], msg: 'must be an integer voice id', type: 'int_type' }], { source: 'local' }))).toBe(false);
+    expect(isNothingToSpeak({ name: 'ValidationError', issues: [issue], message: error.message })).toBe(false);
+    expect(isNothingToSpeak(new Error(error.message))).toBe(false);
   });
 });

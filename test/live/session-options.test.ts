@@ -155,6 +155,19 @@ describe('speak: validation and connection', () => {
     expect(server.closes).toEqual([1000]);
   });
 
+  it('no live session at the address (404 to the upgrade): the error says where it looked and what to set, without the key', async () => {
+    const emu = await emulator();
+    const base = emu.wsUrl.replace(/\/live-tts\/ws$/, '/apis');
+    // the key in the address's query (a browser-style constructor): the hint names the address without it
+    const error = await failure(lastValueFrom(of('Hi there.').pipe(speak({ wsUrl: base, apiKey: emu.apiKey, headersSupported: false }, { voice_id: 1 }))));
+    expectLiveError(error, 'connection');
+    expect(error.message).toBe(
+      'The live session closed abnormally (code 1006: Unexpected server response: 404). ' +
+        `No live session at ${base}/live-tts/ws: set the live address (createClient's \`liveUrl\`, or speak's \`wsUrl\`) to the service's live WebSocket path`,
+    );
+    expect(error.message).not.toContain(emu.apiKey);
+  });
+
   it('a connection refused is a retryable ConnectionError carrying the text', async () => {
     const server = await scriptedServer(() => undefined);
     const url = server.wsUrl;

@@ -1,24 +1,12 @@
 /** speak(): its timers (response timeout, close grace, reconnect backoff) in virtual time with a fake WebSocket. */
 import { describe, expect, it } from 'vitest';
 import { TestScheduler } from 'rxjs/testing';
-import { map } from 'rxjs';
+import { map, NEVER, of, type Observable } from 'rxjs';
 import { speak } from '../../src/live/session.js';
 import { liveError } from './helpers.js';
+import { FakeSocket, fakeSocketClass, readyPeers } from './fake-socket.js';
 
 describe('speak: timers in virtual time (fake WebSocket)', () => {
-  /** A WHATWG-style fake socket whose peer is scripted in virtual time. */
-  function fakeSocketClass(scheduler: TestScheduler, script: (socket: FakeSocket, index: number) => void, opened: number[]) {
-    let count = 0;
-    return class extends FakeSocket {
-      constructor(url: string) {
-        super(url);
-        opened.push(scheduler.now());
-        const index = count++;
-        scheduler.schedule(() => script(this, index), 1);
-      }
-    };
-  }
-
   it('reconnects with exponential backoff capped at maxDelayMs, then gives up', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable }) => {
@@ -91,9 +79,13 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
           { voice_id: 1, scheduler, readyTimeoutMs: 100, reconnect: { maxAttempts: 1, baseDelayMs: 5, random: () => 1 } },
         ),
       );
+      const sockets: FakeSocket[] = [];
+      FakeSocket.created = sockets;
       expectObservable(result$).toBe('205ms #', undefined, liveError('timeout'));
       scheduler.flush();
       expect(opened).toEqual([0, 105]);
+      // each socket closed at its timeout (the first is not left open when the second replaces it)
+      expect(sockets.map((s) => s.closedWith)).toEqual([1000, 1000]);
     });
   });
 
@@ -160,21 +152,79 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
     });
   });
 
-  /** Sockets whose peer opens and says `session.ready` at once, then `then` (each kept in `sockets`, opening times in `opened`). */
-  function readyPeers(scheduler: TestScheduler, then: (socket: FakeSocket) => void = () => {}, opened: number[] = []) {
-    const sockets: FakeSocket[] = [];
-    FakeSocket.created = sockets;
-    const Ctor = fakeSocketClass(
-      scheduler,
-      (socket) => {
-        socket.peerOpen();
-        socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
-        then(socket);
-      },
-      opened,
-    );
-    return { sockets, Ctor };
-  }
+  it('a session ready again after a reconnect, silent with the text sent again: its silence is timed too (responseTimeoutMs)', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(
+        scheduler,
+        (socket, index) => {
+          socket.peerOpen();
+          socket.peerSend({ type: 'session.ready', session_id: `s${index}`, run_id: index + 1 });
+          // the first drops with the text unspoken; the second takes it and says nothing
+          if (index === 0) socket.peerClose(1006, '');
+        },
+        opened,
+      );
+      const result$ = cold('(a|)', { a: 'One.' }).pipe(
+        speak(
+          { wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false },
+          { voice_id: 1, scheduler, responseTimeoutMs: 90, reconnect: { maxAttempts: 1, baseDelayMs: 10, random: () => 1 } },
+        ),
+        map((e) => e.type),
+      );
+      // checked every 30 ms from the reconnect at 12: silent for 90 at 102
+      expectObservable(result$).toBe('-r 10ms c 89ms #', { r: 'ready', c: 'reconnected' }, expect.objectContaining({ code: 'timeout', unspoken: 'One.' }));
+      scheduler.flush();
+      expect(opened).toEqual([0, 11]);
+    });
+  });
+
+  it('unsubscribing while connecting leaves no timer behind (the ready timeout)', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const opened: number[] = [];
+      const Ctor = fakeSocketClass(scheduler, () => undefined, opened);
+      const result$ = cold('a', { a: 'One.' }).pipe(speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, readyTimeoutMs: 100 }));
+      expectObservable(result$, '^ 4ms !').toBe('-');
+      let pendingAt10 = -1;
+      scheduler.schedule(() => (pendingAt10 = scheduler.actions.length), 10);
+      scheduler.flush();
+      expect(opened).toEqual([0]);
+      expect(pendingAt10).toBe(0);
+    });
+  });
+
+  it('the ready timer ends at session.ready, and with a drop while connecting: no timer left behind', () => {
+    /** Scheduled actions left at 10, with a peer playing `script` (a session not unsubscribed: its timers are its own). */
+    const pendingAt10 = (script: (socket: FakeSocket) => void, text$: Observable<string>, marble: string, values?: Record<string, unknown>, error?: unknown): number => {
+      const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+      let pending = -1;
+      scheduler.run(({ expectObservable }) => {
+        const Ctor = fakeSocketClass(scheduler, script, []);
+        expectObservable(text$.pipe(speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, readyTimeoutMs: 100 }))).toBe(marble, values, error);
+        scheduler.schedule(() => (pending = scheduler.actions.length), 10);
+      });
+      return pending;
+    };
+    // ready, nothing to speak yet (no response watch): nothing scheduled
+    expect(pendingAt10((socket) => (socket.peerOpen(), socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 })), NEVER, '-r', { r: expect.objectContaining({ type: 'ready' }) })).toBe(0);
+    // dropped before session.ready: the session ends, its ready timer with it
+    expect(pendingAt10((socket) => socket.peerClose(1006, ''), of('One.'), '-#', undefined, expect.objectContaining({ code: 'connection' }))).toBe(0);
+  });
+
+  it('text that comes after session.ready, to a silent service: its silence is timed from the text (responseTimeoutMs)', () => {
+    const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+    scheduler.run(({ cold, expectObservable }) => {
+      const Ctor = fakeSocketClass(scheduler, (socket) => (socket.peerOpen(), socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 })), []);
+      const result$ = cold('10ms a', { a: 'One.' }).pipe(
+        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, clientBoundaries: false, responseTimeoutMs: 90 }),
+        map((e) => e.type),
+      );
+      // nothing waited at session.ready (no watch then); checked every 30 ms from the text at 10: silent for 90 at 100
+      expectObservable(result$).toBe('-r 98ms #', { r: 'ready' }, expect.objectContaining({ code: 'timeout', unspoken: 'One.' }));
+    });
+  });
 
   it('unsubscribing (barge-in) closes with 1000, unsubscribes the text, and emits nothing more', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
@@ -274,46 +324,3 @@ describe('speak: timers in virtual time (fake WebSocket)', () => {
     });
   });
 });
-
-/** A minimal WHATWG-style WebSocket, driven by the test. */
-class FakeSocket {
-  static created: FakeSocket[] = [];
-  readonly url: string;
-  readyState = 0;
-  binaryType = 'blob';
-  readonly sent: string[] = [];
-  closedWith: number | undefined;
-  private readonly listeners = new Map<string, ((event: unknown) => void)[]>();
-  constructor(url: string) {
-    this.url = url;
-    FakeSocket.created.push(this);
-  }
-  addEventListener(type: string, listener: (event: unknown) => void): void {
-    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
-  }
-  send(data: string): void {
-    this.sent.push(data);
-  }
-  close(code = 1000): void {
-    if (this.readyState === 3) return;
-    this.closedWith = code;
-    this.readyState = 3;
-  }
-  private fire(type: string, event: unknown): void {
-    for (const listener of this.listeners.get(type) ?? []) listener(event);
-  }
-  peerOpen(): void {
-    this.readyState = 1;
-    this.fire('open', {});
-  }
-  peerSend(frame: object | Uint8Array, evenIfClosed = false): void {
-    if (this.readyState !== 1 && !evenIfClosed) return;
-    this.fire('message', { data: frame instanceof Uint8Array ? frame.buffer.slice(0) : JSON.stringify(frame) });
-  }
-  peerClose(code: number, reason: string): void {
-    if (this.readyState === 3 && this.closedWith !== undefined) return;
-    this.readyState = 3;
-    this.fire('close', { code, reason });
-  }
-}
-

@@ -294,6 +294,7 @@ describe('speak: teardown', () => {
     );
     const error = await failure(lastValueFrom(text$.pipe(speak({ wsUrl: server.wsUrl, apiKey: 'k' }, { voice_id: 1 }))));
     expectLiveError(error, 'text_source');
+    expect(error.message).toBe('The text source failed: LLM stream failed');
     // the source's own error is the cause, not changed
     expect(error.cause).toBe(llmError);
     expect(Object.keys(llmError)).toEqual([]);

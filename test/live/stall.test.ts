@@ -256,6 +256,13 @@ describe('stall: { fallback: "tts-stream" }', () => {
     expect(error).toMatchObject({ code: 'timeout', unspoken: TEXT });
     expect(Date.now() - started).toBeLessThan(15_000); // sooner than responseTimeoutMs
     expect(ttsCalls()).toBe(before);
+    // a fallbackSpeech given is not used either
+    const calls: string[] = [];
+    const given = await lastValueFrom(
+      from(TOKENS).pipe(speak({ wsUrl: stalledUrl }, { voice_id: 1, stall: { afterMs: 300, fallback: 'error' }, fallbackSpeech: (text) => (calls.push(text), of(new Uint8Array(2))) })),
+    ).catch((e: unknown) => e);
+    expect(given).toMatchObject({ code: 'timeout', unspoken: TEXT });
+    expect(calls).toEqual([]);
   });
 
   it("rejects 'tts-stream' without a fallbackSpeech in rxvoice/live, and a bad stall, at once", () => {

@@ -211,6 +211,33 @@ describe('a service that ignores the close frame', () => {
   });
 });
 
+describe('a service that ignores the close frame, silent, stalled or breaking the protocol while text waits', () => {
+  const cases: Array<{ name: string; options: Record<string, unknown>; then?: string; outcome: string }> = [
+    { name: 'silent (responseTimeoutMs)', options: { responseTimeoutMs: 300 }, outcome: 'timeout' },
+    { name: "stalled (stall.fallback 'error')", options: { stall: { afterMs: 300, fallback: 'error' } }, outcome: 'timeout' },
+    { name: "stalled (stall.fallback 'tts-stream')", options: { stall: { afterMs: 300, fallback: 'tts-stream' }, fallbackSpeech: () => of(new Uint8Array(2)) }, outcome: 'done' },
+    { name: 'a frame that is not JSON', options: {}, then: '{not json', outcome: 'protocol' },
+  ];
+  for (const { name, options, then, outcome: expected } of cases) {
+    it(`${name}: its socket is cut at once, not kept for closeGraceMs`, async () => {
+      let endedAt = 0;
+      const server = await rawWsServer((socket: Socket) => {
+        // then reads and ignores everything, close frame included
+        socket.once('data', () => socket.write(then === undefined ? textFrame(READY) : Buffer.concat([textFrame(READY), textFrame(then)])));
+        socket.on('close', () => (endedAt = Date.now()));
+      });
+      cleanups.push(() => server.close());
+      const result = await outcome(of(TEXT).pipe(clientOn(server.baseUrl).speak({ voice_id: 1, closeGraceMs: 20_000, ...options })));
+      const endedBy = Date.now();
+      expect(result.error === undefined ? 'done' : (result.error as LiveSessionError).code).toBe(expected);
+      for (let waited = 0; endedAt === 0 && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      // cut as the session ended (closeGraceMs would keep it 20 s)
+      expect(endedAt).toBeGreaterThan(0);
+      expect(endedAt - endedBy).toBeLessThan(5_000);
+    });
+  }
+});
+
 describe('the key out of reach', () => {
   it('util.inspect of the subscription, the client and the text subject never shows the key (control: the scan sees it in a plain object)', async () => {
     const server = await wsServer((socket: WsSocket) => socket.once('message', () => socket.send(READY)));
