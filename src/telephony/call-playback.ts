@@ -70,10 +70,7 @@ export class CallPlayback {
     this.speech = speech.subscribe({
       next: (value) => this.onSpeech(value),
       error: (error: unknown) => this.finish('error', error),
-      complete: () => {
-        this.speechDone = true;
-        this.pump();
-      },
+      complete: () => this.onSpeechEnd(),
     });
     if (this.over) this.speech.unsubscribe();
   }
@@ -128,6 +125,14 @@ export class CallPlayback {
       return;
     }
     this.queue.push(...items);
+    this.pump();
+  }
+
+  /** The speech completed: what it left open is framed and queued, then the queue drains. */
+  private onSpeechEnd(): void {
+    if (this.over) return;
+    this.queue.push(...this.framer.finish());
+    this.speechDone = true;
     this.pump();
   }
 

@@ -61,6 +61,15 @@ export class PhoneFramer {
     }
   }
 
+  /**
+   * The speech is over: a segment still open (its stream completed without its `segmentDone`,
+   * e.g. cut by the caller) ends as a `segmentDone` would end it, so its audio already received
+   * plays to the last sample (held audio resampled, the last frame padded, then its mark).
+   */
+  finish(): PhoneItem[] {
+    return this.end();
+  }
+
   private start(id: number): PhoneItem[] {
     const before = this.end();
     this.open = { id, decoder: createWavStreamDecoder(), held: [], rate: undefined, rest: new Uint8Array(0), frames: 0 };

@@ -348,6 +348,46 @@ describe('twilioMediaStream pacing (virtual time)', () => {
     });
   });
 
+  it('a speech stream that completes with its segment still open (no segmentDone) plays that segment to its last sample, then its mark (control: with segmentDone, the same)', () => {
+    const play = (marbles: string, rate: number, samples: number) => {
+      const scheduler = newScheduler();
+      return scheduler.run(({ cold, flush }) => {
+        const { socket, sent } = fakeSocket(() => scheduler.now());
+        const events: CallPlaybackEvent[] = [];
+        const call = twilioMediaStream(socket, { scheduler });
+        socket.receive(START);
+        const speech = {
+          s: { type: 'segmentStart', segment_id: 0, text: 'One.' } as HeardInput,
+          a: { type: 'audio', segment_id: 0, bytes: encodeWav16(new Int16Array(samples).fill(1000), rate) } as HeardInput,
+          d: { type: 'segmentDone', segment_id: 0 } as HeardInput,
+        };
+        call.say(cold(marbles, speech)).subscribe((e) => events.push(e));
+        scheduler.schedule(() => socket.receive({ event: 'mark', streamSid: 'MZ1', mark: { name: sent.find((x) => x.event === 'mark')?.name ?? '' } }), 500);
+        flush();
+        return { sent: sent.map((x) => [x.at, x.event, x.bytes]), events: events.map((e) => e.type), report: events.at(-1) };
+      });
+    };
+    // 8 kHz, 31.25 ms: one whole frame at once, the partial one padded at the completion
+    const cut = play('s a 50ms |', 8000, 250);
+    expect(cut.sent).toEqual([
+      [1, 'media', 160],
+      [52, 'media', 160],
+      [52, 'mark', undefined],
+    ]);
+    expect(cut.events).toEqual(['segmentSent', 'segmentPlayed', 'heard']);
+    expect(cut.report).toMatchObject({ reason: 'ended', report: { heard: 'One.', complete: true } });
+    expect(play('s a 50ms d|', 8000, 250).sent).toEqual([
+      [1, 'media', 160],
+      [52, 'media', 160],
+      [52, 'mark', undefined],
+    ]);
+    // 16 kHz audio is held to be resampled at the segment's end: 50 ms, 3 frames, all at the completion
+    const resampled = play('s a 50ms |', 16000, 800);
+    expect(resampled.sent.map(([, event]) => event)).toEqual(['media', 'media', 'media', 'mark']);
+    expect(resampled.sent[0]![0]).toBe(52);
+    expect(resampled.report).toMatchObject({ reason: 'ended', report: { heard: 'One.', complete: true } });
+  });
+
   it('a session ready event without output_format is played as WAV (rxvoice asks for wav); another format is refused', () => {
     const play = (config: Record<string, unknown>) => {
       const scheduler = newScheduler();
