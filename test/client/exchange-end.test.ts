@@ -2,7 +2,8 @@
  * The end of an exchange: a reader that completed (its body read to the end) is not
  * aborted afterwards (that abort cost a DOMException and an event on every call);
  * unsubscribing mid-body still aborts (the control). Before the change the first test saw
- * both signals aborted.
+ * both signals aborted. A streamed answer is not cut by `timeoutMs` once its body began (the
+ * mutant dropping that clear passed every test before).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,22 +20,29 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A server answering 6 bytes whole (`/whole`) or 2 bytes then nothing (`/hang`). */
-async function serve(): Promise<{ url: string }> {
+/**
+ * A server answering 6 bytes whole (`/whole`), 2 bytes then nothing (`/hang`), or 2 bytes
+ * then 2 more when `finish()` is called (`/later`).
+ */
+async function serve(): Promise<{ url: string; finish: () => void }> {
+  let finishLater: (() => void) | undefined;
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       if (req.url === '/hang') res.write(Buffer.from([1, 2]));
-      else res.end(Buffer.from([1, 2, 3, 4, 5, 6]));
+      else if (req.url === '/later') {
+        res.write(Buffer.from([1, 2]));
+        finishLater = () => res.end(Buffer.from([3, 4]));
+      } else res.end(Buffer.from([1, 2, 3, 4, 5, 6]));
     });
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, finish: () => finishLater?.() };
 }
 
-function transportFor(baseUrl: string): HttpTransport {
-  const { config, apiKey } = resolveConfig({ apiKey: 'test-key', baseUrl, maxRetries: 0 });
+function transportFor(baseUrl: string, timeoutMs?: number): HttpTransport {
+  const { config, apiKey } = resolveConfig({ apiKey: 'test-key', baseUrl, maxRetries: 0, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
   return new HttpTransport(config, apiKey);
 }
 
@@ -71,4 +79,33 @@ describe('HttpTransport.exchange: the end of the body', () => {
     expect([...first]).toEqual([1, 2]);
     expect(seen?.aborted).toBe(true);
   });
+
+  it('a streamed answer is not cut by timeoutMs once its body has begun (control: the same wait kills a body read whole)', async () => {
+    const TIMEOUT_MS = 2000;
+    const read = async (stream: boolean): Promise<number[] | Error> => {
+      const { url, finish } = await serve();
+      const transport = transportFor(url, TIMEOUT_MS);
+      const bytes: number[] = [];
+      return new Promise((resolve) => {
+        let waiting = false;
+        transport.exchange<Uint8Array>({ method: 'POST', path: '/later', json: {}, kind: 'idempotent', endpoint: '/later', stream }, (response) => bodyBytes(response)).subscribe({
+          next: (chunk) => {
+            bytes.push(...chunk);
+            // the body has begun: wait past the request's timeout (real time, as the timeout runs), then end it
+            if (!waiting) setTimeout(finish, TIMEOUT_MS + 500);
+            waiting = true;
+          },
+          error: (error: Error) => resolve(error),
+          complete: () => resolve(bytes),
+        });
+      });
+    };
+    expect(await read(true)).toEqual([1, 2, 3, 4]);
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    const whole = await read(false);
+    expect(whole).toBeInstanceOf(Error);
+    expect((whole as Error).name).toBe('TimeoutError');
+    expect((whole as Error).message).toContain(`timed out after ${TIMEOUT_MS} ms`);
+  }, 20_000);
 });
