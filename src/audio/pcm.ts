@@ -66,11 +66,12 @@ export interface UnwrappedWav {
  * Take a whole WAV file apart: its format and a view of its PCM. The declared data size
  * is trusted only when it fits in the bytes present; a streaming placeholder
  * (0, 0x7FFFFFFF, 0xFFFFFFFF or any size past the end) means "the bytes present".
- * Returns undefined when `bytes` is not a WAV file with `fmt ` and `data` chunks.
+ * Returns undefined when `bytes` is not a WAV file with `fmt ` and `data` chunks, or its
+ * samples are not PCM (integer or float: an A-law or mu-law file is not unwrapped as PCM).
  */
 export function unwrapWav(bytes: Uint8Array): UnwrappedWav | undefined {
   const info = parseWavHeader(bytes);
-  if (!info || info.dataOffset > bytes.byteLength) return undefined;
+  if (!info || info.dataOffset > bytes.byteLength || (info.formatTag !== 1 && info.formatTag !== 3)) return undefined;
   const available = bytes.byteLength - info.dataOffset;
   const size = info.dataBytes === 0 || info.dataBytes > available ? available : info.dataBytes;
   const format: PcmFormat = {

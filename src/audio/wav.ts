@@ -49,7 +49,16 @@ export interface WavInfo extends PcmFormat {
   dataOffset: number;
   /** Declared size of the data chunk (may be a placeholder like 0xFFFFFFFF for streams). */
   dataBytes: number;
+  /**
+   * The `fmt ` chunk's format tag as read (1 = integer PCM, 3 = IEEE float, 6 = A-law,
+   * 7 = mu-law, ...; a WAVE_FORMAT_EXTENSIBLE header gives its sub-format's tag).
+   * `audioFormat` is only meaningful when this is 1 or 3.
+   */
+  formatTag: number;
 }
+
+/** The format tag of WAVE_FORMAT_EXTENSIBLE, whose real format is the first 2 bytes of its sub-format GUID. */
+const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
 
 /**
  * Parse a WAV header: walks the RIFF chunks to `fmt ` and `data`. Returns undefined when
@@ -60,16 +69,21 @@ export function parseWavHeader(bytes: Uint8Array): WavInfo | undefined {
   if (readAscii(bytes, 0, 4) !== 'RIFF' || readAscii(bytes, 8, 4) !== 'WAVE') return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let offset = 12;
-  let format: PcmFormat | undefined;
+  let format: (PcmFormat & { formatTag: number }) | undefined;
   while (offset + 8 <= bytes.byteLength) {
     const id = readAscii(bytes, offset, 4);
     const size = view.getUint32(offset + 4, true);
     const body = offset + 8;
     if (id === 'fmt ') {
       if (body + 16 > bytes.byteLength) return undefined;
-      const audioFormat = view.getUint16(body, true);
+      let formatTag = view.getUint16(body, true);
+      if (formatTag === WAVE_FORMAT_EXTENSIBLE && size >= 40) {
+        if (body + 26 > bytes.byteLength) return undefined;
+        formatTag = view.getUint16(body + 24, true);
+      }
       format = {
-        audioFormat: audioFormat === 3 ? 3 : 1,
+        formatTag,
+        audioFormat: formatTag === 3 ? 3 : 1,
         channels: view.getUint16(body + 2, true),
         sampleRate: view.getUint32(body + 4, true),
         bitsPerSample: view.getUint16(body + 14, true),

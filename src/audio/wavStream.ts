@@ -4,6 +4,7 @@
  * (`feed`), no I/O and no Node built-in; browser code wraps it.
  */
 import { parseWavHeader, type WavInfo } from './wav.js';
+import { STREAMING_WAV_SIZE } from './pcm.js';
 
 /** Samples decoded from one `feed`: one Float32Array per channel, values in [-1, 1]. */
 export interface DecodedPcm {
@@ -18,7 +19,9 @@ export interface WavStreamDecoder {
   /**
    * Feeds the next bytes of the file; returns the whole sample frames they complete
    * (undefined while the header is incomplete or no frame is complete yet). Bytes of a
-   * frame split across pieces are kept until the rest arrives.
+   * frame split across pieces are kept until the rest arrives. Bytes past the data chunk's
+   * declared size (its pad byte, a chunk after it) are not samples: ignored, unless the
+   * size is a streaming placeholder (0 or 0xFFFFFFFF), which means "until the end".
    * @throws Error when the header is not a WAV header, its format is not PCM (8, 16, 24
    * or 32-bit integer, 32-bit float), or no header is found in `maxHeaderBytes`.
    */
@@ -45,13 +48,17 @@ export function createWavStreamDecoder(maxHeaderBytes = 64 * 1024): WavStreamDec
     return out;
   };
 
+  /** Bytes of the data chunk still to come (a declared size of 0 or 0xFFFFFFFF: until the end). */
+  let left = Infinity;
+
   return {
     get format() {
       return format;
     },
     feed(bytes) {
-      let data = join(bytes);
+      let piece = bytes;
       if (format === undefined) {
+        const data = join(bytes);
         const header = parseWavHeader(data);
         if (header === undefined) {
           if (data.byteLength >= 4 && String.fromCharCode(data[0]!, data[1]!, data[2]!, data[3]!) !== 'RIFF') throw new Error('not a WAV file');
@@ -61,8 +68,14 @@ export function createWavStreamDecoder(maxHeaderBytes = 64 * 1024): WavStreamDec
         }
         checkFormat(header);
         format = header;
-        data = data.subarray(header.dataOffset);
+        if (header.dataBytes !== 0 && header.dataBytes !== STREAMING_WAV_SIZE) left = header.dataBytes;
+        carry = new Uint8Array(0);
+        piece = data.subarray(header.dataOffset);
       }
+      // bytes past the declared data (its pad byte, a chunk after it) are not samples
+      if (piece.byteLength > left) piece = piece.subarray(0, left);
+      left -= piece.byteLength;
+      const data = join(piece);
       const align = format.channels * (format.bitsPerSample / 8);
       const frames = Math.floor(data.byteLength / align);
       carry = data.slice(frames * align);
@@ -73,10 +86,10 @@ export function createWavStreamDecoder(maxHeaderBytes = 64 * 1024): WavStreamDec
 }
 
 function checkFormat(format: WavInfo): void {
-  const { audioFormat, bitsPerSample, channels, sampleRate } = format;
-  const pcmInt = audioFormat === 1 && [8, 16, 24, 32].includes(bitsPerSample);
-  const pcmFloat = audioFormat === 3 && bitsPerSample === 32;
-  if (!pcmInt && !pcmFloat) throw new Error(`unsupported WAV format ${audioFormat} with ${bitsPerSample} bits per sample`);
+  const { formatTag, bitsPerSample, channels, sampleRate } = format;
+  const pcmInt = formatTag === 1 && [8, 16, 24, 32].includes(bitsPerSample);
+  const pcmFloat = formatTag === 3 && bitsPerSample === 32;
+  if (!pcmInt && !pcmFloat) throw new Error(`unsupported WAV format ${formatTag} with ${bitsPerSample} bits per sample`);
   if (channels < 1 || channels > 32 || sampleRate < 1) throw new Error(`invalid WAV header: ${channels} channels at ${sampleRate} Hz`);
 }
 
