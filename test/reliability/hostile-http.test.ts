@@ -164,8 +164,62 @@ describe('redirects never carry the key to another origin', () => {
         ['GET', '/moved'],
       ]);
       expect(JSON.parse(seen[0]!.body)).toMatchObject({ prompt: 'rain on a roof' });
+      expect(seen[0]).toMatchObject({ type: 'application/json' });
       expect(seen[1]).toMatchObject({ body: '', type: undefined });
     }
+  });
+
+  it('a redirect answer to an upload is not followed, even within the origin; control: the same 307 to a JSON call is', async () => {
+    const seen: string[] = [];
+    const server = await serve((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url}`);
+        if (req.url === '/create-custom-voice' || req.url === '/text-to-sound') res.writeHead(307, { location: `${req.url}-2` }).end();
+        else res.writeHead(200, { 'content-type': 'application/json' }).end(req.url === '/text-to-sound-2' ? '{"task_id":"t1"}' : '{"voice_id":5}');
+      });
+    });
+    const client = clientOn(server.baseUrl);
+    const error = await rejectionOf(lastValueFrom(client.voices.create({ voice_name: 'v', gender: 1, file: { data: WAV, filename: 'v.wav' } })));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect((error as Error).message).toContain('answered a redirect to an upload: not followed');
+    expect(seen).toEqual(['POST /create-custom-voice']);
+    expect(await lastValueFrom(client.sound.create({ prompt: 'rain on a roof' }))).toEqual({ task_id: 't1' });
+    expect(seen.slice(1)).toEqual(['POST /text-to-sound', 'POST /text-to-sound-2']);
+  });
+
+  it("a browser fetch's opaque redirect (status 0, no Location) is a RedirectError, not an answer", async () => {
+    const server = await serve((req, res) => {
+      req.resume();
+      res.writeHead(302, { location: '/elsewhere' }).end();
+    });
+    // what a page's fetch gives for redirect: 'manual': type 'opaqueredirect', status 0, no headers
+    const browserFetch: typeof fetch = async (input, init) => {
+      const answer = await fetch(input, init);
+      await answer.body?.cancel();
+      const opaque = new Response(null, { status: 200 });
+      Object.defineProperties(opaque, { type: { value: 'opaqueredirect' }, status: { value: 0 } });
+      return opaque;
+    };
+    const error = await rejectionOf(lastValueFrom(clientOn(server.baseUrl, { fetch: browserFetch }).voices.list()));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toMatchObject({ status: 0, location: undefined });
+    expect((error as Error).message).toContain('a redirect without a usable Location');
+  });
+
+  it("a redirect's body is cancelled, not left holding its connection: a body that never ends is cut", async () => {
+    let cut!: () => void;
+    const redirectCut = new Promise<void>((resolve) => (cut = resolve));
+    const server = await serve((req, res) => {
+      req.resume();
+      if (req.url === '/list-voices') {
+        res.writeHead(307, { location: '/voices-2', 'content-type': 'text/html' });
+        res.write('<html>moved, and this page goes on'); // and never ends
+        res.on('close', () => cut());
+      } else res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+    expect(await lastValueFrom(clientOn(server.baseUrl).voices.list())).toEqual([]);
+    await redirectCut;
   });
 });
 
