@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { lastValueFrom, reduce, toArray, type Observable } from 'rxjs';
+import { firstValueFrom, lastValueFrom, reduce, toArray, type Observable } from 'rxjs';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
 import {
   ApiError,
@@ -402,6 +402,35 @@ describe('result size and type', () => {
       expect(big.written()).toBeLessThan(32 * 1024 * 1024);
     });
   }
+
+  it('a chunked result of maxResponseBytes is whole; one byte more is refused, not cut to the limit (read as a Node stream, or through a given fetch)', async () => {
+    const limit = 64 * 1024;
+    for (const [size, options] of [limit, limit + 1].flatMap((n) => [[n, {}] as const, [n, { fetch: globalThis.fetch }] as const])) {
+      const server = await serve((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'audio/wav' });
+        res.write(Buffer.alloc(size - 1, 7));
+        res.end(Buffer.alloc(1, 9));
+      });
+      const answer = lastValueFrom(clientOn(server.baseUrl, { maxResponseBytes: limit, ...options }).sound.result(7));
+      if (size === limit) expect((await answer).byteLength).toBe(limit);
+      else expect(await rejectionOf(answer)).toBeInstanceOf(LimitExceededError);
+    }
+  });
+
+  it('unsubscribing from resultStream midway closes its connection (the body is cancelled, not left open while it stalls)', async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = await serve((req, res) => {
+      req.resume();
+      res.on('close', () => closed());
+      res.writeHead(200, { 'content-type': 'audio/wav' });
+      res.write(Buffer.alloc(1024, 5)); // then silence: no chunk comes to end the reading
+    });
+    const first = await firstValueFrom(clientOn(server.baseUrl).sound.resultStream(7));
+    expect(first.byteLength).toBeGreaterThan(0);
+    await connectionClosed;
+  });
 
   it('a content-length past maxResponseBytes is refused at the headers, before the body (here: a body that never comes)', async () => {
     let requests = 0;
