@@ -84,6 +84,30 @@ describe('bulk results against the emulator', () => {
     expect(map[String(id)]!.audio!.byteLength).toBeGreaterThan(44);
   });
 
+  it('run ids are checked locally: 0 and fractions refused, before any call', async () => {
+    const start = proxy.seen.length;
+    const error = await lastValueFrom(client.sound.results([soundRuns[0]!, 0, 1.5])).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ValidationError', source: 'local' });
+    expect((error as { issues: { loc: unknown[] }[] }).issues.map((i) => i.loc)).toEqual([
+      ['body', 'run_ids', 1],
+      ['body', 'run_ids', 2],
+    ]);
+    expect(proxy.seen.length).toBe(start);
+  });
+
+  it('runs this client did not make go to the service (their kind is unknown here); a speech run is refused as sound', async () => {
+    const other = clientFor({ baseUrl: proxy.baseUrl, apiKey: emu.apiKey });
+    try {
+      const map = await lastValueFrom(other.sound.results(soundRuns.slice(0, 2)));
+      expect(Object.keys(map).sort()).toEqual(soundRuns.slice(0, 2).map(String).sort());
+    } finally {
+      await other.close();
+    }
+    const refused = await lastValueFrom(client.sound.results([soundRuns[0]!, speechRuns[0]!])).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'ValidationError', source: 'local' });
+    expect(refused).toMatchObject({ issues: [{ loc: ['body', 'run_ids', 1], msg: `run ${speechRuns[0]} is a tts run, not a text-to-sound run` }] });
+  });
+
   it('speech fetchResults batches the same way (6 -> 3+3)', async () => {
     const start = proxy.seen.length;
     const map = await lastValueFrom(client.speech.fetchResults(speechRuns));

@@ -74,6 +74,17 @@ describe('every endpoint on its happy path', () => {
     await c.close();
   });
 
+  it('locale tags never warn of numeric ids; a numeric id inside target_languages does', async () => {
+    const warnings: string[] = [];
+    const c = clientFor(emu, { warn: (m, code) => warnings.push(`${code} ${m}`) });
+    await lastValueFrom(c.translate({ texts: ['Hello'], source_language: 'en-us', target_language: 'de-de' }));
+    await lastValueFrom(c.dubbing.create({ video_url: 'https://example.com/v.mp4', source_language: 'en-us', target_languages: ['de-de', 'pt-br'] }));
+    expect(warnings.filter((w) => w.includes('NUMERIC_LANGUAGE'))).toEqual([]);
+    await lastValueFrom(c.dubbing.create({ video_url: 'https://example.com/v.mp4', source_language: 'en-us', target_languages: ['de-de', '7'] }));
+    expect(warnings.filter((w) => w.includes('NUMERIC_LANGUAGE'))).toHaveLength(1);
+    await c.close();
+  });
+
   it('voices: list and create', async () => {
     const voices = await lastValueFrom(client.voices.list());
     expect(voices.length).toBeGreaterThan(0);
