@@ -503,6 +503,24 @@ describe('result size and type', () => {
 });
 
 describe('streams that stall after their headers', () => {
+  it('ttsStream: number headers that are blank or not numbers read as absent (not 0 or NaN); control: numbers are read', async () => {
+    const cases: [Record<string, string>, { sampleRate: number | undefined; creditsRequired: number | undefined }][] = [
+      [{ 'x-sample-rate': '24000', 'x-credits-required': '3' }, { sampleRate: 24000, creditsRequired: 3 }],
+      [{ 'x-sample-rate': '  ', 'x-credits-required': '' }, { sampleRate: undefined, creditsRequired: undefined }],
+      [{ 'x-sample-rate': 'fast', 'x-credits-required': 'Infinity' }, { sampleRate: undefined, creditsRequired: undefined }],
+    ];
+    for (const [headers, expected] of cases) {
+      const server = await serve((req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'audio/mpeg', ...headers }).end(Buffer.alloc(100, 1));
+      });
+      const chunks = await lastValueFrom(
+        clientOn(server.baseUrl).ttsStream({ text: 'Hello there.', voice_id: 1, language: 'en-us', output_configuration: { format: 'mp3' } }).pipe(toArray()),
+      );
+      expect(chunks[0]).toMatchObject(expected);
+    }
+  });
+
   it('ttsStream: StreamIdleError after streamIdleTimeoutMs of silence, with the bytes received', async () => {
     const server = await serve((req, res) => {
       req.resume();
