@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { encodeWav16 } from '../../src/audio/wav.js';
+import { streamingWavHeader } from '../../src/audio/pcm.js';
 import type { HeardInput, HeardReport, SpokenSegment } from '../../src/live/index.js';
 import { twilioMediaStream, type CallPlaybackEvent, type CallSocketLike } from '../../src/telephony/index.js';
 
@@ -56,6 +57,12 @@ function streamed(samples: number): Record<string, HeardInput> {
     a: { type: 'audio', segment_id: 0, bytes: encodeWav16(new Int16Array(samples).fill(1000), 8000) },
     d: { type: 'segmentDone', segment_id: 0 },
   };
+}
+
+/** The start of a WAV stream of unknown length (data size 0xFFFFFFFF): `samples` at 8 kHz, more may follow as raw data. */
+function openWav(samples: number): Uint8Array {
+  const pcm = new Int16Array(samples).fill(1000);
+  return Uint8Array.from([...streamingWavHeader({ sampleRate: 8000, channels: 1, bitsPerSample: 16, audioFormat: 1 }), ...new Uint8Array(pcm.buffer)]);
 }
 
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -274,7 +281,9 @@ describe('twilioMediaStream pacing (virtual time)', () => {
       });
     };
     expect(sentFor('saxd|')).toEqual(['media', 'media', 'mark']);
-    // control: the same bytes as audio of the open segment are played (5 frames more)
+    // control: the same bytes as audio of the open segment (a WAV stream that goes on) are played (5 frames more)
+    events['a'] = { type: 'audio', segment_id: 0, bytes: openWav(320) };
+    expect(sentFor('sad|')).toEqual(['media', 'media', 'mark']);
     events['x'] = { type: 'audio', segment_id: 0, bytes: new Uint8Array(1600).fill(0x10) };
     expect(sentFor('saxd|')).toEqual(['media', 'media', 'media', 'media', 'media', 'media', 'media', 'mark']);
   });
@@ -314,7 +323,7 @@ describe('twilioMediaStream pacing (virtual time)', () => {
   });
 
   it('the end of another segment does not end the open one: its later audio still plays, one mark', () => {
-    const events = { ...streamed(160), x: { type: 'segmentDone', segment_id: 7 } as HeardInput };
+    const events = { ...streamed(160), a: { type: 'audio', segment_id: 0, bytes: openWav(160) } as HeardInput, x: { type: 'segmentDone', segment_id: 7 } as HeardInput };
     const scheduler = newScheduler();
     scheduler.run(({ cold, flush }) => {
       const { socket, sent } = fakeSocket(() => scheduler.now());
