@@ -90,8 +90,8 @@ function nextHop(spec: RequestSpec, hop: Hop, status: number, location: string |
   const shown = target ? scrub(`${target.origin}${target.pathname}`) : undefined;
   const rule = `a redirect is followed only within ${hop.url.origin}, so the API key never goes to another origin or over plain http`;
   if (!target || target.origin !== hop.url.origin) {
-    const where = shown ? `redirecting to ${shown}` : 'a redirect without a usable Location';
-    throw new RedirectError(status, shown, `${spec.endpoint} answered ${status || 'a redirect'} ${where}: not followed (${rule})`);
+    const what = shown ? `${status || 'a redirect'} redirecting to ${shown}` : `${status ? `${status}, ` : ''}a redirect without a usable Location`;
+    throw new RedirectError(status, shown, `${spec.endpoint} answered ${what}: not followed (${rule})`);
   }
   if (count >= MAX_REDIRECTS) {
     throw new RedirectError(status, shown, `${spec.endpoint}: more than ${MAX_REDIRECTS} redirects, last to ${shown}`);

@@ -3,7 +3,7 @@
  * continuous, frame-aligned PCM stream of a single format.
  */
 import type { SpokenSegment } from '../live/events.js';
-import { isWav, type PcmFormat } from '../audio/wav.js';
+import { isWav, parseWavHeader, type PcmFormat } from '../audio/wav.js';
 import { blockAlign, describeFormat, isValidPcmFormat, sameFormat, unwrapWav, type PcmChunk } from '../audio/pcm.js';
 import { SinkError } from './errors.js';
 
@@ -61,7 +61,9 @@ export class PcmAssembler {
     }
     const unwrapped = unwrapWav(input.audio);
     if (!unwrapped) {
-      throw new SinkError('invalid_audio', `segment ${input.segment_id} is not a readable WAV file (no fmt/data chunk)`);
+      const tag = parseWavHeader(input.audio)?.formatTag;
+      const why = tag === undefined ? 'not a readable WAV file (no fmt/data chunk)' : `a WAV file whose samples are not PCM (format tag ${tag}: 1 is integer PCM, 3 float)`;
+      throw new SinkError('invalid_audio', `segment ${input.segment_id} is ${why}`);
     }
     const format = this.accept(unwrapped.format, `segment ${input.segment_id}`);
     this.dropCarry();

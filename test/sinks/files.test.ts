@@ -8,6 +8,7 @@ import wavefile from 'wavefile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { streamingWavHeader, type PcmChunk } from '../../src/audio/pcm.js';
 import type { PcmFormat } from '../../src/audio/wav.js';
+import { encodeWav16 } from '../../src/audio/wav.js';
 import type { SpokenSegment } from '../../src/live/events.js';
 import { SinkError, toFile, toWavFile, type WavFileDone, type WavFileProgress } from '../../src/sinks/index.js';
 import { bytesOf, catchError, concatBytes, makeTempDir, removeDir, samples16, waitFor, wavSegment } from '../fixtures/sinkFixtures.js';
@@ -145,6 +146,16 @@ describe('toWavFile', () => {
     const error = await catchError(lastValueFrom(from([broken]).pipe(toWavFile(join(dir, 'b.wav')))));
     expect(error).toMatchObject({ name: 'SinkError', reason: 'invalid_audio' });
     expect((error as Error).message).toContain('segment 7');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('errors with invalid_audio naming the format on a WAV segment whose samples are not PCM (mu-law), leaving no file', async () => {
+    const wav = encodeWav16(new Int16Array(80), 8000);
+    new DataView(wav.buffer, wav.byteOffset).setUint16(20, 7, true); // format tag 7: mu-law
+    const mulaw: SpokenSegment = { segment_id: 3, text: '', word_timestamps: [], audio: wav, format: 'wav' };
+    const error = await catchError(lastValueFrom(from([mulaw]).pipe(toWavFile(join(dir, 'm.wav')))));
+    expect(error).toMatchObject({ name: 'SinkError', reason: 'invalid_audio' });
+    expect((error as Error).message).toContain('segment 3 is a WAV file whose samples are not PCM (format tag 7');
     expect(await readdir(dir)).toEqual([]);
   });
 
