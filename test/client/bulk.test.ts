@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fetch as undiciFetch } from 'undici';
@@ -74,6 +76,66 @@ describe('bulk results against the emulator', () => {
       for (const entry of Object.values(map)) expect(entry.output_url).toMatch(/^http/);
     });
   }
+
+  it('bulkConcurrency bounds the bulk calls in flight (2: never a third; control: 3 are seen at once with 3)', async () => {
+    /**
+     * A proxy that holds every answer until no request has come for `QUIET_MS`, then lets the
+     * held ones through: the calls a client has in flight at once all arrive while held.
+     */
+    const QUIET_MS = 1500;
+    const holding = async () => {
+      let inFlight = 0;
+      let most = 0;
+      let held: Array<() => void> = [];
+      let quiet: ReturnType<typeof setTimeout> | undefined;
+      const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+          held.push(() => {
+            const to = new URL(emu.baseUrl);
+            const upstream = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (answer) => {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+              answer.on('end', () => (inFlight -= 1));
+            });
+            upstream.on('error', () => res.destroy());
+            upstream.end(Buffer.concat(chunks));
+          });
+          clearTimeout(quiet);
+          quiet = setTimeout(() => {
+            const release = held;
+            held = [];
+            for (const go of release) go();
+          }, QUIET_MS);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      return {
+        baseUrl,
+        most: () => most,
+        close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+      };
+    };
+    const mostInFlight = async (bulkConcurrency: number): Promise<number> => {
+      const gate = await holding();
+      const bounded = clientFor({ baseUrl: gate.baseUrl, apiKey: emu.apiKey }, { bulkConcurrency });
+      try {
+        // 12 ids: three calls of 4
+        const map = await lastValueFrom(bounded.sound.results(soundRuns.slice(0, 12)));
+        expect(Object.keys(map)).toHaveLength(12);
+        return gate.most();
+      } finally {
+        await bounded.close();
+        await gate.close();
+      }
+    };
+    expect(await mostInFlight(2)).toBe(2);
+    expect(await mostInFlight(3)).toBe(3);
+  }, 30_000);
 
   it('1 id goes to the single-result path and answers audio', async () => {
     const start = proxy.seen.length;
