@@ -145,7 +145,9 @@ export interface LiveRelayOptions {
    * Pages of other origins that may use the relay: a list (`'https://app.example.com'`;
    * `'null'` for sandboxed frames and `file:` pages), or a test of the `Origin` header.
    * Default: none; only pages of the relay's own origin. Given without `publicOrigin`, the
-   * relay's own origin is the request's (`https` on a TLS socket, else `http`, with its `Host`).
+   * relay's own origin is the request's (`https` on a TLS socket, else `http`, with its `Host`)
+   * only for a loopback `Host` (a DNS-rebinding page names itself in `Host`): list every other
+   * origin your pages have.
    */
   origins?: ReadonlyArray<string> | ((origin: string) => boolean);
   /**

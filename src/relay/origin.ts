@@ -63,7 +63,9 @@ export function isLoopbackHost(host: string | undefined): boolean {
  * `'host'`: with neither `publicOrigin` nor `origins`, the relay cannot tell its own name
  * from a name an attacker points at it (DNS rebinding: the page's `Origin` and the `Host`
  * both the attacker's), so it serves only loopback `Host` names ({@link isLoopbackHost}) and
- * refuses every other request, with an `Origin` or without.
+ * refuses every other request, with an `Origin` or without. With `origins` and no
+ * `publicOrigin` the same holds for the own origin: the request's (from `Host`) counts only
+ * on a loopback name; a page of any other name must be listed.
  */
 export function originPolicy(
   publicOrigin: string | undefined,
@@ -77,7 +79,9 @@ export function originPolicy(
     const header = request.headers.origin;
     if (header === undefined) return 'none';
     const key = originKey(header);
-    if (key !== undefined && key === ownOrigin(request, publicOrigin)) return 'allowed';
+    // the own origin from `Host` only where a name cannot be rebound (publicOrigin does not read `Host`)
+    const ownTrusted = publicOrigin !== undefined || isLoopbackHost(request.headers.host);
+    if (key !== undefined && ownTrusted && key === ownOrigin(request, publicOrigin)) return 'allowed';
     // 'null' (sandboxed frames, file: pages) is allowed only when listed as such
     if (listed?.has(key ?? header) === true) return 'allowed';
     if (test !== undefined) {

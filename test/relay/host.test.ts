@@ -87,7 +87,7 @@ describe('host names and DNS rebinding', () => {
     }
   });
 
-  it('control: a relay whose publicOrigin names the host serves that page; origins lifts the loopback rule too', async () => {
+  it('control: a relay whose publicOrigin names the host serves that page; with origins only, listed pages come by any name, its own only by a loopback one', async () => {
     const named = await site({ publicOrigin: `http://${ATTACKER}` });
     try {
       expect(await page(named.port, ATTACKER, { origin: `http://${ATTACKER}` })).toMatchObject({ code: 1000 });
@@ -95,10 +95,18 @@ describe('host names and DNS rebinding', () => {
     } finally {
       await named.close();
     }
-    const listed = await site({ origins: ['https://app.example.com'] });
+    const listed = await site({ origins: ['https://app.example.com', `http://${ATTACKER}:1`] });
     try {
-      // its own origin is the request's again: a page of the name it is reached by is served
-      expect((await page(listed.port, 'relay.example.net')).code).toBe(1000);
+      const before = upgrades();
+      // a rebinding page (its Origin and Host its own name): not the relay's own origin with
+      // origins and no publicOrigin, so refused before anything upstream
+      expect(await page(listed.port, 'relay.example.net')).toEqual({ code: 4403, reason: `origin not allowed: http://relay.example.net:${listed.port}` });
+      expect(upgrades()).toBe(before);
+      // controls: a listed page reaching it by any name, and its own page on a loopback name
+      expect((await page(listed.port, 'relay.example.net', { origin: 'https://app.example.com' })).code).toBe(1000);
+      expect((await page(listed.port, '127.0.0.1')).code).toBe(1000);
+      expect((await page(listed.port, 'localhost')).code).toBe(1000);
+      expect(upgrades()).toBe(before + 3);
     } finally {
       await listed.close();
     }
