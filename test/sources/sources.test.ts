@@ -253,6 +253,30 @@ describe('fromTokens', () => {
     }
   });
 
+  it('an async iterator without return() is read no further after unsubscribe (control: read whole, every item is pulled)', async () => {
+    // return() is optional in the iterator protocol: then the read loop itself must stop pulling
+    const counted = (count: number) => {
+      let pulls = 0;
+      let i = 0;
+      const input: AsyncIterable<string> = {
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            pulls++;
+            return i < count ? { done: false, value: `t${i++}` } : { done: true, value: undefined };
+          },
+        }),
+      };
+      return { input, pulls: () => pulls };
+    };
+    const early = counted(100);
+    expect(await lastValueFrom(fromTokens(early.input).pipe(take(3), toArray()))).toEqual(['t0', 't1', 't2']);
+    await new Promise<void>((r) => setImmediate(r)); // every microtask the loop could queue has run
+    expect(early.pulls()).toBeLessThanOrEqual(4);
+    const whole = counted(100);
+    expect(await collect(fromTokens(whole.input))).toHaveLength(100);
+    expect(whole.pulls()).toBe(101);
+  });
+
   it('Node Readable; destroyed on early unsubscribe', async () => {
     expect((await collect(fromTokens(Readable.from([Buffer.from('ab'), Buffer.from('c')])))).join('')).toBe('abc');
     const objects = Readable.from([{ choices: [{ delta: { content: 'A' } }] }, 'b', { choices: [{ delta: { content: null } }] }]);
@@ -385,6 +409,17 @@ describe('fromFile and fromReadable', () => {
     expect(other.destroyed).toBe(true);
   });
 
+  it('fromReadable: completing removes its listeners from the readable (a shared stream keeps none of them)', async () => {
+    const stream = new PassThrough({ autoDestroy: false });
+    const listeners = () => ['data', 'end', 'error'].map((name) => stream.listenerCount(name));
+    const before = listeners();
+    const chunks = collect(fromReadable(stream));
+    expect(listeners()).toEqual(before.map((n) => n + 1)); // control: subscribed, one of each is there
+    stream.end('abc');
+    expect(await chunks).toEqual(['abc']);
+    expect(listeners()).toEqual(before);
+  });
+
   it('fromReadable without destroying (stdin-like): pauses on unsubscribe', async () => {
     const stream = new PassThrough();
     const sub = fromReadable(stream, { destroyOnUnsubscribe: false }).subscribe();
@@ -418,27 +453,48 @@ describe('fromFile and fromReadable', () => {
     expect(read.destroyed).toBe(false);
   });
 
-  it('fromStdin reads standard input of a child process, multibyte characters whole', async () => {
+  /** Runs `program` (an ES module importing from `./src`) in a child process; `feed` writes its standard input. */
+  async function runChild(program: string, feed: (stdin: NodeJS.WritableStream) => Promise<void>): Promise<string> {
     const root = fileURLToPath(new URL('../..', import.meta.url));
-    const program =
-      `import { lastValueFrom, toArray } from 'rxjs';` +
-      `import { fromStdin } from './src/sources/index.ts';` +
-      `const chunks = await lastValueFrom(fromStdin().pipe(toArray()));` +
-      `process.stdout.write(JSON.stringify(chunks));`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
       cwd: root,
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const closed = new Promise<number | null>((r) => child.on('close', r));
+    await feed(child.stdin);
+    expect(await closed).toBe(0);
+    return out;
+  }
+
+  it('fromStdin reads standard input of a child process, multibyte characters whole', async () => {
+    const program =
+      `import { lastValueFrom, toArray } from 'rxjs';` +
+      `import { fromStdin } from './src/sources/index.ts';` +
+      `const chunks = await lastValueFrom(fromStdin().pipe(toArray()));` +
+      `process.stdout.write(JSON.stringify(chunks));`;
     const bytes = enc.encode('Grüße 😀 日本');
-    child.stdin.write(bytes.subarray(0, 4)); // ends inside 'ü'
-    await tick(100);
-    child.stdin.end(bytes.subarray(4));
-    const code = await new Promise<number | null>((r) => child.on('close', r));
-    expect(code).toBe(0);
+    const out = await runChild(program, async (stdin) => {
+      stdin.write(bytes.subarray(0, 4)); // ends inside 'ü'
+      await tick(100);
+      stdin.end(bytes.subarray(4));
+    });
     const chunks = JSON.parse(out) as string[];
     expect(chunks.join('')).toBe('Grüße 😀 日本');
     for (const c of chunks) expect(c).not.toContain('\uFFFD');
+  });
+
+  it('fromStdin: unsubscribing pauses standard input and does not destroy it (the process may read it again)', async () => {
+    const program =
+      `import { firstValueFrom } from 'rxjs';` +
+      `import { fromStdin } from './src/sources/index.ts';` +
+      `const first = await firstValueFrom(fromStdin());` +
+      `const state = { first, destroyed: process.stdin.destroyed, paused: process.stdin.isPaused(), listeners: process.stdin.listenerCount('data') };` +
+      `process.stdout.write(JSON.stringify(state), () => process.exit(0));`;
+    const out = await runChild(program, async (stdin) => {
+      stdin.write('hello');
+    });
+    expect(JSON.parse(out)).toEqual({ first: 'hello', destroyed: false, paused: true, listeners: 0 });
   });
 });

@@ -516,6 +516,18 @@ describe('parseSse operator', () => {
     });
   });
 
+  it('marbles: a limit crossed only at completion (a cut character decoded as U+FFFD) errors the output instead of completing it', () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      // 'data: 12345' is 11 code units, the limit; the lone first byte of '€' becomes one more at the end
+      const source = cold('-a-|', { a: Uint8Array.of(...enc.encode('data: 12345'), 0xe2) });
+      const error = new SseError('max-line-length', 11, 'SSE line exceeds 11 characters');
+      expectObservable(source.pipe(parseSse({ maxLineLength: 11 }))).toBe('---#', undefined, error);
+      // control: the same line one code unit shorter is dropped unfinished and the output completes
+      const shorter = cold('-a-|', { a: Uint8Array.of(...enc.encode('data: 1234'), 0xe2) });
+      expectObservable(shorter.pipe(parseSse({ maxLineLength: 11 }))).toBe('---|');
+    });
+  });
+
   it('marbles: a throwing callback errors the output', () => {
     scheduler().run(({ cold, expectObservable }) => {
       const error = new Error('bad callback');
