@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastValueFrom, tap, toArray } from 'rxjs';
+import { lastValueFrom, tap, toArray, type Observer } from 'rxjs';
 import { pseudoLocalize } from '../../src/emulator/index.js';
 import { StreamError, TaskFailedError, type RxVoiceClient } from '../../src/index.js';
 import { LiveSessionError, ValidationError } from '../../src/live/index.js';
 import { TRANSLATION_FAIL_TRIGGER, type Emulator } from '../../src/emulator/index.js';
-import { translateThenSpeak } from '../../src/chains/translateThenSpeak.js';
+import { translateThenSpeak, type TranslateThenSpeakClient } from '../../src/chains/translateThenSpeak.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import { clientFor, emulator } from '../client/helpers.js';
 
@@ -139,6 +139,59 @@ describe('translateThenSpeak on the emulator', () => {
     expect(credits[0]).toBeGreaterThan(0);
   });
 
+  it("streamed with `texts` that end without a stop: each text is a sentence of its own (the blank line between them ends it)", async () => {
+    const texts = ['Good morning', 'See you there'];
+    const events = await lastValueFrom(
+      translateThenSpeak(client, {
+        translation: { texts, source_language: 'en-us', target_language: 'de-de' },
+        translationMode: 'streamed',
+        speech: { voice_id: 1 },
+      }).pipe(toArray()),
+    );
+    expect(spokenTexts(events)).toEqual(pseudoLocalize(texts.join('\n\n'), 'de-de').split('\n\n'));
+  });
+
+  it("the translation is cut into sentences by the target language's rules unless segmentation names a locale (Greek ';' is a question mark)", async () => {
+    /** The pieces the chain hands to the live session (the real client's speak, its input watched). */
+    const piecesSent = async (segmentation?: { locale: string }) => {
+      const pieces: string[] = [];
+      const watched: TranslateThenSpeakClient = {
+        translate: (request, options) => client.translate(request, options),
+        translateStream: (request, options) => client.translateStream(request, options),
+        speak: (options) => (text$) => text$.pipe(tap((piece) => pieces.push(piece)), client.speak(options)),
+      };
+      await lastValueFrom(
+        translateThenSpeak(watched, {
+          translation: { text: 'Ti kaneis; Kala.', source_language: 'en-us', target_language: 'el-gr' },
+          translationMode: 'streamed',
+          speech: { voice_id: 1 },
+          ...(segmentation ? { segmentation } : {}),
+        }),
+      );
+      return pieces;
+    };
+    const translated = pseudoLocalize('Ti kaneis; Kala.', 'el-gr');
+    const cut = translated.indexOf(';') + 1;
+    expect(await piecesSent()).toEqual([translated.slice(0, cut), translated.slice(cut)]);
+    // control: English rules read ';' as no stop, so the same translation is one sentence
+    expect(await piecesSent({ locale: 'en-us' })).toEqual([translated]);
+  });
+
+  it("speech.language, when given, is the session's language rather than the translation's target", async () => {
+    const configOf = async (language?: 'en-us') => {
+      const events = await lastValueFrom(
+        translateThenSpeak(client, {
+          translation: { text: 'Good morning.', source_language: 'en-us', target_language: 'de-de' },
+          translationMode: 'streamed',
+          speech: { voice_id: 1, ...(language ? { language } : {}) },
+        }).pipe(toArray()),
+      );
+      return (events[0] as Extract<LiveSpeechEvent, { type: 'ready' }>).config;
+    };
+    expect(await configOf('en-us')).toMatchObject({ language: 'en-us' });
+    expect(await configOf()).toMatchObject({ language: 'de-de' }); // control: the default
+  });
+
   it('streamed, the signal aborts the translation: the chain errors with the AbortError as cause (control: not aborted, it completes)', async () => {
     const controller = new AbortController();
     const run = (signal?: AbortSignal) =>
@@ -246,6 +299,36 @@ describe('translateThenSpeak on the emulator', () => {
         .filter((r) => (r.method === 'POST' && r.path === '/translation') || r.path.startsWith('/translation-result/'))
         .map((r) => (r.method === 'POST' ? 'create' : 'result'));
       expect(steps).toEqual(['create', 'create', 'create', 'result', 'result', 'result']);
+    });
+
+    it('unsubscribing stops polling every batch still translating (control: a chain left running polls and fetches its results)', async () => {
+      const restore = durationBySize();
+      const tasksBefore = new Set(emu.context.tasks.keys());
+      const newTasks = () => [...emu.context.tasks.keys()].filter((id) => !tasksBefore.has(id));
+      try {
+        const chain = (observeTranslation?: Partial<Observer<string>>) =>
+          translateThenSpeak(client, {
+            translation: { texts: TEXTS, source_language: 'en-us', target_language: 'de-de' },
+            speech: { voice_id: 1 },
+            ...(observeTranslation ? { observeTranslation } : {}),
+          });
+        // unsubscribed as the first text (batch 1, 150 ms) arrives: batches 2 and 3 (300, 600 ms) still run
+        await new Promise<void>((resolve) => {
+          const subscription = chain({ next: () => queueMicrotask(() => (subscription.unsubscribe(), resolve())) }).subscribe();
+        });
+        const stopped = newTasks();
+        expect(stopped).toHaveLength(3);
+        const from = emu.requests.length;
+        for (const id of stopped) tasksBefore.add(id);
+        await lastValueFrom(chain()); // the control, which takes as long as the stopped chain would have
+        const after = emu.requests.slice(from);
+        const control = newTasks();
+        expect(after.filter((r) => control.some((id) => r.path.endsWith(id))).length).toBeGreaterThan(6);
+        // at most a poll per batch already on its way when the chain was unsubscribed
+        expect(after.filter((r) => stopped.some((id) => r.path.endsWith(id))).length).toBeLessThanOrEqual(2);
+      } finally {
+        restore();
+      }
     });
 
     it('an aborted signal: the chain errors and no task is created (control: without it, one is)', async () => {
