@@ -56,6 +56,15 @@ describe('concatSegments', () => {
     });
   });
 
+  it('an output_format the client does not know leaves format undefined (control: a known one is named)', () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const readyWith = (output_format: unknown): LiveSpeechEvent => ({ type: 'ready', session_id: 's', run_id: 1, config: { output_format } });
+      const events = (output_format: unknown) => ({ ...e, r: readyWith(output_format) });
+      expectObservable(cold('r-s-a-b-d|', events('opus')).pipe(concatSegments())).toBe('--------S|', { S: { ...seg0, format: undefined } });
+      expectObservable(cold('r-s-a-b-d|', events('mp3')).pipe(concatSegments())).toBe('--------S|', { S: { ...seg0, format: 'mp3' } });
+    });
+  });
+
   it('emits many segments in order, with format from the ready event', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       const source = cold('r-s-a-b-d-t-c-f-D|', e);
