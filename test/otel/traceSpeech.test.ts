@@ -10,6 +10,7 @@ import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createClient } from '../../src/index.js';
 import { traceSpeech, tracedFetch } from '../../src/otel/index.js';
+import { pathTemplate, taskPhase } from '../../src/otel/tracedFetch.js';
 import { resubmitSkipped } from '../../src/operators/index.js';
 import { memoryCacheStore, speechCache } from '../../src/cache/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -206,6 +207,24 @@ describe('tracedFetch', () => {
     const stream = spans.find((s) => s.name === 'POST /tts-stream');
     expect(stream?.attributes['rxvoice.credits']).toBeGreaterThan(0);
     expect(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events]))).not.toContain(emulator.apiKey);
+  });
+
+  it("every task endpoint of the contract has its phase: creations, status polls, results; other calls are 'call'", () => {
+    const phases = (requests: string[]) => requests.map((r) => taskPhase(r.split(' ')[0]!, r.split(' ')[1]!));
+    const creations = ['/create-story', '/end-to-end-dubbing', '/sub', '/text-to-sound', '/transcription', '/translation', '/tts'];
+    expect(phases(creations.map((path) => `POST ${path}`))).toEqual(creations.map(() => 'create'));
+    const polls = ['/audio-separation', '/end-to-end-dubbing', '/story', '/sub', '/text-to-sound', '/transcription', '/translation', '/tts'];
+    expect(phases(polls.map((path) => `GET ${path}/a1b2`))).toEqual(polls.map(() => 'poll'));
+    const results = ['GET /tts-result/7', 'GET /translation-result/7', 'GET /translated-story-result/7/de-de', 'POST /fetch-tts-results', 'POST /text-to-sound-results'];
+    expect(phases(results)).toEqual(results.map(() => 'result'));
+    const calls = ['POST /tts-stream', 'POST /translation/stream', 'POST /create-custom-voice', 'GET /list-voices'];
+    expect(phases(calls)).toEqual(calls.map(() => 'call'));
+    // the span's name: ids become {id}, the stream of /translation/stream is no id
+    expect(['/translation/stream', '/translation/a1b2', '/translated-story-result/7/de-de'].map(pathTemplate)).toEqual([
+      '/translation/stream',
+      '/translation/{id}',
+      '/translated-story-result/{id}/{id}',
+    ]);
   });
 
   it('an HTTP error: error.type is the status code', async () => {
