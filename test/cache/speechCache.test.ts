@@ -100,6 +100,19 @@ describe('speechCache with client.speak', () => {
     expect(cache.stats).toMatchObject({ hits: 1, misses: 3 });
   });
 
+  it("a segment larger than the cache's maxBytes is spoken whole and not stored (control: under the default bound it is)", async () => {
+    cache = speechCache({ store: memoryCacheStore(), maxBytes: 1000 });
+    const events = await say(['A sentence too long for a tiny cache.']);
+    const [segment] = segmentsOf(events);
+    expect(segment!.audio.byteLength).toBeGreaterThan(1000);
+    expect(events.at(-1)).toEqual({ type: 'done' });
+    expect(cache.stats).toMatchObject({ misses: 1, stored: 0, errors: 0 });
+    cache = speechCache({ store: memoryCacheStore() });
+    const control = await say(['A sentence too long for a tiny cache.']);
+    expect(segmentsOf(control)[0]!.audio.equals(segment!.audio)).toBe(true);
+    expect(cache.stats).toMatchObject({ misses: 1, stored: 1 });
+  });
+
   it('a skipped segment is never stored; the delivered one beside it is', async () => {
     await emulator.close();
     emulator = await startEmulator({ synth: 'tone', faults: { failSynthesisMatching: { text: 'Broken', times: 4 } } });
@@ -151,5 +164,23 @@ describe('speechCache with client.speak', () => {
     expect(second[0]?.format).toBe(first[0]?.format);
     expect(cache.stats).toMatchObject({ hits: 1, misses: 1, stored: 1 });
     await expect(lastValueFrom(client.ttsStream({ ...request, text: 'Not cached at all.' }))).rejects.toThrow();
+  });
+
+  it('ttsStream: the same text with another voice, language or setting misses and is paid; the same request hits (control)', async () => {
+    const request = { text: 'One text, many voices.', voice_id: 1, language: 'en-us' };
+    const call = (r: typeof request & Record<string, unknown>) => lastValueFrom(client.ttsStream(r, { cache }).pipe(toArray()));
+    await call(request);
+    const balance = () => emulator.context.credits.balance(emulator.apiKey);
+    for (const changed of [{ voice_id: 2 }, { language: 'fr-fr' }, { voice_settings: { speaking_rate: 1.5 } }]) {
+      const before = balance();
+      const chunks = await call({ ...request, ...changed });
+      expect(chunks[0]?.creditsRequired, JSON.stringify(changed)).toBeGreaterThan(0);
+      expect(balance(), JSON.stringify(changed)).toBeLessThan(before);
+    }
+    expect(cache.stats).toMatchObject({ hits: 0, misses: 4, stored: 4 });
+    const before = balance();
+    expect((await call(request))[0]?.creditsRequired).toBe(0);
+    expect(balance()).toBe(before);
+    expect(cache.stats).toMatchObject({ hits: 1, misses: 4 });
   });
 });
