@@ -279,6 +279,7 @@ describe('a damaged journal: refused with --repair proposed; repaired, nothing i
 
   it('a torn record among settled jobs loses nothing that matters: the batch goes on with no job refused', async () => {
     expect(progress(await run())).toMatchObject({ done: 8 });
+    const records = (await Journal.read(journalPath()))!.records;
     const text = (await readFile(journalPath())).toString('utf8');
     // garble j2's `task` line (its `done` line still settles it)
     const garbled = text.replace(/(\{"type":"task","id":"j2")/, (m) => m.replace('task', 'tasq'));
@@ -288,6 +289,11 @@ describe('a damaged journal: refused with --repair proposed; repaired, nothing i
     const repaired = await run({ repair: true });
     expect(repaired.find((e) => e.type === 'journal-repaired')).toMatchObject({ lostLines: 1, lostJobs: [] });
     expect(progress(repaired)).toMatchObject({ skipped: 8, failed: 0, created: 0 });
+    // The repaired journal is committed whole: every record that verified, none of them a tail to drop.
+    expect(repaired.some((e) => e.type === 'journal-tail')).toBe(false);
+    const read = await Journal.read(journalPath());
+    expect(read?.tail).toBeUndefined();
+    expect(read?.records).toEqual(records.filter((r) => !(r.type === 'task' && r.id === 'j2')));
   });
 
   it('repair keeps a job whose last kept record is its task: resumed, never created again, even with allowRepay', async () => {

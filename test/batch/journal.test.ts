@@ -273,6 +273,18 @@ describe('a journal trusted only when whole', () => {
     expect((error as Error).message).toMatch(/line 3 crosses the committed length/);
   });
 
+  it("a run killed in the journal's first commit (its header still counting 0) commits the header alone: only the records past it are the dropped tail", async () => {
+    const record = line({ type: 'intent', id: 'j0' });
+    const header = headerLine(HASH, 0);
+    await writeFile(journalPath(), Buffer.concat([header, Buffer.from(record)]));
+    const read = await Journal.read(journalPath());
+    expect(read).toMatchObject({ committed: header.byteLength, records: [] });
+    expect(read?.tail).toEqual({ droppedBytes: Buffer.byteLength(record), droppedRecords: [{ type: 'intent', id: 'j0' }], torn: false, kept: 0 });
+    // The batch runs on it, creating each job once.
+    expect(last(await run())).toMatchObject({ done: 4, failed: 0, created: 4 });
+    expect(creations()).toBe(4);
+  });
+
   it('a journal of the older format is refused with a clear error, before any call', async () => {
     await writeFile(journalPath(), `${JSON.stringify({ type: 'batch', version: 1, jobs_hash: HASH })}\n`);
     const error = await failure(run());

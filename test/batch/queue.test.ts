@@ -105,11 +105,11 @@ describe.runIf(haveRedis)('queue', () => {
 
 describe.runIf(haveRedis)('a queue job a dead worker left sent without an answer', () => {
   /** Put one job on queue `name` as a worker that died after its creation call's `sent` mark left it, then run a worker on it. */
-  async function runLeftJob(name: string, unconfirmed: 'fail' | 'recreate'): Promise<{ event: JobEvent; creations: number }> {
-    const [job] = validateJobs([{ kind: 'translation', id: `left-${unconfirmed}`, request: { texts: [`Left by a dead worker (${unconfirmed}).`], source_language: 'en-us', target_language: 'it-it' } }]);
+  async function runLeftJob(name: string, unconfirmed: 'fail' | 'recreate', marks: { intent: boolean; sent?: boolean } = { intent: true, sent: true }): Promise<{ event: JobEvent; creations: number }> {
+    const [job] = validateJobs([{ kind: 'translation', id: name, request: { texts: [`Left by a dead worker (${name}).`], source_language: 'en-us', target_language: 'it-it' } }]);
     const { Queue } = await loadBullmq();
     const queue = new Queue(name, { connection: { host: '127.0.0.1', port: Number(new URL(redisUrl).port) } });
-    await queue.add(job!.kind, { job: job!, jobs_hash: jobsHash([job!]), intent: true, sent: true }, { jobId: job!.id, attempts: 1 });
+    await queue.add(job!.kind, { job: job!, jobs_hash: jobsHash([job!]), ...marks }, { jobId: job!.id, attempts: 1 });
     await queue.close();
     const count = (): number => emu.requests.filter((r) => r.method === 'POST' && r.path === '/translation').length;
     const before = count();
@@ -128,6 +128,15 @@ describe.runIf(haveRedis)('a queue job a dead worker left sent without an answer
     const recreated = await runLeftJob('left-recreate', 'recreate');
     expect(recreated.event).toMatchObject({ type: 'done' });
     expect(recreated.creations).toBe(1);
+  }, 60_000);
+
+  it('left by an older rxvoice (`intent` set, no `sent` field: it meant sent) is refused the same way; control: `intent` with `sent: false` is created', async () => {
+    const old = await runLeftJob('left-old', 'fail', { intent: true });
+    expect(old.event).toMatchObject({ type: 'failed', error: { name: 'UnconfirmedTaskError' } });
+    expect(old.creations).toBe(0);
+    const unsent = await runLeftJob('left-unsent', 'fail', { intent: true, sent: false });
+    expect(unsent.event).toMatchObject({ type: 'done' });
+    expect(unsent.creations).toBe(1);
   }, 60_000);
 });
 

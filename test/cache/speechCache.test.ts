@@ -166,6 +166,19 @@ describe('speechCache with client.speak', () => {
     await expect(lastValueFrom(client.ttsStream({ ...request, text: 'Not cached at all.' }))).rejects.toThrow();
   });
 
+  it('ttlSeconds counts seconds on the `now` clock: an entry hits until its time, and misses (paid again) from then on', async () => {
+    let now = 5_000_000;
+    cache = speechCache({ store: memoryCacheStore(), ttlSeconds: 60, now: () => now });
+    const request = { text: 'Kept for a minute.', voice_id: 1, language: 'en-us' };
+    const credits = async () => (await lastValueFrom(client.ttsStream(request, { cache }).pipe(toArray())))[0]?.creditsRequired;
+    expect(await credits()).toBeGreaterThan(0);
+    now += 59_999;
+    expect(await credits()).toBe(0);
+    now += 1;
+    expect(await credits()).toBeGreaterThan(0);
+    expect(cache.stats).toMatchObject({ hits: 1, misses: 2, stored: 2 });
+  });
+
   it('ttsStream: the same text with another voice, language or setting misses and is paid; the same request hits (control)', async () => {
     const request = { text: 'One text, many voices.', voice_id: 1, language: 'en-us' };
     const call = (r: typeof request & Record<string, unknown>) => lastValueFrom(client.ttsStream(r, { cache }).pipe(toArray()));
