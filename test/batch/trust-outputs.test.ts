@@ -5,7 +5,7 @@
  * emulator a batch whose journal was lost beside outputs of every kind of damage, with the
  * control that whole outputs are all skipped.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -27,12 +27,20 @@ afterEach(async () => {
 
 const FORMAT = { sampleRate: 22050, channels: 1, bitsPerSample: 16, audioFormat: 1 as const };
 const wav = (dataBytes: number, present = dataBytes): Buffer => Buffer.concat([Buffer.from(wavHeader(FORMAT, dataBytes)), Buffer.alloc(present, 1)]);
+/** `file` with its RIFF size claiming `more` bytes past its end. */
+const riffClaiming = (file: Buffer, more: number): Buffer => {
+  const out = Buffer.from(file);
+  out.writeUInt32LE(out.byteLength - 8 + more, 4);
+  return out;
+};
 
 describe('outputProblem: is an output whole?', () => {
   const cases: Array<[string, string, Buffer | string, RegExp | undefined]> = [
     ['a whole WAV', 'a.wav', wav(2000), undefined],
     ['a streaming WAV (placeholder sizes) with whole frames', 'b.wav', Buffer.concat([Buffer.from(streamingWavHeader(FORMAT)), Buffer.alloc(400, 2)]), undefined],
     ['a WAV cut short of what its header claims', 'c.wav', wav(2000, 1200), /cut short/],
+    // the data chunk whole, a chunk after it cut: only the RIFF size tells (by as little as 1 byte)
+    ['a WAV whose RIFF size claims 1 byte more than the file holds', 'c1.wav', riffClaiming(wav(2000), 1), /cut short/],
     ['a WAV header alone', 'd.wav', wav(0, 0), /no audio/],
     ['a streaming WAV cut inside a sample frame', 'e.wav', Buffer.concat([Buffer.from(streamingWavHeader(FORMAT)), Buffer.alloc(401, 2)]), /sample frame/],
     ['a WAV that is not one', 'f.wav', Buffer.from('RIFF....WAVEjunkjunkjunkjunkjunkjunkjunkjunkjunk'), /not a WAV/],
@@ -109,6 +117,18 @@ describe('batch with trustOutputs: only whole outputs stand for finished jobs', 
     expect(creations()).toBe(9);
     // the outputs run again are whole now
     for (const id of ['j1', 'j2', 'j3']) expect(await outputProblem(join(dir, `${id}.json`))).toBeUndefined();
+  });
+
+  it('an output that cannot be put in place (a directory stands at its path): the job fails, no temporary file is left', async () => {
+    await mkdir(join(dir, 'j0.json'));
+    const client = clientFor(emu);
+    const events = await lastValueFrom(batch(JOBS, { client, out: dir, trustOutputs: true, retries: 0 }).pipe(toArray())).finally(() => client.close());
+    // Control: the write was tried, and failed naming the output (its temporary file was made beside it).
+    const failed = events.find((e) => e.type === 'failed');
+    expect(failed).toMatchObject({ id: 'j0' });
+    expect(failed?.type === 'failed' && failed.error.message).toMatch(/j0\.json/);
+    expect(progress(events)).toMatchObject({ done: 5, failed: 1 });
+    expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('control: whole outputs are all trusted, nothing is created again', async () => {
