@@ -310,6 +310,22 @@ describe('a journal trusted only when whole', () => {
     expect((error as Error).message).toMatch(/holds no record of them/);
     expect(creations()).toBe(4);
   });
+
+  it('refused for outputs it does not know, a journal holding records is kept as it was (only a journal this run started is removed)', async () => {
+    await finishedRun();
+    // A journal that knows j0 only: the outputs of j1..j3 are strangers to it.
+    const j0 = (await Journal.read(journalPath()))!.records.filter((record) => record.id === 'j0');
+    await rm(journalPath());
+    await journalOf(...j0);
+    const kept = await readFile(journalPath());
+    expect(((await failure(run())) as JournalError).reason).toBe('outputs');
+    expect(await readFile(journalPath())).toEqual(kept);
+    expect(creations()).toBe(4);
+    // Control: a journal this run started (it was missing) is removed on the same refusal.
+    await rm(journalPath());
+    expect(((await failure(run())) as JournalError).reason).toBe('outputs');
+    await expect(stat(journalPath())).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 });
 
 describe('one batch per journal', () => {
@@ -342,6 +358,22 @@ describe('one batch per journal', () => {
     for (let i = 0; i < 100 && (await stat(`${journalPath()}.lock`).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 10));
     await expect(stat(`${journalPath()}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
     await client.close();
+  });
+
+  it('released by a process that exits without closing the journal (process.exit); control: it held the lock just before', async () => {
+    const lockModule = join(import.meta.dirname, '../../src/batch/lock.ts');
+    const script = `
+      import { existsSync } from 'node:fs';
+      const { lockJournal } = await import(${JSON.stringify(lockModule)});
+      await lockJournal(process.argv[1]);
+      console.log(existsSync(process.argv[1] + '.lock') ? 'held' : 'missing');
+      process.exit(3);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, journalPath()], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(3);
+    expect(out.trim()).toBe('held');
+    await expect(stat(`${journalPath()}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('closing leaves alone a lock file that is no longer ours (taken over meanwhile)', async () => {
