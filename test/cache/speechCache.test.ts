@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lastValueFrom, from, toArray } from 'rxjs';
+import { lastValueFrom, from, Subject, toArray, type Subscription } from 'rxjs';
 import { WebSocket } from 'ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type RxVoiceClient } from '../../src/index.js';
@@ -131,6 +131,22 @@ describe('speechCache with client.speak', () => {
     expect(segmentsOf(again).map((s) => s.text)).toEqual(['Broken sentence here.', 'Good sentence here.']);
   });
 
+  it('unsubscribing mid-speech closes the live session the cache opened (control: it is open before)', async () => {
+    const input = new Subject<string>();
+    let subscription: Subscription | undefined;
+    const firstAudio = new Promise<void>((resolve) => {
+      subscription = input.pipe(client.speak({ voice_id: 1, cache })).subscribe((event) => {
+        if (event.type === 'audio') resolve();
+      });
+    });
+    input.next('A sentence spoken live. And the start of another');
+    await firstAudio;
+    expect(emulator.liveConnections).toBe(1);
+    subscription!.unsubscribe();
+    for (let i = 0; i < 1000 && emulator.liveConnections > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(emulator.liveConnections).toBe(0);
+  });
+
   it('fileCacheStore: a new cache on the same directory (a restart) replays with the emulator closed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rxvoice-cache-speak-'));
     try {
@@ -162,6 +178,8 @@ describe('speechCache with client.speak', () => {
     expect(bytes(first).byteLength).toBeGreaterThan(1000);
     expect(second[0]?.creditsRequired).toBe(0);
     expect(second[0]?.format).toBe(first[0]?.format);
+    expect(first[0]?.sampleRate).toBeGreaterThan(0);
+    expect(second[0]?.sampleRate).toBe(first[0]?.sampleRate);
     expect(cache.stats).toMatchObject({ hits: 1, misses: 1, stored: 1 });
     await expect(lastValueFrom(client.ttsStream({ ...request, text: 'Not cached at all.' }))).rejects.toThrow();
   });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { Redis } from 'ioredis';
 import { fileCacheStore, memoryCacheStore, redisCacheStore, type CacheStore } from '../../src/cache/index.js';
 import { CacheCore } from '../../src/cache/core.js';
 import { decodeEntry, encodeEntry } from '../../src/cache/entry.js';
@@ -295,6 +296,19 @@ describe.skipIf(!REDIS)('redisCacheStore against redis-server', () => {
   });
   let n = 0;
   storeContract('redisCacheStore', async () => redisCacheStore(redis.url, { prefix: `t${n++}:` }));
+
+  it('close disconnects the connection the store made from an address (control: it was open)', async () => {
+    const admin = new Redis(redis.url);
+    const connections = async (): Promise<number> => ((await admin.client('LIST')) as string).trim().split('\n').length;
+    const before = await connections();
+    const store = redisCacheStore(redis.url, { prefix: 'close:' });
+    await store.set(key(1), bytes(10, 1), opts(1000));
+    expect(await connections()).toBe(before + 1);
+    await store.close?.();
+    for (let i = 0; i < 500 && (await connections()) > before; i++) await delay(10);
+    expect(await connections()).toBe(before);
+    admin.disconnect();
+  });
 
   it('ttl: Redis expires the entry itself', async () => {
     const store = redisCacheStore(redis.url, { prefix: 'ttl:' });
