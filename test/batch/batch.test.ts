@@ -54,6 +54,22 @@ describe('batch', () => {
     await client.close();
   });
 
+  it('a refused key stops the whole batch at its first job (AuthenticationError), with one creation call tried (control: the right key runs them all)', async () => {
+    emu = await emulator();
+    const jobs = translations(6);
+    const refused = clientFor({ baseUrl: emu.baseUrl, apiKey: 'not-the-key' });
+    const error = await lastValueFrom(batch(jobs, { client: refused, out: dir, concurrency: 1 }).pipe(toArray())).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await refused.close();
+    expect(error).toMatchObject({ name: 'AuthenticationError' });
+    expect(creations(emu)).toBe(1);
+    const client = clientFor(emu);
+    expect(last(await lastValueFrom(batch(jobs, { client, out: dir }).pipe(toArray())))).toMatchObject({ done: 6, failed: 0 });
+    await client.close();
+  });
+
   it('resumes a recorded task instead of creating it; an unconfirmed creation is reported, or created again when asked', async () => {
     emu = await emulator();
     const client = clientFor(emu);

@@ -357,6 +357,20 @@ describe('a damaged journal: refused with --repair proposed; repaired, nothing i
     expect(progress(repaired)).toMatchObject({ done: 8, failed: 0 });
   });
 
+  it("repair drops a `sent` record past the committed length as opening does (its last byte never went): the job is created again, not refused", async () => {
+    const hash = jobsHash(validateJobs(JOBS));
+    // j0's intent, committed but for its newline (damage that loses no record), then j0's `sent` past the count.
+    const intent = lineOf({ type: 'intent', id: 'j0' });
+    const header = headerLine(hash, 0);
+    await writeFile(journalPath(), Buffer.concat([headerLine(hash, header.byteLength + Buffer.byteLength(intent) - 1), Buffer.from(intent + lineOf({ type: 'sent', id: 'j0' }))]));
+    expect(((await failure(run())) as JournalError).reason).toBe('damaged');
+    const before = creations();
+    const repaired = await run({ repair: true });
+    expect(repaired.find((e) => e.type === 'journal-repaired')).toMatchObject({ lostLines: 0, missingBytes: 0, lostJobs: [] });
+    expect(progress(repaired)).toMatchObject({ done: 8, failed: 0, created: 8 });
+    expect(creations()).toBe(before + 8);
+  });
+
   it('repair on a whole journal changes nothing (no event, no copy)', async () => {
     expect(progress(await run())).toMatchObject({ done: 8 });
     const before = await readFile(journalPath());

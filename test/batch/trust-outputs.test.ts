@@ -46,6 +46,7 @@ describe('outputProblem: is an output whole?', () => {
     ['a WAV that is not one', 'f.wav', Buffer.from('RIFF....WAVEjunkjunkjunkjunkjunkjunkjunkjunkjunk'), /not a WAV/],
     ['an empty file', 'g.json', '', /empty/],
     ['an HTML error page', 'h.json', '<!DOCTYPE html>\n<html><body>502 Bad Gateway</body></html>', /HTML/],
+    ['an HTML body alone', 'p.json', '<body>Service Unavailable</body>', /HTML/],
     ['an HTML page saved as WAV', 'i.wav', '  <html><head><title>Error</title></head></html>', /HTML/],
     ['JSON cut short', 'j.json', '{"texts":["Hallo", "Welt"', /not valid JSON/],
     ['whole JSON', 'k.json', '{"texts":["Hallo"]}', undefined],
