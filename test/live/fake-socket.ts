@@ -30,6 +30,23 @@ export function readyPeers(scheduler: TestScheduler, then: (socket: FakeSocket) 
   return { sockets, Ctor };
 }
 
+/**
+ * speak()'s connection to sockets whose peer opens, sends `frames` in order, then closes
+ * with `close` when given (every socket the session opens plays the same script).
+ */
+export function scriptedConnection(scheduler: TestScheduler, frames: ReadonlyArray<object>, close?: readonly [code: number, reason: string]) {
+  const WebSocket = fakeSocketClass(
+    scheduler,
+    (socket) => {
+      socket.peerOpen();
+      for (const frame of frames) socket.peerSend(frame);
+      if (close) socket.peerClose(close[0], close[1]);
+    },
+    [],
+  );
+  return { wsUrl: 'ws://fake', apiKey: 'k', WebSocket, headersSupported: false };
+}
+
 /** A minimal WHATWG-style WebSocket, driven by the test. */
 export class FakeSocket {
   static created: FakeSocket[] = [];

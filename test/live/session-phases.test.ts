@@ -9,7 +9,7 @@ import { map, NEVER, of } from 'rxjs';
 import { speak } from '../../src/live/session.js';
 import type { LiveSpeechEvent } from '../../src/live/events.js';
 import type { SpeechMetrics } from '../../src/live/metrics.js';
-import { FakeSocket, fakeSocketClass, readyPeers } from './fake-socket.js';
+import { FakeSocket, fakeSocketClass, readyPeers, scriptedConnection } from './fake-socket.js';
 
 describe('speak: phases, frames and closes in virtual time (fake WebSocket)', () => {
   it('two attempts in a row: `reconnected` counts 2; with everything delivered nothing is sent again (no empty text.chunk)', () => {
@@ -149,18 +149,16 @@ describe('speak: phases, frames and closes in virtual time (fake WebSocket)', ()
   it('a segment skipped with a text other than the one sent: segmentSkipped, then segmentMismatch', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable }) => {
-      const Ctor = fakeSocketClass(
+      const connection = scriptedConnection(
         scheduler,
-        (socket) => {
-          socket.peerOpen();
-          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
-          socket.peerSend({ type: 'segment.skipped', segment_id: 0, text: 'Something else.' });
-          socket.peerSend({ type: 'segment.skipped', segment_id: 1, text: ' Two.' });
-        },
-        [],
+        [
+          { type: 'session.ready', session_id: 's', run_id: 1 },
+          { type: 'segment.skipped', segment_id: 0, text: 'Something else.' },
+          { type: 'segment.skipped', segment_id: 1, text: ' Two.' },
+        ],
       );
       const result$ = cold('a', { a: 'One. Two.' }).pipe(
-        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, clientBoundaries: false }),
+        speak(connection, { voice_id: 1, scheduler, clientBoundaries: false }),
       );
       expectObservable(result$, '^ 10ms !').toBe('-(rkmK)', {
         r: expect.objectContaining({ type: 'ready' }),
@@ -195,20 +193,18 @@ describe('speak: phases, frames and closes in virtual time (fake WebSocket)', ()
   it('session.done with a segment still open is a protocol error, even after a segment worded otherwise (when the ledger cannot tell what is missing)', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable }) => {
-      const Ctor = fakeSocketClass(
+      const connection = scriptedConnection(
         scheduler,
-        (socket) => {
-          socket.peerOpen();
-          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
-          socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'Something else.' });
-          socket.peerSend({ type: 'segment.done', segment_id: 0 });
-          socket.peerSend({ type: 'segment.start', segment_id: 1, text: ' Two.' });
-          socket.peerSend({ type: 'session.done' });
-        },
-        [],
+        [
+          { type: 'session.ready', session_id: 's', run_id: 1 },
+          { type: 'segment.start', segment_id: 0, text: 'Something else.' },
+          { type: 'segment.done', segment_id: 0 },
+          { type: 'segment.start', segment_id: 1, text: ' Two.' },
+          { type: 'session.done' },
+        ],
       );
       const result$ = cold('(a|)', { a: 'One. Two.' }).pipe(
-        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, clientBoundaries: false }),
+        speak(connection, { voice_id: 1, scheduler, clientBoundaries: false }),
         map((e) => e.type),
       );
       expectObservable(result$).toBe('-(rsmdt#)', { r: 'ready', s: 'segmentStart', m: 'segmentMismatch', d: 'segmentDone', t: 'segmentStart' }, expect.objectContaining({ code: 'protocol', message: 'The server sent session.done before all text was spoken' }));
@@ -235,20 +231,18 @@ describe('speak: phases, frames and closes in virtual time (fake WebSocket)', ()
   it('a drop while the text source is still open is an error, though every text sent was delivered', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable }) => {
-      const Ctor = fakeSocketClass(
+      const connection = scriptedConnection(
         scheduler,
-        (socket) => {
-          socket.peerOpen();
-          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
-          socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
-          socket.peerSend({ type: 'segment.done', segment_id: 0 });
-          socket.peerClose(1006, '');
-        },
-        [],
+        [
+          { type: 'session.ready', session_id: 's', run_id: 1 },
+          { type: 'segment.start', segment_id: 0, text: 'One.' },
+          { type: 'segment.done', segment_id: 0 },
+        ],
+        [1006, ''],
       );
       // the control (the same session, its source complete, completes) is 'a connection lost after every text was delivered completes'
       const result$ = cold('a', { a: 'One.' }).pipe(
-        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, clientBoundaries: false }),
+        speak(connection, { voice_id: 1, scheduler, clientBoundaries: false }),
         map((e) => e.type),
       );
       expectObservable(result$).toBe('-(rsd#)', { r: 'ready', s: 'segmentStart', d: 'segmentDone' }, expect.objectContaining({ code: 'connection', closeCode: 1006, unspoken: '' }));
@@ -258,20 +252,18 @@ describe('speak: phases, frames and closes in virtual time (fake WebSocket)', ()
   it('a drop with a segment under way ends in an error, though the service started it beyond the text sent', () => {
     const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
     scheduler.run(({ cold, expectObservable }) => {
-      const Ctor = fakeSocketClass(
+      const connection = scriptedConnection(
         scheduler,
-        (socket) => {
-          socket.peerOpen();
-          socket.peerSend({ type: 'session.ready', session_id: 's', run_id: 1 });
-          socket.peerSend({ type: 'segment.start', segment_id: 0, text: 'One.' });
-          socket.peerSend({ type: 'segment.done', segment_id: 0 });
-          socket.peerSend({ type: 'segment.start', segment_id: 1, text: 'Extra.' });
-          socket.peerClose(1006, '');
-        },
-        [],
+        [
+          { type: 'session.ready', session_id: 's', run_id: 1 },
+          { type: 'segment.start', segment_id: 0, text: 'One.' },
+          { type: 'segment.done', segment_id: 0 },
+          { type: 'segment.start', segment_id: 1, text: 'Extra.' },
+        ],
+        [1006, ''],
       );
       const result$ = cold('(a|)', { a: 'One.' }).pipe(
-        speak({ wsUrl: 'ws://fake', apiKey: 'k', WebSocket: Ctor, headersSupported: false }, { voice_id: 1, scheduler, clientBoundaries: false }),
+        speak(connection, { voice_id: 1, scheduler, clientBoundaries: false }),
         map((e) => e.type),
       );
       expectObservable(result$).toBe('-(rsdtm#)', { r: 'ready', s: 'segmentStart', d: 'segmentDone', t: 'segmentStart', m: 'segmentMismatch' }, expect.objectContaining({ code: 'connection', closeCode: 1006 }));
