@@ -192,26 +192,39 @@ export const LIMITS: readonly LimitCase[] = [
   { name: 'project_name null', path: '/text-to-sound', body: { ...sound, project_name: null }, status: 200 },
   { name: 'project_description of 5000', path: '/text-to-sound', body: { ...sound, project_description: 'd'.repeat(5000) }, status: 200 },
   { name: 'project_description of 5001', path: '/text-to-sound', body: { ...sound, project_description: 'd'.repeat(5001) }, status: 422 },
+  { name: 'project_description of 3', path: '/text-to-sound', body: { ...sound, project_description: 'ddd' }, status: 200 },
   { name: 'project_description of 2', path: '/text-to-sound', body: { ...sound, project_description: 'dd' }, status: 422 },
+  { name: 'gender 0', path: '/tts', body: { ...tts, gender: 0 }, status: 200 },
   { name: 'gender 9', path: '/tts', body: { ...tts, gender: 9 }, status: 200 },
   { name: 'gender 3', path: '/tts', body: { ...tts, gender: 3 }, status: 422 },
   { name: 'run_ids of 1', path: '/text-to-sound-results', body: { run_ids: [1] }, status: 422 },
   { name: 'run_ids of 6', path: '/text-to-sound-results', body: { run_ids: [1, 2, 3, 4, 5, 6] }, status: 422 },
   { name: 'run_ids not unique', path: '/text-to-sound-results', body: { run_ids: [1, 1] }, status: 422 },
   { name: 'run_ids not positive', path: '/text-to-sound-results', body: { run_ids: [0, 1] }, status: 422 },
+  { name: 'selected_audio_tracks of 1', path: '/project-setup', body: { ...setup, selected_audio_tracks: [0] }, status: 200 },
   { name: 'selected_audio_tracks of 2', path: '/project-setup', body: { ...setup, selected_audio_tracks: [0, 1] }, status: 200 },
   { name: 'selected_audio_tracks of 3', path: '/project-setup', body: { ...setup, selected_audio_tracks: [0, 1, 2] }, status: 422 },
   { name: 'selected_audio_tracks empty', path: '/project-setup', body: { ...setup, selected_audio_tracks: [] }, status: 422 },
+  { name: 'chosen_dictionaries of 1', path: '/project-setup', body: { ...setup, chosen_dictionaries: [7] }, status: 200 },
   { name: 'chosen_dictionaries empty', path: '/project-setup', body: { ...setup, chosen_dictionaries: [] }, status: 422 },
+  { name: 'folder_id 1', path: '/project-setup', body: { ...setup, folder_id: 1 }, status: 200 },
   { name: 'folder_id 0', path: '/project-setup', body: { ...setup, folder_id: 0 }, status: 422 },
+  { name: 'formality 1', path: '/translation/stream', body: { text: 'Hi.', source_language: 'en-us', target_language: 'de-de', formality: 1 }, status: 200 },
   { name: 'formality 3', path: '/translation/stream', body: { text: 'Hi.', source_language: 'en-us', target_language: 'de-de', formality: 3 }, status: 422 },
   { name: 'tts-stream text of 3', path: '/tts-stream', body: { ...stream, text: 'abc' }, status: 200 },
   { name: 'tts-stream text of 2', path: '/tts-stream', body: { ...stream, text: 'ab' }, status: 422 },
+  { name: 'tts-stream text of 3000 (the maximum)', path: '/tts-stream', body: { ...stream, text: 'a'.repeat(3000) }, status: 200 },
   { name: 'tts-stream text of 3001', path: '/tts-stream', body: { ...stream, text: 'a'.repeat(3001) }, status: 422 },
 ];
 
-/** The custom voice's `age`: at least 1. */
-export const CUSTOM_VOICE_AGE = { ok: '1', tooLow: '0' } as const;
+/** The custom voice's `age`: at least 1; 30 when not given. */
+export const CUSTOM_VOICE_AGE = { ok: '1', tooLow: '0', default: 30 } as const;
+
+/** POST /text-to-sound without `duration`: 8 seconds of sound (Limits: default duration 8.0). */
+export const DEFAULT_SOUND_SECONDS = 8;
+
+/** Bulk result calls take 2 to 5 run ids: the largest request that must be answered. */
+export const MAX_BULK_RUN_IDS = 5;
 
 /** The live speech WebSocket (DESIGN fixes the path). */
 export const LIVE = {

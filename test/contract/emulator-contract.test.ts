@@ -11,10 +11,12 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import {
   AUTH,
   CUSTOM_VOICE_AGE,
+  DEFAULT_SOUND_SECONDS,
   DIALOGUE_ITEM_FIELDS,
   ENDPOINTS,
   LIMITS,
   LIVE,
+  MAX_BULK_RUN_IDS,
   PROJECT_DETAILS_FIELDS,
   TASK_CREATED_FIELD,
   TASK_FAMILIES,
@@ -24,7 +26,7 @@ import {
   type Body,
   type TaskFamily,
 } from './contract-table.js';
-import { fill, json, pause, send } from './raw.js';
+import { fill, json, pause, send, wavSeconds } from './raw.js';
 
 let emu: Emulator;
 let key: string;
@@ -165,6 +167,12 @@ describe('contract: other endpoints (emulator, raw fetch)', () => {
     const voices = (await send(emu.baseUrl, 'GET', ENDPOINTS.listVoices.path, undefined, key)).json() as Array<Record<string, unknown>>;
     expect(voices.some((v) => v['id'] === voiceId)).toBe(true);
     expectValidation(await send(emu.baseUrl, method, path, { kind: 'multipart', fields: { ...fields, age: CUSTOM_VOICE_AGE.tooLow }, files }, key), 'age');
+    // no age given: the voice is listed with the default age
+    const unaged = (await send(emu.baseUrl, method, path, { kind: 'multipart', fields, files }, key)).json() as Record<string, unknown>;
+    const listed = ((await send(emu.baseUrl, 'GET', ENDPOINTS.listVoices.path, undefined, key)).json() as Array<Record<string, unknown>>).find(
+      (v) => v['id'] === unaged[ENDPOINTS.createCustomVoice.answerField],
+    );
+    expect(listed?.['age']).toBe(CUSTOM_VOICE_AGE.default);
     for (const field of ENDPOINTS.createCustomVoice.required) {
       const { [field]: _f, ...restFields } = fields as Record<string, string>;
       const { [field]: _g, ...restFiles } = files as Record<string, (typeof files)['file']>;
@@ -172,14 +180,29 @@ describe('contract: other endpoints (emulator, raw fetch)', () => {
     }
   });
 
-  it.each([ENDPOINTS.textToSoundResults, ENDPOINTS.fetchTtsResults].map((e) => [e.path, e] as const))('POST %s: run id -> { output_url }', async (_path, endpoint) => {
+  it.each(
+    [ENDPOINTS.textToSoundResults, ENDPOINTS.fetchTtsResults].flatMap((e) => [2, MAX_BULK_RUN_IDS].map((count) => [e.path, count, e] as const)),
+  )('POST %s with %i run ids: run id -> { output_url }', async (_path, count, endpoint) => {
     const family = TASK_FAMILIES.find((f) => f.name === endpoint.family)!;
-    const runIds = [(await runTask(family)).runId, (await runTask(family)).runId];
+    const runIds: number[] = [];
+    for (let i = 0; i < count; i++) runIds.push((await runTask(family)).runId);
     const answer = await send(emu.baseUrl, endpoint.method, endpoint.path, json({ run_ids: runIds }), key);
     expect(answer.status).toBe(200);
     const body = answer.json() as Record<string, Record<string, unknown>>;
     expect(Object.keys(body).sort()).toEqual(runIds.map(String).sort());
     for (const id of runIds) expect(typeof body[String(id)]?.[endpoint.entryField]).toBe('string');
+  });
+
+  it('POST /text-to-sound without duration: the default length of sound (control: a duration given is kept)', async () => {
+    const family = TASK_FAMILIES.find((f) => f.name === 'text-to-sound')!;
+    const secondsOf = async (body: Record<string, unknown>): Promise<number> => {
+      const { runId } = await runTask({ ...family, create: { ...family.create, body: json(body) } });
+      const result = await send(emu.baseUrl, family.result.method, fill(family.result.path, { run_id: runId }), undefined, key);
+      expect(result.status).toBe(200);
+      return wavSeconds(result.bytes);
+    };
+    expect(await secondsOf({ prompt: 'rain on a tin roof' })).toBeCloseTo(DEFAULT_SOUND_SECONDS, 3);
+    expect(await secondsOf({ prompt: 'rain on a tin roof', duration: 3 })).toBeCloseTo(3, 3);
   });
 
   it('POST /tts-stream: audio bytes with X-Credits-Required', async () => {

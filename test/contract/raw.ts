@@ -32,6 +32,20 @@ export function wavBytes(): Uint8Array<ArrayBuffer> {
   return new Uint8Array(out);
 }
 
+/** Seconds of audio in a PCM WAV file: its `data` chunk's size over the byte rate of its `fmt ` chunk. */
+export function wavSeconds(bytes: Uint8Array): number {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let byteRate = 0;
+  for (let at = 12; at + 8 <= buf.length; ) {
+    const id = buf.toString('ascii', at, at + 4);
+    const size = buf.readUInt32LE(at + 4);
+    if (id === 'fmt ') byteRate = buf.readUInt32LE(at + 16);
+    if (id === 'data') return size / byteRate;
+    at += 8 + size + (size % 2);
+  }
+  throw new Error('no data chunk in the WAV file');
+}
+
 const STORY_TEXT = 'Once upon a time a lighthouse keeper found a letter in a bottle.\n"Who wrote this?" she asked.\n';
 
 /** The fetch init of a table body (JSON, or multipart with the named files). */
