@@ -2,6 +2,7 @@ import { VirtualTimeScheduler, firstValueFrom, lastValueFrom, take, toArray } fr
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   AbortError,
+  LimitExceededError,
   PaymentRequiredError,
   TaskDeadlineError,
   TaskFailedError,
@@ -55,6 +56,20 @@ describe('task events', () => {
     const [a, b] = await Promise.all([firstValueFrom(task$), firstValueFrom(task$)]);
     expect(a.task_id).not.toBe(b.task_id);
     expect(emu.requests.filter((r) => r.method === 'POST' && r.path === '/translation').length).toBe(before + 2);
+  });
+});
+
+describe('result size', () => {
+  it('a result whose content-length is exactly maxResponseBytes arrives whole; one byte over the limit is refused at the headers', async () => {
+    const done = await lastValueFrom(client.textToSound({ prompt: 'short rain', duration: 1 }));
+    if (done.type !== 'result') throw new Error('no result event');
+    const size = done.result.byteLength;
+    const withLimit = (maxResponseBytes: number): RxVoiceClient => clientFor(emu, { maxResponseBytes });
+    const exact = withLimit(size);
+    expect((await lastValueFrom(exact.sound.result(done.run_id))).byteLength).toBe(size);
+    const under = withLimit(size - 1);
+    await expect(lastValueFrom(under.sound.result(done.run_id))).rejects.toBeInstanceOf(LimitExceededError);
+    await Promise.all([exact.close(), under.close()]);
   });
 });
 

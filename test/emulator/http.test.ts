@@ -134,6 +134,10 @@ describe('authentication', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.text).not.toContain(wrongKey);
     expect(ErrorBodySchema.parse(wrong.json).status).toBe(401);
+    // an empty header is a missing key, and says so (control: a wrong key is called invalid)
+    const empty = await call(em, 'GET', routes.listVoices, undefined, { 'x-api-key': '' });
+    expect(ErrorBodySchema.parse(empty.json)).toEqual({ error: 'missing API key (header x-api-key)', status: 401 });
+    expect(ErrorBodySchema.parse(wrong.json).error).toBe('invalid API key');
   });
 
   it('answers a known path asked with another method 405, an unknown path 404, both with { error, status }', async () => {
@@ -162,6 +166,23 @@ describe('authentication', () => {
     const own = await fetch(`${em.baseUrl}${routes.ttsResult(runId as number)}`, { headers: { 'x-api-key': 'key-a' } });
     expect(own.status).toBe(200);
     expect(parseWavHeader(new Uint8Array(await own.arrayBuffer()))?.sampleRate).toBe(RATE);
+    // the task too: its status is another key's 404, the owner's 200
+    expect((await call(em, 'GET', routes.ttsStatus(taskId), undefined, { 'x-api-key': 'key-b' })).status).toBe(404);
+    expect((await call(em, 'GET', routes.ttsStatus(taskId), undefined, { 'x-api-key': 'key-a' })).status).toBe(200);
+    // and bulk results: another key's run ids are unknown (422 at the first), the owner's are answered
+    const second = await runOf(em, routes.tts, routes.ttsStatus, speech);
+    expect((await call(em, 'POST', routes.fetchTtsResults, { run_ids: [second, runId] }, { 'x-api-key': 'key-a' })).status).toBe(200);
+    const others = await call(em, 'POST', routes.fetchTtsResults, { run_ids: [second, runId] }, { 'x-api-key': 'key-b' });
+    expect422(others, ['body', 'run_ids', 0]);
+  });
+
+  it("answers a task's status only at its own family's status path (404 at another's; control: its own is 200)", async () => {
+    const em = await start();
+    const taskId = await createTask(em, routes.tts, speech);
+    expect((await call(em, 'GET', routes.ttsStatus(taskId))).status).toBe(200);
+    const elsewhere = await call(em, 'GET', routes.textToSoundStatus(taskId));
+    expect(elsewhere.status).toBe(404);
+    expect(ErrorBodySchema.parse(elsewhere.json)).toEqual({ error: `task not found: ${taskId}`, status: 404 });
   });
 
   it('validates a run_id in the path: 0 is 422 greater_than, text is 422 int_parsing', async () => {
@@ -306,6 +327,13 @@ describe('bulk results and temporary addresses', () => {
 });
 
 describe('speech task (deprecated) and voices', () => {
+  it('refuses a /tts task for a voice it does not have: 422 at voice_id, no task (control: a listed voice is 200)', async () => {
+    const em = await start();
+    expect((await call(em, 'POST', routes.tts, speech)).status).toBe(200);
+    expect422(await call(em, 'POST', routes.tts, { ...speech, voice_id: 987_654 }), ['body', 'voice_id']);
+    expect(em.context.tasks.size).toBe(1);
+  });
+
   it('serves tts-result as WAV readable by wavefile', async () => {
     const em = await start();
     const runId = await runOf(em, routes.tts, routes.ttsStatus, speech);
