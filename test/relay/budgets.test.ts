@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { START, browser, harness, json, upstreams } from './helpers.js';
+import { START, browser, harness, json, silentService, upstreams } from './helpers.js';
 
 describe('rxvoice/relay: visitor budgets', () => {
   const forUser = (user: string): Record<string, string> => ({ 'x-user': user });
@@ -145,5 +145,32 @@ describe('rxvoice/relay: visitor budgets', () => {
       await h.close();
     }
   });
-});
 
+  it('a browser is read up to upstreamBufferedBytes waiting toward the service, and no longer just past it', async () => {
+    const service = await silentService(); // the service session never opens: every frame waits
+    const limit = 16 * 1024;
+    const h = await harness({ baseUrl: service.baseUrl, limits: { upstreamBufferedBytes: limit, charactersPerMinute: 1_000_000, textPerSession: 1_000_000 } });
+    try {
+      const b = browser(h.url);
+      await b.opened;
+      b.ws.send(START);
+      let waiting = Buffer.byteLength(START);
+      await expect.poll(() => h.relay.stats().upstreamBufferedBytes).toBe(waiting);
+      const chunk = JSON.stringify({ type: 'text.chunk', text: 'word '.repeat(800) }); // about 4 KB
+      const send = async (): Promise<void> => {
+        b.ws.send(chunk);
+        waiting += Buffer.byteLength(chunk);
+        await expect.poll(() => h.relay.stats().upstreamBufferedBytes).toBe(waiting);
+      };
+      while (waiting + Buffer.byteLength(chunk) <= limit) {
+        await send();
+        expect(h.relay.stats().pausedBrowsers).toBe(0); // within the limit: still read
+      }
+      await send(); // one chunk past it
+      expect(h.relay.stats().pausedBrowsers).toBe(1);
+    } finally {
+      await h.close();
+      await service.close();
+    }
+  });
+});

@@ -4,7 +4,7 @@
  * relay's own origin open them, and small readers of frames.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { WebSocket, type RawData } from 'ws';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { attachLiveRelay, type LiveRelay, type LiveRelayOptions } from '../../src/relay/index.js';
@@ -87,6 +87,36 @@ export async function harness(relayOptions: Partial<LiveRelayOptions> = {}, emul
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await emulator.close();
+    },
+  };
+}
+
+/** A "service" that accepts TCP and never answers the WebSocket handshake: a relay's service session stays connecting. */
+export interface SilentService {
+  baseUrl: string;
+  /** The connections the relay made, in order. */
+  sockets: Socket[];
+  /** Resolves when that connection is closed. */
+  closed(socket: Socket): Promise<void>;
+  close(): Promise<void>;
+}
+export async function silentService(): Promise<SilentService> {
+  const sockets: Socket[] = [];
+  const closedBy = new Map<Socket, Promise<void>>();
+  const server = createTcpServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.resume(); // read (and drop) the handshake request, so that its end is seen
+    closedBy.set(socket, new Promise((resolve) => socket.once('close', () => resolve())));
+    sockets.push(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sockets,
+    closed: (socket) => closedBy.get(socket)!,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

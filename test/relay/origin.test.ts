@@ -108,12 +108,14 @@ describe('rxvoice/relay: origins over plain sockets', () => {
     const base = { path: '/s', apiKey: SECRET, baseUrl: 'http://127.0.0.1:1' };
     expect(() => attachLiveRelay(server, { ...base, origins: ['https://app.example.com/page'] })).toThrow(/options.origins.0/);
     expect(() => attachLiveRelay(server, { ...base, publicOrigin: 'chat.example.com' })).toThrow(/publicOrigin/);
+    expect(() => attachLiveRelay(server, { ...base, publicOrigin: 'https://chat.example.com/' })).toThrow(/publicOrigin/); // no trailing /
+    expect(() => attachLiveRelay(server, { ...base, origins: ['https://app.example.com/'] })).toThrow(/origins/);
     expect(() => attachLiveRelay(server, { ...base, limits: { clientShare: 2 } })).toThrow(/clientShare/);
   });
 });
 
 describe('rxvoice/relay: who a client is', () => {
-  it('origins listed are compared as origins: a default port written out, or a capital letter, still names the page', async () => {
+  it('origins listed are compared as origins: a default port written out, or a capital letter, still names the page; another port does not', async () => {
     const listed = await harness({ origins: ['https://app.example.com:443', 'http://Tools.Example.com'] });
     try {
       for (const origin of ['https://app.example.com', 'http://tools.example.com']) {
@@ -125,8 +127,31 @@ describe('rxvoice/relay: who a client is', () => {
       }
       // control: an origin not listed is refused
       expect((await browser(listed.url, { origin: 'https://evil.example.com' }).closed).code).toBe(4403);
+      // a listed name on another port is another origin (http's default is 80, not https's 443)
+      expect((await browser(listed.url, { origin: 'http://tools.example.com:443' }).closed).code).toBe(4403);
     } finally {
       await listed.close();
+    }
+  });
+
+  it('an origins test that throws is a no: 4403 and nothing upstream (control: the same test saying yes serves)', async () => {
+    const tested = await harness({
+      origins: (origin) => {
+        if (origin === 'https://ok.example.com') return true;
+        throw new Error('origin lookup failed');
+      },
+    });
+    try {
+      expect((await browser(tested.url, { origin: 'https://broken.example.com' }).closed).code).toBe(4403);
+      expect(upgrades(tested.emulator)).toBe(0);
+      const page = browser(tested.url, { origin: 'https://ok.example.com' });
+      await page.opened;
+      page.ws.send(START);
+      page.ws.send(JSON.stringify({ type: 'text.done' }));
+      expect((await page.closed).code).toBe(1000);
+      expect(upgrades(tested.emulator)).toBe(1);
+    } finally {
+      await tested.close();
     }
   });
 

@@ -91,6 +91,20 @@ describe('rxvoice/relay', () => {
     expect(upstreams.length).toBe(before);
   });
 
+  it('forwards the keys the protocol knows only: unknown keys a page adds never reach the service', async () => {
+    const b = browser(h.url);
+    await b.opened;
+    b.ws.send(JSON.stringify({ type: 'session.start', voice_id: 1, output_format: 'wav', x_debug: { trace: true } }));
+    b.ws.send(JSON.stringify({ type: 'text.chunk', text: 'Hi there.', x_debug: 'chunk' }));
+    b.ws.send(JSON.stringify({ type: 'text.done', x_debug: 1 }));
+    expect((await b.closed).code).toBe(1000);
+    expect(upstreams.at(-1)!.sent.map((frame) => JSON.parse(frame) as unknown)).toEqual([
+      { type: 'session.start', voice_id: 1, output_format: 'wav' },
+      { type: 'text.chunk', text: 'Hi there.' },
+      { type: 'text.done' },
+    ]);
+  });
+
   it('a binary frame or a second session.start mid-session: 4400, the service session closed, the frame not forwarded', async () => {
     for (const bad of [Buffer.from([1, 2, 3]), START]) {
       const b = browser(h.url);

@@ -5,10 +5,9 @@
  * browser leaves (cut off at once, not left to open).
  */
 import { describe, expect, it } from 'vitest';
-import { createServer as createTcpServer, connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { VirtualTimeScheduler } from 'rxjs';
-import { START, TrackingWebSocket, browser, harness, json, upstreams } from './helpers.js';
+import { START, TrackingWebSocket, browser, harness, json, silentService, upstreams } from './helpers.js';
 
 /** A virtual clock run by hand: `to(ms)` runs what is due up to `ms`, nothing later. */
 function clock(): { scheduler: VirtualTimeScheduler; to(ms: number): void } {
@@ -173,32 +172,22 @@ describe('rxvoice/relay: timers on its scheduler', () => {
   });
 
   it('a browser that leaves while its service session is still connecting: that connection is cut at once', async () => {
-    // a "service" that accepts TCP and never answers the WebSocket handshake: the relay's
-    // service session stays connecting for as long as the relay keeps it
-    const held: Socket[] = [];
-    const closedBy = new Map<Socket, Promise<void>>();
-    const service = createTcpServer((socket) => {
-      socket.on('error', () => undefined);
-      socket.resume(); // read (and drop) the handshake request, so that its end is seen
-      closedBy.set(socket, new Promise((resolve) => socket.once('close', () => resolve())));
-      held.push(socket);
-    });
-    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-    const h = await harness({ baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}` });
+    // the relay's service session stays connecting for as long as the relay keeps it
+    const service = await silentService();
+    const h = await harness({ baseUrl: service.baseUrl });
     try {
       const b = browser(h.url);
       await b.opened;
       b.ws.send(START);
-      await expect.poll(() => held.length).toBe(1); // the relay is connecting to the service
+      await expect.poll(() => service.sockets.length).toBe(1); // the relay is connecting to the service
       expect(h.relay.stats().upstreams).toBe(1);
       b.ws.close();
       await b.closed;
-      await closedBy.get(held[0]!); // cut, not left to open later with the key in its header
+      await service.closed(service.sockets[0]!); // cut, not left to open later with the key in its header
       await expect.poll(() => h.relay.stats().upstreams).toBe(0);
     } finally {
       await h.close();
-      for (const socket of held) socket.destroy();
-      await new Promise<void>((resolve) => service.close(() => resolve()));
+      await service.close();
     }
   });
 });
