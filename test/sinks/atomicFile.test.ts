@@ -1,5 +1,6 @@
 /** The atomic file under the file sinks: partial writes, a failed commit, stale temporary files, path checks. */
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, readlink, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -29,7 +30,30 @@ function partialNextWritev(file: AtomicFile, limit: number): void {
   }) as FileHandle['writev'];
 }
 
+/** What this process holds open under `directory` (Linux: the links of /proc/self/fd; a removed file still counts). */
+async function openUnder(directory: string): Promise<string[]> {
+  const real = await realpath(directory);
+  const paths: string[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => undefined);
+    if (target?.startsWith(real)) paths.push(target);
+  }
+  return paths;
+}
+
 describe('AtomicFile', () => {
+  it.runIf(existsSync('/proc/self/fd'))('leaves no handle open: not the file once committed or aborted, not the directory it fsynced (control: open while writing)', async () => {
+    const file = await AtomicFile.open(join(dir, 'out.bin'));
+    await file.append([bytes(1, 2, 3)]);
+    expect(await openUnder(dir)).toEqual([await realpath(file.temporaryPath)]); // control: an open file is seen
+    await file.commit(); // fsync: the file, then the directory
+    expect(await openUnder(dir)).toEqual([]);
+    const aborted = await AtomicFile.open(join(dir, 'other.bin'));
+    expect(await openUnder(dir)).toHaveLength(1);
+    await aborted.abort();
+    expect(await openUnder(dir)).toEqual([]);
+  });
+
   it('continues a partial vectored write from where it stopped, in the right place', async () => {
     const path = join(dir, 'out.bin');
     const file = await AtomicFile.open(path);
@@ -57,6 +81,7 @@ describe('AtomicFile', () => {
   it('a file is committed or aborted once', async () => {
     const committed = await AtomicFile.open(join(dir, 'a.bin'));
     await committed.commit({ fsync: false });
+    await committed.abort(); // a no-op once committed: the file stays, and stays committed
     await expect(committed.commit()).rejects.toThrow('file already committed');
     const aborted = await AtomicFile.open(join(dir, 'b.bin'));
     await aborted.abort();

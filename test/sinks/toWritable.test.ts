@@ -63,6 +63,7 @@ describe('toWritable', () => {
     expect(stream.writableEnded).toBe(false); // not ended unless asked
     expect(stream.listenerCount('error')).toBe(0); // the sink's listeners are gone with it
     expect(stream.listenerCount('close')).toBe(0); // each drain wait removed its own
+    expect(stream.listenerCount('drain')).toBe(0); // ...not one 'drain' listener left per wait
   });
 
   it('writes segments as one WAV stream with unwrapWav, and ends the stream when asked', async () => {

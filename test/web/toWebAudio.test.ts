@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { Observable, Subject, lastValueFrom, map, toArray } from 'rxjs';
+import { Observable, Subject, VirtualTimeScheduler, lastValueFrom, map, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { encodeWav16, wavHeader } from '../../src/audio/wav.js';
 import { createWavStreamDecoder } from '../../src/audio/wavStream.js';
@@ -325,6 +325,59 @@ describe('toWebAudio in virtual time', () => {
     expect(events.at(-1)?.type).toBe('ended');
   });
 
+  it('barge-in while a segment is being decoded: its audio never starts when the decode lands (control: not interrupted, it plays)', async () => {
+    for (const bargeIn of [false, true]) {
+      const context = new FakeContext(() => 0);
+      const landings: Array<() => void> = [];
+      context.decodeAudioData = (data) => new Promise((resolve) => landings.push(() => resolve(new FakeBuffer(1, data.byteLength, 8000))));
+      const speech = new Subject<LiveSpeechEvent>();
+      const playback = speech.pipe(toWebAudio({ context, bufferSeconds: 0, scheduler: new VirtualTimeScheduler() })).subscribe();
+      speech.next({ type: 'ready', session_id: 's', run_id: 1, config: { output_format: 'mp3' } });
+      speech.next({ type: 'segmentStart', segment_id: 0, text: 'x' });
+      speech.next({ type: 'audio', segment_id: 0, bytes: new Uint8Array([1, 2, 3]) });
+      speech.next({ type: 'segmentDone', segment_id: 0 });
+      await vi.waitFor(() => expect(landings).toHaveLength(1)); // the decode is under way
+      if (bargeIn) playback.unsubscribe();
+      landings[0]!();
+      await new Promise((resolve) => setImmediate(resolve)); // what the landing does runs in promise callbacks
+      expect(context.sources.filter((source) => source.startedAt !== undefined)).toHaveLength(bargeIn ? 0 : 1);
+      playback.unsubscribe();
+    }
+  });
+
+  it('speech that completes while its last segment is being decoded: that segment plays, then ended (not ended at once)', async () => {
+    const clock = new VirtualTimeScheduler();
+    const context = new FakeContext(() => clock.now() / 1000);
+    const landings: Array<() => void> = [];
+    context.decodeAudioData = (data) => new Promise((resolve) => landings.push(() => resolve(new FakeBuffer(1, data.byteLength, 8000))));
+    const speech = new Subject<LiveSpeechEvent>();
+    const events: string[] = [];
+    let completed = false;
+    speech.pipe(toWebAudio({ context, bufferSeconds: 0, scheduler: clock })).subscribe({ next: (e) => events.push(label(e)), complete: () => (completed = true) });
+    speech.next({ type: 'ready', session_id: 's', run_id: 1, config: { output_format: 'mp3' } });
+    speech.next({ type: 'segmentStart', segment_id: 0, text: 'x' });
+    speech.next({ type: 'audio', segment_id: 0, bytes: new Uint8Array(800) }); // 0.1 s of the fake "mp3"
+    speech.next({ type: 'segmentDone', segment_id: 0 });
+    speech.complete(); // with the decode still under way
+    await vi.waitFor(() => expect(landings).toHaveLength(1));
+    clock.flush();
+    expect(events).toEqual([]); // nothing to end yet
+    landings[0]!();
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.flush();
+    expect(events).toEqual(['scheduled 0 @0', 'playing 0 @0', 'played 0 @0.1', 'ended @0.1']);
+    expect(completed).toBe(true);
+  });
+
+  it('passes on a sentence the service skipped', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const context = new FakeContext(() => ts.now() / 1000);
+      const speech = cold<LiveSpeechEvent>('k|', { k: { type: 'segmentSkipped', segment_id: 3, text: 'Skipped.' } });
+      expectObservable(speech.pipe(toWebAudio({ context, scheduler: ts }), map(label))).toBe('k(e|)', { k: 'skipped 3', e: 'ended @0.001' });
+    });
+  });
+
   it('is browser code: bundles for the browser with no Node built-in and no WebSocket library', async () => {
     const esbuild = await import('esbuild');
     const result = await esbuild.build({ entryPoints: ['src/web/index.ts'], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
@@ -607,6 +660,19 @@ describe('toWebAudio reports what was heard (onHeard)', () => {
       ts.schedule(() => playing.unsubscribe(), 301);
       ts.flush();
       expect(reports).toEqual([{ heard: 'One two', unheard: ' three. Four.', playedSeconds: expect.closeTo(0.25, 9), complete: false, method: 'timestamps' }]);
+    });
+  });
+
+  it('on barge-in in a later sentence: each earlier buffer counts its own length only, not the time since it started', () => {
+    const ts = testScheduler();
+    ts.run(() => {
+      const context = new FakeContext(() => ts.now() / 1000);
+      const reports: unknown[] = [];
+      const playing = speech(ts).pipe(toWebAudio({ context, scheduler: ts, onHeard: (r) => reports.push(r) })).subscribe();
+      // the first sentence (0.4 s) from 51 ms, the second right after it: at 501 ms, 0.4 + 0.05 s have played
+      ts.schedule(() => playing.unsubscribe(), 501);
+      ts.flush();
+      expect(reports).toEqual([{ heard: 'One two three. ', unheard: 'Four.', playedSeconds: expect.closeTo(0.45, 9), complete: false, method: 'timestamps' }]);
     });
   });
 
