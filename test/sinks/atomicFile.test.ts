@@ -1,10 +1,10 @@
 /** The atomic file under the file sinks: partial writes, a failed commit, stale temporary files, path checks. */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, readlink, realpath, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, realpath, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AtomicFile, checkWritablePath, removeStaleTemporaryFiles, temporaryPathFor } from '../../src/sinks/atomicFile.js';
+import { AtomicFile, checkWritablePath, removeStaleTemporaryFiles, STALE_TEMP_AGE_MS, temporaryPathFor } from '../../src/sinks/atomicFile.js';
 import { SinkError } from '../../src/sinks/errors.js';
 import { makeTempDir, removeDir } from '../fixtures/sinkFixtures.js';
 
@@ -76,6 +76,18 @@ describe('AtomicFile', () => {
     await expect(file.commit()).rejects.toThrow();
     expect((await readdir(dir)).sort()).toEqual(['out.bin']);
     expect(await readdir(path)).toEqual(['inside']);
+  });
+
+  it('opening removes a temporary file of ours left over an hour ago in that directory; a younger one stays', async () => {
+    const stale = temporaryPathFor(join(dir, 'crashed.wav'));
+    const young = temporaryPathFor(join(dir, 'writing.wav'));
+    await writeFile(stale, 'x');
+    await writeFile(young, 'x');
+    const twoHoursAgo = new Date(Date.now() - 2 * STALE_TEMP_AGE_MS);
+    await utimes(stale, twoHoursAgo, twoHoursAgo);
+    const file = await AtomicFile.open(join(dir, 'out.bin'));
+    await file.abort();
+    expect(await readdir(dir)).toEqual([young.slice(dir.length + 1)]);
   });
 
   it('a file is committed or aborted once', async () => {

@@ -373,6 +373,20 @@ describe('toFile', () => {
     expect([...(await readFile(path))]).toEqual([...frames, ...frames]);
   });
 
+  it('a path it cannot write errors with SinkError io before the source is subscribed (nothing upstream starts); control: a good path subscribes it', async () => {
+    let subscribed = 0;
+    const source = new Observable<Uint8Array>((subscriber) => {
+      subscribed++;
+      subscriber.next(new Uint8Array([1]));
+      subscriber.complete();
+    });
+    const error = await catchError(lastValueFrom(source.pipe(toFile(join(dir, 'no', 'such.mp3')))));
+    expect(error).toMatchObject({ name: 'SinkError', reason: 'io', code: 'sink' });
+    expect(subscribed).toBe(0);
+    await lastValueFrom(source.pipe(toFile(join(dir, 'ok.bin'))));
+    expect(subscribed).toBe(1);
+  });
+
   it('writes raw Uint8Array chunks exactly', async () => {
     const chunks = [new Uint8Array([1, 2, 3]), new Uint8Array(0), new Uint8Array([4])];
     const path = join(dir, 'raw.bin');
