@@ -255,7 +255,8 @@ class Player {
         this.subscriber.next({ type: 'segmentSkipped', segment_id: event.segment_id, text: event.text });
         return;
       case 'reconnected':
-        // the segment that was arriving is abandoned (its text is spoken again): what came of it plays, then it ends
+        // the segment that was arriving is abandoned (its text is spoken again): a streamed WAV's
+        // audio already scheduled plays out, encoded audio not yet decoded is dropped; then it ends
         if (this.current !== undefined) this.endSegment(this.current);
         return;
       default:
