@@ -25,7 +25,7 @@ export interface PlaybackState {
   wordsHeard: readonly HeardWord[];
   /** Segments scheduled so far, in order (the last `maxSegments`). */
   segments: readonly PlaybackSegment[];
-  /** Texts the service skipped. */
+  /** Texts the service skipped, in order (the last `maxSegments`). */
   skipped: readonly string[];
 }
 
@@ -33,7 +33,7 @@ export interface PlaybackState {
 export interface PlaybackStateOptions {
   /** Words kept in `wordsHeard` (the most recent). Default 10000. */
   maxWords?: number;
-  /** Segments kept in `segments` (the most recent). Default 1000. */
+  /** Segments kept in `segments`, and skipped texts in `skipped` (the most recent). Default 1000. */
   maxSegments?: number;
 }
 
@@ -100,7 +100,7 @@ export function playbackState(options: PlaybackStateOptions = {}): OperatorFunct
           case 'segmentPlayed':
             return { ...state, status: 'waiting', segments: setSegment(state, event.segment_id, 'played') };
           case 'segmentSkipped':
-            return { ...state, skipped: [...state.skipped, event.text] };
+            return { ...state, skipped: keepLast(state.skipped, event.text, maxSegments) };
           case 'ended':
             return { ...state, status: 'ended', currentWord: undefined };
         }

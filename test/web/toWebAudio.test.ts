@@ -503,6 +503,27 @@ describe('playbackState', () => {
       });
     });
   });
+
+  it('keeps the last maxSegments skipped texts, as it keeps segments (a long session stays bounded)', () => {
+    const ts = testScheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const skip = (text: string): PlaybackEvent => ({ type: 'segmentSkipped', segment_id: 0, text });
+      const events = cold<PlaybackEvent>('-a-b-c|', { a: skip('one'), b: skip('two'), c: skip('three') });
+      // control: with room for all three, every skipped text is kept
+      expectObservable(events.pipe(playbackState({ maxSegments: 3 }), map((s) => s.skipped.join(',')))).toBe('ia-b-c|', {
+        i: '',
+        a: 'one',
+        b: 'one,two',
+        c: 'one,two,three',
+      });
+      expectObservable(events.pipe(playbackState({ maxSegments: 2 }), map((s) => s.skipped.join(',')))).toBe('ia-b-c|', {
+        i: '',
+        a: 'one',
+        b: 'one,two',
+        c: 'two,three',
+      });
+    });
+  });
 });
 
 describe('the incremental WAV decoder', () => {
