@@ -195,6 +195,81 @@ describe('heardText', () => {
   });
 });
 
+describe('HeardTracker: segment lengths', () => {
+  const segmentOf = (segment_id: number, text: string, bytes: Uint8Array, word_timestamps?: Array<{ word: string; start: number; end: number }>): LiveSpeechEvent[] => [
+    { type: 'segmentStart', segment_id, text, ...(word_timestamps ? { word_timestamps } : {}) },
+    { type: 'audio', segment_id, bytes },
+    { type: 'segmentDone', segment_id },
+  ];
+  const wavOf = (seconds: number): Uint8Array => encodeWav16(new Int16Array(Math.round(seconds * RATE)), RATE);
+  /** A reconnect cut segment 0 after 0.5 s of audio; the new session spoke it again (1 s). */
+  const respoken = (): HeardTracker => {
+    const tracker = new HeardTracker();
+    tracker.push({ type: 'segmentStart', segment_id: 0, text: 'One two.' });
+    tracker.push({ type: 'audio', segment_id: 0, bytes: wavOf(0.5) });
+    tracker.push({ type: 'reconnected', attempt: 1, session_id: 't', run_id: 2, resent: 'One two.' });
+    for (const event of segmentOf(0, 'One two.', wavOf(1))) tracker.push(event);
+    return tracker;
+  };
+
+  it('setDuration sets the latest segment with that id only, and ignores a negative length', () => {
+    const tracker = respoken();
+    expect(tracker.totalSeconds).toBeCloseTo(1.5, 9);
+    tracker.setDuration(0, 2);
+    expect(tracker.totalSeconds).toBeCloseTo(0.5 + 2, 9);
+    tracker.setDuration(0, -1);
+    tracker.setDuration(0, Number.NaN);
+    expect(tracker.totalSeconds).toBeCloseTo(0.5 + 2, 9);
+    // control: a length from 0 is taken
+    tracker.setDuration(0, 0);
+    expect(tracker.totalSeconds).toBeCloseTo(0.5, 9);
+  });
+
+  it("audio of another segment than the one arriving does not lengthen it", () => {
+    const tracker = new HeardTracker();
+    tracker.push({ type: 'segmentStart', segment_id: 0, text: 'One.' });
+    const wav = wavOf(1);
+    tracker.push({ type: 'audio', segment_id: 0, bytes: wav.subarray(0, 44) });
+    tracker.push({ type: 'audio', segment_id: 7, bytes: wav.subarray(44) });
+    expect(tracker.totalSeconds).toBe(0);
+    // control: the same bytes for segment 0 are its audio
+    tracker.push({ type: 'audio', segment_id: 0, bytes: wav.subarray(44) });
+    expect(tracker.totalSeconds).toBeCloseTo(1, 9);
+  });
+
+  it('a WAV still arriving is as long as its bytes so far, not its declared size', () => {
+    const wav = wavOf(2);
+    const tracker = new HeardTracker();
+    tracker.push({ type: 'segmentStart', segment_id: 0, text: 'aaaa bbbb' });
+    tracker.push({ type: 'audio', segment_id: 0, bytes: wav.subarray(0, 44 + 2000) });
+    expect(tracker.totalSeconds).toBeCloseTo(1, 9);
+    expect(tracker.report(0.6).heard).toBe('aaaa'); // 'aaaa' ends at 4/9 of the 1 s so far
+  });
+
+  it('compressed audio with word timestamps lasts until its last word ends', () => {
+    const mp3ish = new Uint8Array([0xff, 0xfb, 0x90, 0x64, 0, 0, 0, 0]);
+    const words = 'Hello there, my good old friend.'.split(' ').map((word, i) => ({ word, start: i / 6, end: (i + 1) / 6 }));
+    const events = [...segmentOf(0, words.map((w) => w.word).join(' '), mp3ish, words), ...segmentOf(1, ' Bye.', mp3ish, [{ word: 'Bye.', start: 0, end: 0.2 }])];
+    expect(heardText(events, 1.1)).toMatchObject({ heard: 'Hello there, my good old friend. ', unheard: 'Bye.', method: 'timestamps' });
+    expect(heardText(events, 1.2)).toMatchObject({ heard: 'Hello there, my good old friend. Bye.', complete: true });
+  });
+
+  it('segments whose lengths add up with a rounding error are heard whole at their sum', () => {
+    // 0.1 + 0.2 is 0.30000000000000004: at 0.3 s both were played, the trailing space too
+    const events = [...segmentOf(0, 'One.', wavOf(0.1)), ...segmentOf(1, ' Two. ', wavOf(0.2))];
+    expect(heardText(events, 0.3)).toMatchObject({ heard: 'One. Two. ', unheard: '', complete: true });
+    // control: a little earlier the second segment is cut after its word, before the space
+    expect(heardText(events, 0.25)).toMatchObject({ heard: 'One. ', unheard: 'Two. ' });
+  });
+
+  it('nothing is heard before anything played, even a word timed to end at 0', () => {
+    const events = segmentOf(0, 'Oh. Yes.', wavOf(1), [{ word: 'Oh.', start: 0, end: 0 }, { word: 'Yes.', start: 0.1, end: 0.5 }]);
+    expect(heardText(events, 0)).toMatchObject({ heard: '', unheard: 'Oh. Yes.' });
+    // control: a moment later the word is heard
+    expect(heardText(events, 0.01).heard).toBe('Oh.');
+  });
+});
+
 describe('heardText on espeak audio from the emulator', () => {
   let emulator: Emulator;
   beforeAll(async () => {
