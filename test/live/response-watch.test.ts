@@ -107,6 +107,22 @@ describe('ResponseWatch (virtual time)', () => {
     expect(session.silent).toEqual([]);
   });
 
+  it('a segment in progress is not a stall: the watch waits for responseTimeoutMs instead', () => {
+    const scheduler = newScheduler();
+    const session = new FakeSession(scheduler, { responseTimeoutMs: 300, stall: { afterMs: 150, fallback: 'error' } });
+    const control = new FakeSession(scheduler, { responseTimeoutMs: 300, stall: { afterMs: 150, fallback: 'error' } });
+    at(scheduler, 0, () => {
+      session.connection.inProgress = 0; // segment 0 started, its audio not yet done
+      session.watch.watch(session.connection);
+      control.watch.watch(control.connection);
+    });
+    scheduler.flush();
+    expect(session.stalled).toEqual([]);
+    expect(session.silent).toEqual([300]);
+    // control: with no segment started, the same silence is a stall at afterMs
+    expect(control.stalled).toEqual([150]);
+  });
+
   it('nothing waits any more: the watch lapses at its next check (no ping, no timeout), and no action stays scheduled', () => {
     const scheduler = newScheduler();
     const session = new FakeSession(scheduler, { responseTimeoutMs: 300 });
