@@ -147,6 +147,14 @@ describe('speakableText: streaming', () => {
     expect(core.feed(' 2').map((p) => p.text)).toEqual([' 2']); // "b* ": a closing marker
   });
 
+  it('a table row longer than the marker lookahead: a pipe at a chunk end waits to know if a cell follows', () => {
+    // the row's start is decided before its line break arrives, so its pipes meet chunk ends
+    const row = `| ${'x'.repeat(600)} |  | b |\n`;
+    const whole = speak(row, verbatim);
+    expect(whole).toBe(` ${'x'.repeat(600)} ,  , b \n\n`);
+    for (let at = 600; at < row.length; at++) expect(pieces([row.slice(0, at), row.slice(at)], verbatim).map((p) => p.text).join(''), `cut at ${at}`).toBe(whole);
+  });
+
   it('with the word stage (the default) a word waits for the whitespace after it', () => {
     const core = createSpeakableText();
     expect(core.feed('Hello wor').map((p) => p.text)).toEqual(['Hello ']);
