@@ -69,6 +69,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   received = [];
+  ttsBodies = [];
   answerSegments = 0;
 });
 
@@ -80,8 +81,15 @@ function stalledClient(): RxVoiceClient {
       super(url, protocols, options);
     }
   }
-  return createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, WebSocket: ToStalled as never });
+  return createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, WebSocket: ToStalled as never, fetch: recordingFetch });
 }
+
+/** The JSON bodies of the `POST /tts-stream` calls of {@link stalledClient}s, in order. */
+let ttsBodies: Array<Record<string, unknown>> = [];
+const recordingFetch: typeof fetch = async (input, init) => {
+  if (String(input).endsWith('/tts-stream')) ttsBodies.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+  return fetch(input, init);
+};
 
 const ttsCalls = (): number => emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/tts-stream')).length;
 
@@ -111,6 +119,66 @@ describe('stall: { fallback: "tts-stream" }', () => {
       ...['segmentFallback', 'segmentStart', 'segmentDone'],
       ...['segmentFallback', 'segmentStart', 'segmentDone'],
       'done',
+    ]);
+  });
+
+  it('client.speak: a fallbackSpeech given is the one used, no POST /tts-stream of its own (control: without one, it calls /tts-stream)', async () => {
+    const given: string[] = [];
+    const events = await lastValueFrom(
+      from(TOKENS).pipe(
+        stalledClient().speak({ voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' }, fallbackSpeech: (text) => (given.push(text), of(new Uint8Array([7, 7]))) }),
+        toArray(),
+      ),
+    );
+    expect(given.map((t) => t.trim())).toEqual(['First sentence here.', 'Second one follows.', 'Third and last.']);
+    expect(events.filter((e) => e.type === 'audio').map((e) => [...(e as { bytes: Uint8Array }).bytes])).toEqual([[7, 7], [7, 7], [7, 7]]);
+    expect(ttsBodies).toEqual([]);
+    // control: the same speak without a fallbackSpeech calls /tts-stream, one call per sentence
+    await lastValueFrom(from(TOKENS).pipe(stalledClient().speak({ voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' } }), toArray()));
+    expect(ttsBodies).toHaveLength(3);
+  });
+
+  it("client.speak's own fallback asks /tts-stream for the session's voice and settings; the live aac is its adts (which the emulator refuses)", async () => {
+    const error = await lastValueFrom(
+      from(TOKENS).pipe(
+        stalledClient().speak({
+          voice_id: 2,
+          language: 'de-de',
+          output_format: 'aac',
+          sample_rate: 24000,
+          speaking_rate: 1.25,
+          apply_enhancement: true,
+          enhance_named_entities_pronunciation: true,
+          enhance_reference_audio_quality: true,
+          maintain_source_accent: true,
+          stall: { afterMs: 300, fallback: 'tts-stream' },
+        }),
+      ),
+    ).catch((e: unknown) => e);
+    expect(ttsBodies).toEqual([
+      {
+        text: 'First sentence here.',
+        voice_id: 2,
+        language: 'de-de',
+        enhance_named_entities_pronunciation: true,
+        output_configuration: { format: 'adts', sample_rate: 24000, apply_enhancement: true },
+        voice_settings: { enhance_reference_audio_quality: true, maintain_source_accent: true, speaking_rate: 1.25 },
+      },
+    ]);
+    expect(error).toBeInstanceOf(LiveSessionError);
+    expect((error as LiveSessionError).message).toContain('"adts" is not supported by the emulator');
+    // the defaults: wav, en-us, the enhancements off
+    ttsBodies = [];
+    await lastValueFrom(from(['First sentence here.']).pipe(stalledClient().speak({ voice_id: 1, stall: { afterMs: 300, fallback: 'tts-stream' } }), toArray()));
+    expect(ttsBodies).toEqual([
+      {
+        text: 'First sentence here.',
+        voice_id: 1,
+        language: 'en-us',
+        enhance_named_entities_pronunciation: false,
+        output_configuration: { format: 'wav', sample_rate: null, apply_enhancement: null },
+        voice_settings: { enhance_reference_audio_quality: false, maintain_source_accent: false, speaking_rate: null },
+      },
     ]);
   });
 
