@@ -51,6 +51,11 @@ describe('PcmFrameCutter against LiveKit AudioByteStream', () => {
             frames += a.length;
           }
           expect(plain(ours.flush() as FrameLike[])).toEqual(plain(peer.flush() as FrameLike[]));
+          // flushed, it starts afresh, as a new cutter: nothing of the first bytes comes again, not
+          // even an odd byte left (AudioByteStream keeps that one and puts it before the next bytes)
+          const again = bytes.subarray(0, frameSamples * 2 + 2);
+          const fresh = new PcmFrameCutter(sampleRate, frameSamples);
+          expect(plain([...ours.write(again), ...ours.flush()] as FrameLike[])).toEqual(plain([...fresh.write(again), ...fresh.flush()] as FrameLike[]));
         },
       ),
       { numRuns: 400 },

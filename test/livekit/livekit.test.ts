@@ -7,7 +7,7 @@
  * sentence tokenizer over `synthesize()`). The service is the emulator (tone voice) on
  * port 0.
  */
-import { AudioOutput, USERDATA_TIMED_TRANSCRIPT, initializeLogger, tokenize, tts as lk, voice, type TimedString, type metrics } from '@livekit/agents';
+import { AudioOutput, USERDATA_TIMED_TRANSCRIPT, USERDATA_TTS_STARTED_TIME, initializeLogger, tokenize, tts as lk, voice, type TimedString, type metrics } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { lastValueFrom, toArray } from 'rxjs';
 import { WebSocket as NodeWebSocket } from 'ws';
@@ -432,6 +432,19 @@ describe('rxvoice/livekit TTS: segments, warm sessions, options', () => {
     await waitFor(() => emu.liveConnections === 0, 'close() to close the warm session');
   });
 
+  it('prewarm() again (LiveKit calls it on each switch to the TTS) keeps the one pool: close() closes every warm session', async () => {
+    const emu = await emulator();
+    const recording = recordingWebSocket();
+    const tts = plugin(emu, { warm: true }, recording.WebSocket);
+    await waitFor(() => emu.liveConnections === 1, 'the warm session');
+    tts.prewarm();
+    tts.prewarm();
+    await tts.close();
+    // a second pool would be left open by close() (control: the first one's session was open)
+    await waitFor(() => emu.liveConnections === 0, 'close() to close the warm sessions');
+    expect(recording.sockets).toHaveLength(1);
+  });
+
   it('bad options throw a ValidationError at once; a refused key is a non-retryable 401 error', async () => {
     const emu = await emulator();
     const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
@@ -459,6 +472,21 @@ describe('rxvoice/livekit TTS: segments, warm sessions, options', () => {
   });
 });
 
+describe('rxvoice/livekit TTS: a forbidden call', () => {
+  it('a 403 answer to synthesize() is a non-retryable APIStatusError 403, not 401 (control: the request is served after it)', async () => {
+    const emu = await emulator({ faults: { httpErrors: { status: 403, count: 1 } } });
+    const tts = plugin(emu);
+    const errors: Array<Error & { statusCode?: number; retryable?: boolean; body?: { code?: string } }> = [];
+    tts.on('error', (e) => errors.push(e.error));
+    for await (const audio of tts.synthesize('Hello there.')) void audio;
+    expect(errors.map((e) => [e.name, e.statusCode, e.retryable, e.body?.code])).toEqual([['APIStatusError', 403, false, 'authentication']]);
+    const packets = [];
+    for await (const audio of tts.synthesize('Hello there.')) packets.push(audio);
+    expect(packets.length).toBeGreaterThan(0);
+    expect(errors).toHaveLength(1);
+  });
+});
+
 describe('rxvoice/livekit pieces', () => {
   it('requestTexts: a text over the limit as requests of whole sentences, nothing lost (random texts, random limits)', () => {
     const sentence = fc
@@ -476,6 +504,8 @@ describe('rxvoice/livekit pieces', () => {
     // the whitespace between two sentences stays with the first, never a piece of its own
     // that would be dropped (seed 755866577 found it: 'a?' and 'aaaa.' ran together)
     expect(requestTexts('a?  aaaa.\naaaaaaaaaaaa a. a. ', 'en-us', 20)).toEqual(['a?  ', 'aaaa.\naaaaaaaaaaaa ', 'a. a. ']);
+    // ... also when the piece and the whitespace are exactly the limit
+    expect(requestTexts('Go!  Then more.', 'en-us', 5)).toEqual(['Go!  ', 'Then ', 'more.']);
     // a sentence longer than the limit is cut at its last space before it
     expect(requestTexts(`${'a'.repeat(10)} ${'b'.repeat(100)}`, undefined, 40)).toEqual(['aaaaaaaaaa ', 'b'.repeat(40), 'b'.repeat(40), 'b'.repeat(20)]);
     expect(MAX_REQUEST_CHARS).toBe(3000);
@@ -503,6 +533,9 @@ describe('rxvoice/livekit pieces', () => {
       ['big ', 2.2, 2.3],
       ['world.', 2.3, 2.6],
     ]);
+    // an empty word is not found in the text either
+    const empty = timedWords({ ...segment, word_timestamps: [{ word: 'Hello', start: 0, end: 0.2 }, { word: '', start: 0.2, end: 0.3 }] }, 1, 0.7, '');
+    expect(empty.map((t) => [t.text, t.startTime, t.endTime])).toEqual([['Hello, big world.', 1, 1.7]]);
     const reworded = timedWords({ ...segment, word_timestamps: [{ word: 'Hullo', start: 0, end: 0.2 }] }, 1, 0.7, '');
     expect(reworded.map((t) => [t.text, t.startTime, t.endTime])).toEqual([['Hello, big world.', 1, 1.7]]);
   });
@@ -534,6 +567,8 @@ describe('rxvoice/livekit pieces', () => {
     expect((toLiveKitError(new ApiError(503, 'unavailable', { requestId: 'req-42' })) as Error & { requestId: string | null }).requestId).toBe('req-42');
     expect(isAbort(new AbortError('stop'))).toBe(true);
     expect(isAbort(new Error('no'))).toBe(false);
+    // the platform's own abort (fetch, AbortSignal.abort()) is one too
+    expect(isAbort(new DOMException('aborted', 'AbortError'))).toBe(true);
   });
 });
 
@@ -564,6 +599,21 @@ describe('rxvoice/livekit TTS: the options reach the audio', () => {
     expect(packets.at(-1)!.frame.samplesPerChannel).toBeLessThanOrEqual(320);
   });
 
+  it("synthesize() of a text over 3000 characters splits it by the sentences of the TTS's language (control: English ends one at '3.')", async () => {
+    const emu = await emulator({ toneWordSeconds: 0.001 });
+    const text = 'Wort '.repeat(598) + 'am 3. Mai kommt er.';
+    const requested = async (language: 'de-de' | 'en-us'): Promise<unknown[]> => {
+      const { client, bodies } = recordingClient(emu);
+      const tts = new TTS({ client, voice_id: 1, language });
+      open.push(tts);
+      for await (const audio of tts.synthesize(text)) void audio;
+      return bodies.map((body) => body['text']);
+    };
+    // German: '3.' is an ordinal, one sentence cut at its last space before 3000 characters
+    expect(await requested('de-de')).toEqual([text.slice(0, 3000), 'kommt er.']);
+    expect(await requested('en-us')).toEqual([text.slice(0, 2996), 'Mai kommt er.']);
+  });
+
   it('stream(): frames of frameMs at the sample rate, only the last of each sentence shorter', async () => {
     const emu = await emulator();
     const stream = plugin(emu, { sampleRate: 16000, frameMs: 20 }).stream();
@@ -571,6 +621,8 @@ describe('rxvoice/livekit TTS: the options reach the audio', () => {
     stream.endInput();
     const packets: lk.SynthesizedAudio[] = [];
     for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+    // every frame tells LiveKit's metrics when its text began to arrive
+    for (const { frame } of packets) expect(frame.userdata[USERDATA_TTS_STARTED_TIME]).toBeTypeOf('number');
     // a sentence starts at the packet carrying its text: the packet before it ends the one before
     const lastOfSentence = new Set(packets.flatMap((p, i) => (p.deltaText !== undefined && i > 0 ? [i - 1] : [])).concat(packets.length - 1));
     expect(lastOfSentence.size).toBe(SENTENCES.length);
@@ -579,6 +631,33 @@ describe('rxvoice/livekit TTS: the options reach the audio', () => {
       if (lastOfSentence.has(i)) expect(frame.samplesPerChannel).toBeLessThanOrEqual(320);
       else expect(frame.samplesPerChannel, `packet ${i}`).toBe(320);
     });
+  });
+
+  it('synthesize(): audio at another rate than asked is an error, not frames played at the wrong speed (control: the rate asked is spoken)', async () => {
+    const emu = await emulator();
+    let relabel: string | undefined;
+    /** The emulator's answers to /tts-stream, their sample rate header relabelled (a service answering another rate). */
+    const relabelling: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (relabel === undefined || !String(input).endsWith('/tts-stream')) return response;
+      const headers = new Headers(response.headers);
+      headers.set('x-sample-rate', relabel);
+      return new Response(response.body, { status: response.status, headers });
+    };
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl, fetch: relabelling });
+    open.push(client);
+    const tts = new TTS({ client, voice_id: 1, sampleRate: 24000 });
+    open.push(tts);
+    const errors: Error[] = [];
+    tts.on('error', (e) => errors.push(e.error));
+    const packets = [];
+    for await (const audio of tts.synthesize('Hello there.')) packets.push(audio);
+    expect([packets.length > 0, errors]).toEqual([true, []]);
+    relabel = '16000';
+    packets.length = 0;
+    for await (const audio of tts.synthesize('Hello there.')) packets.push(audio);
+    expect(packets).toEqual([]);
+    expect(errors.map((e) => e.message)).toEqual(['/tts-stream answered 16000 Hz audio, 24000 Hz was asked for']);
   });
 
   it('synthesize() of a text with nothing to hear (only thoughts): no request, no frame, no error (control: a text is spoken)', async () => {
