@@ -20,7 +20,9 @@ import { createProviderRegistry, experimental_generateSpeech as generateSpeech, 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { camb, createCamb, type CambProvider } from '../../src/ai-sdk/index.js';
 import { loadAiSdkProvider } from '../../src/ai-sdk/errors.js';
-import { encodeWav16, parseWavHeader } from '../../src/audio/wav.js';
+import { encodeWav16, parseWavHeader, wavHeader } from '../../src/audio/wav.js';
+import { concatBytes } from '../../src/core/bytes.js';
+import { createClient } from '../../src/index.js';
 import { createServer, type AddressInfo } from 'node:net';
 import { AuthenticationError, ConnectionError, RateLimitError, RxVoiceError, TaskFailedError, ValidationError } from '../../src/core/errors.js';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -67,7 +69,7 @@ describe('generateSpeech (ai) through camb.speech()', () => {
         language: 'en',
         instructions: 'Speak slowly.',
         headers: { 'x-extra': 'yes' },
-        providerOptions: { camb: { sampleRate: 16000, maintainSourceAccent: true } },
+        providerOptions: { camb: { sampleRate: 16000, maintainSourceAccent: true, applyEnhancement: true, enhanceNamedEntitiesPronunciation: true } },
       });
       const bytes = result.audio.uint8Array;
       expect(Buffer.from(bytes.subarray(0, 4)).toString('latin1')).toBe('RIFF');
@@ -81,9 +83,9 @@ describe('generateSpeech (ai) through camb.speech()', () => {
         text: 'Hello there. How are you today?',
         voice_id: 1,
         language: 'en-us',
-        enhance_named_entities_pronunciation: false, // the client's defaults
-        output_configuration: { format: 'wav', sample_rate: 16000 },
-        voice_settings: { speaking_rate: 1.5, maintain_source_accent: true, enhance_reference_audio_quality: false },
+        enhance_named_entities_pronunciation: true,
+        output_configuration: { format: 'wav', sample_rate: 16000, apply_enhancement: true },
+        voice_settings: { speaking_rate: 1.5, maintain_source_accent: true, enhance_reference_audio_quality: false }, // the client's default
       });
       expect(result.warnings).toEqual([
         { type: 'unsupported', feature: 'instructions' },
@@ -108,6 +110,9 @@ describe('generateSpeech (ai) through camb.speech()', () => {
       expect(result.warnings).toEqual([{ type: 'compatibility', feature: 'outputFormat', details: '"pcm" sent as pcm_s16le' }]);
       expect(result.audio.uint8Array.byteLength % 2).toBe(0);
       expect(result.providerMetadata['camb']?.['format']).toBe('pcm_s16le');
+      // a format named in capitals is the service's own
+      const upper = await generateSpeech({ model: camb.speech(), text: 'Hello there.', outputFormat: 'WAV' });
+      expect([upper.warnings, upper.providerMetadata['camb']?.['format']]).toEqual([[], 'wav']);
     } finally {
       await proxy.close();
     }
@@ -151,6 +156,18 @@ describe('generateSpeech (ai) through camb.speech()', () => {
     expect(JSON.stringify({ ...apiError, message: apiError.message })).not.toContain(key);
   });
 
+  it('a forbidden call (403): APICallError 403, not 401, not retryable', async () => {
+    const forbidden = await emulator({ faults: { httpErrors: { status: 403, count: 1 } } });
+    try {
+      const error = await generateSpeech({ model: provider({ baseUrl: forbidden.baseUrl, apiKey: forbidden.apiKey }).speech(), text: 'Hello there.', voice: '1' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(APICallError);
+      expect([(error as APICallError).statusCode, (error as APICallError).isRetryable]).toEqual([403, false]);
+      expect((error as APICallError).cause).toMatchObject({ name: 'AuthenticationError', status: 403 });
+    } finally {
+      await forbidden.close();
+    }
+  });
+
   it('a voice the service refuses: APICallError 422 with the detail, not retryable, sent once', async () => {
     const proxy = await countingProxy(emu.baseUrl);
     try {
@@ -177,6 +194,8 @@ describe('generateSpeech (ai) through camb.speech()', () => {
         { text: '   ', voice: '1' }, // only whitespace (3 characters: the service's length rule alone lets it by)
         { text: ' \n\t\u00a0 ', voice: '1' },
         { text: 'Hello there.', voice: 'alloy' },
+        { text: 'Hello there.', voice: '1e0' }, // a number, not a voice id
+        { text: 'Hello there.', voice: '0x2' },
         { text: 'Hello there.' }, // no voice, and no default
         { text: 'Hello there.', voice: '1', outputFormat: 'ogg' },
         { text: 'Hello there.', voice: '1', speed: 9 },
@@ -221,10 +240,15 @@ describe('generateSpeech (ai) through camb.speech()', () => {
     }
   });
 
-  it('options of the wrong type throw a ValidationError from createCamb at once', () => {
+  it('options of the wrong type throw a ValidationError from createCamb at once', async () => {
     expect(() => createCamb({ voice: -1 })).toThrow(ValidationError);
     expect(() => createCamb({ language: 'English' })).toThrow(ValidationError);
     expect(() => createCamb({ timeoutMs: -5 })).toThrow(ValidationError);
+    // a client given, and client options beside it: which one is meant? (control: the client alone)
+    const client = createClient({ apiKey: emu.apiKey, baseUrl: emu.baseUrl });
+    expect(() => createCamb({ client, apiKey: emu.apiKey })).toThrow(/give either a client or client options \(apiKey\)/);
+    expect(() => createCamb({ client, voice: 1, language: 'de-de' })).not.toThrow();
+    await client.close();
   });
 });
 
@@ -256,6 +280,9 @@ describe("the AI SDK's retry flag: retryable only when the failed call surely co
       const error = await generateSpeech({ model: noRetries(unavailable).speech(), text: 'Hello there.', voice: '1', maxRetries: 0 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(APICallError);
       expect([(error as APICallError).statusCode, (error as APICallError).isRetryable]).toEqual([503, false]);
+      // what the service answered, for the caller to read
+      expect((error as APICallError).data).toMatchObject({ status: 503 });
+      expect(JSON.parse((error as APICallError).responseBody!)).toMatchObject({ status: 503 });
     } finally {
       await unavailable.close();
     }
@@ -311,6 +338,7 @@ describe('generateSpeech: language', () => {
         ['en-GB', 'en-gb'],
         ['pt_PT', 'pt-pt'],
         ['de-de', 'de-de'],
+        ['zh-Hant', 'zh-hant'], // a script of 4 letters
       ]) {
         const before = proxy.seen.length;
         const { warnings } = await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '1', language });
@@ -318,6 +346,20 @@ describe('generateSpeech: language', () => {
         const body = JSON.parse(proxy.seen.slice(before).find((r) => r.path === '/tts-stream')!.body) as { language: string };
         expect(body.language).toBe(sent);
       }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('generateSpeech: language auto', () => {
+  it("'auto' sends the provider's language, with a warning (automatic detection is not supported)", async () => {
+    const proxy = await countingProxy(emu.baseUrl);
+    try {
+      const camb = provider({ baseUrl: proxy.baseUrl, language: 'de-de' });
+      const { warnings } = await generateSpeech({ model: camb.speech(), text: 'Hallo.', voice: '1', language: 'auto' });
+      expect(warnings).toEqual([{ type: 'unsupported', feature: 'language', details: 'automatic language detection is not supported: sent de-de' }]);
+      expect(JSON.parse(proxy.seen.find((r) => r.path === '/tts-stream')!.body)).toMatchObject({ language: 'de-de' });
     } finally {
       await proxy.close();
     }
@@ -345,6 +387,10 @@ describe('generateSpeech: speakable text (issue 31)', () => {
   it('bad speakable options: InvalidArgumentError before anything is sent', async () => {
     const error = await generateSpeech({ model: provider().speech(), text: 'Hello there.', voice: '1', providerOptions: { camb: { speakable: { links: 'short' } } } }).catch((e: unknown) => e);
     expect((error as Error).name).toBe('AI_InvalidArgumentError');
+    // spoken forms in a language that has no number words here
+    const noWords = await generateSpeech({ model: provider().speech(), text: 'It costs $3.50.', voice: '1', language: 'ja', providerOptions: { camb: { speakable: { spokenForm: true } } } }).catch((e: unknown) => e);
+    expect(noWords).toBeInstanceOf(InvalidArgumentError);
+    expect((noWords as Error).message).toContain('spokenForm speaks en, de, es and fr');
   });
 });
 
@@ -377,6 +423,13 @@ describe('transcribe (ai) through camb.transcription()', () => {
     }
   });
 
+  it('a model id is not sent (the service has one model), with a warning; the duration of a stereo WAV counts both channels', async () => {
+    const stereo = concatBytes([wavHeader({ sampleRate: 16000, channels: 2, bitsPerSample: 16, audioFormat: 1 }, 16000 * 4), new Uint8Array(16000 * 4)]); // 1 s
+    const result = await transcribe({ model: provider().transcription('whisper-1'), audio: stereo });
+    expect(result.warnings).toEqual([{ type: 'unsupported', feature: 'modelId', details: 'the service has one transcription model; "whisper-1" is not sent' }]);
+    expect(result.durationInSeconds).toBeCloseTo(1, 5);
+  });
+
   it('a task that ends in ERROR: APICallError, not retryable, the task created once (the AI SDK does not pay twice)', async () => {
     const failing = await emulator({ faults: { taskOutcome: { transcription: 'ERROR' } } });
     const camb = createCamb({ apiKey: failing.apiKey, baseUrl: failing.baseUrl, polling: FAST_POLLING, warn: () => undefined });
@@ -387,6 +440,10 @@ describe('transcribe (ai) through camb.transcription()', () => {
       expect(apiError.isRetryable).toBe(false);
       expect(apiError.cause).toBeInstanceOf(TaskFailedError);
       expect(apiError.data).toMatchObject({ status: 'ERROR' });
+      // the service's own words on the failure go along
+      const { serviceMessage } = apiError.cause as TaskFailedError;
+      expect(serviceMessage).toBeTruthy();
+      expect(apiError.data).toMatchObject({ message: serviceMessage });
       expect(apiError.url).toMatch(new RegExp(`^${failing.baseUrl}/transcription/.+`));
       expect(failing.requests.filter((r) => r.method === 'POST' && r.path === '/transcription')).toHaveLength(1);
     } finally {
@@ -436,6 +493,14 @@ describe('the provider', () => {
     expect(() => registry.languageModel('camb:gpt')).toThrow(NoSuchModelError);
     expect(() => camb.embeddingModel('e')).toThrow(NoSuchModelError);
     expect(() => camb.imageModel('i')).toThrow(NoSuchModelError);
+  });
+
+  it('close() closes the client it made; a call after it makes a new one (the closed one fails every call)', async () => {
+    const camb = provider();
+    await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '1' });
+    await camb.close();
+    const { audio } = await generateSpeech({ model: camb.speech(), text: 'Hello there.', voice: '1' });
+    expect(audio.uint8Array.byteLength).toBeGreaterThan(44);
   });
 
   it('a missing @ai-sdk/provider is an error naming the package (control: the real one loads)', async () => {
