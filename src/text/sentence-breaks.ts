@@ -69,39 +69,42 @@ export function nextLineCut(st: PieceScan, c: number): number {
  * the line (after it) or an inline list item starts here (before it), else -1.
  */
 export function wordEndCut(st: PieceScan, text: PieceText, list: ListMemory): number {
-  st.prevWordHead = st.wordHead;
-  if (st.len - st.wordStart >= 5 && st.wordStart > st.lineStart && RULE.test(st.wordHead)) {
+  const head = st.wordHead;
+  st.prevWordHead = head;
+  const length = st.len - st.wordStart;
+  if (length >= 5 && st.wordStart > st.lineStart && RULE.test(head)) {
     // a rule after text on its line (`RESULTS =====`) underlines it: the piece ends after it
     // (a rule alone on its line is a line of its own, see lineEndCut)
     return st.len;
   }
-  if (st.len - st.wordStart > 6) {
-    st.prevWordBullet = false;
-    st.prevWordCapitalized = classify(st.wordHead.charCodeAt(0)) === Char.Upper;
-    st.prevWordNumeric = false;
-    return -1;
-  }
-  const word = text.range(st.wordStart, st.len);
-  if (st.wordLineStart && LIST_MARKER.test(word)) st.lineIsList = true;
-  const m = markerOf(word);
-  if (m) {
-    if (st.wordItemStart) {
-      list.marker = m;
-      st.markerAt = -1;
-    } else if (isNextMarker(m, list.marker)) {
-      // `1) one 2) two`: the item ends before this marker (and before its bullet); when the
-      // first marker was inside the text (`Steps: i) one ii) two`), first before that one
-      const at = st.markerAt > 0 ? st.markerAt : st.prevWordBullet && st.prevWordStart > 0 ? lastWsBefore(text, st.prevWordStart) : lastWsBefore(text, st.wordStart);
-      if (at > 0) return at;
-    } else if (m.suffix !== '.' && (m.number === 1 || m.letter > 0 || m.roman > 0)) {
-      // `x) first`, `i) one` inside a sentence: an item if the next marker follows
-      list.marker = m;
-      st.markerAt = lastWsBefore(text, st.wordStart);
+  // A word longer than any list marker is no marker, bullet or number: only its first code
+  // unit is read, from its head. Both kinds of word take the same reads and writes below,
+  // so a process's first long word after short ones finds nothing V8 has not seen yet (a
+  // read only long words made threw this function's optimized code away there).
+  const long = length > 6;
+  const word = long ? head : text.range(st.wordStart, st.len);
+  if (!long) {
+    if (st.wordLineStart && LIST_MARKER.test(word)) st.lineIsList = true;
+    const m = markerOf(word);
+    if (m) {
+      if (st.wordItemStart) {
+        list.marker = m;
+        st.markerAt = -1;
+      } else if (isNextMarker(m, list.marker)) {
+        // `1) one 2) two`: the item ends before this marker (and before its bullet); when the
+        // first marker was inside the text (`Steps: i) one ii) two`), first before that one
+        const at = st.markerAt > 0 ? st.markerAt : st.prevWordBullet && st.prevWordStart > 0 ? lastWsBefore(text, st.prevWordStart) : lastWsBefore(text, st.wordStart);
+        if (at > 0) return at;
+      } else if (m.suffix !== '.' && (m.number === 1 || m.letter > 0 || m.roman > 0)) {
+        // `x) first`, `i) one` inside a sentence: an item if the next marker follows
+        list.marker = m;
+        st.markerAt = lastWsBefore(text, st.wordStart);
+      }
     }
   }
-  st.prevWordBullet = BULLET.test(word);
+  st.prevWordBullet = !long && BULLET.test(word);
   st.prevWordCapitalized = classify(word.charCodeAt(0)) === Char.Upper;
-  st.prevWordNumeric = /^\d+$/.test(word);
+  st.prevWordNumeric = !long && /^\d+$/.test(word);
   return -1;
 }
 
