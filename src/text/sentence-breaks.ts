@@ -77,10 +77,11 @@ export function wordEndCut(st: PieceScan, text: PieceText, list: ListMemory): nu
     // (a rule alone on its line is a line of its own, see lineEndCut)
     return st.len;
   }
-  // A word longer than any list marker is no marker, bullet or number: only its first code
-  // unit is read, from its head. Both kinds of word take the same reads and writes below,
-  // so a process's first long word after short ones finds nothing V8 has not seen yet (a
-  // read only long words made threw this function's optimized code away there).
+  // A word of more than six code units is read as no list marker and no bullet, from its head
+  // (its first LOOKBACK + 1 code units): its first one, and whether it is a number (`1234567 h.`
+  // is a unit after a number, as `12 h.` is). Both kinds of word take the same reads and writes
+  // below, so a process's first long word after short ones finds nothing V8 has not seen yet
+  // (a read only long words made threw this function's optimized code away there).
   const long = length > 6;
   const word = long ? head : text.range(st.wordStart, st.len);
   if (!long) {
@@ -104,7 +105,7 @@ export function wordEndCut(st: PieceScan, text: PieceText, list: ListMemory): nu
   }
   st.prevWordBullet = !long && BULLET.test(word);
   st.prevWordCapitalized = classify(word.charCodeAt(0)) === Char.Upper;
-  st.prevWordNumeric = !long && /^\d+$/.test(word);
+  st.prevWordNumeric = /^\d+$/.test(word);
   return -1;
 }
 

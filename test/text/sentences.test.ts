@@ -52,6 +52,44 @@ describe('sentence table', () => {
   }
 });
 
+describe('the shape of the word before a stop (sentence-breaks.ts, wordEndCut)', () => {
+  // Each case fed whole and one code unit at a time (the same pieces). Not in the sentence
+  // table, whose size the segmentation bench reports.
+  const cases: [string, string[]][] = [
+    // a list marker of six code units (the longest words read as markers) cuts as a short one
+    ['a six-unit marker', ['Steps:', ' (vii) wash', ' (viii) dry', ' (ix) fold.']],
+    // the shortest rule (five of one mark) underlines the text before it on its line
+    ['a rule of five', ['RESULTS =====', ' Nothing was found.']],
+    // a one-letter unit after a number is no initial, however many digits the number has
+    ['a unit after two digits', ['We waited 12 h.', ' Then we left.']],
+    ['a unit after six digits', ['We waited 123456 h.', ' Then we left.']],
+    ['a unit after seven digits', ['We waited 1234567 h.', ' Then we left.']],
+    ['a unit after forty digits', [`We waited ${'9'.repeat(40)} h.`, ' Then we left.']],
+    // a capitalized name before `I.` makes it a regnal numeral (no end), a long name as a short one
+    ['a short name before I.', ['We met Al I. Jones today.']],
+    ['a long name before I.', ['We met Albertino I. Jones today.']],
+    ['control: a long word in lower case before I.', ['We met albertino I.', ' Jones today.']],
+  ];
+  for (const [name, pieces] of cases) {
+    it(name, () => {
+      const input = pieces.join('');
+      expect(segmentAll(input, 'en-us')).toEqual(pieces);
+      expect(segmentAll(input, 'en-us', Array.from({ length: input.length }, (_, k) => k))).toEqual(pieces);
+    });
+  }
+
+  it('control: after a word that is not a number, a one-letter word with a stop is an initial (no cut)', () => {
+    expect(segmentAll('We waited for h. Then we left.', 'en-us')).toEqual(['We waited for h. Then we left.']);
+    expect(segmentAll('We waited 123456x h. Then we left.', 'en-us')).toEqual(['We waited 123456x h. Then we left.']);
+    expect(segmentAll(`We waited ${'9'.repeat(12)}x h. Then we left.`, 'en-us')).toEqual([`We waited ${'9'.repeat(12)}x h. Then we left.`]);
+  });
+
+  it('control: four of one mark are no rule, and a seven-unit word is no marker', () => {
+    expect(segmentAll('RESULTS ==== Nothing was found.', 'en-us')).toEqual(['RESULTS ==== Nothing was found.']);
+    expect(segmentAll('Steps: (xvii) wash (xviii) dry (xix) fold.', 'en-us')).toEqual(['Steps: (xvii) wash (xviii) dry (xix) fold.']);
+  });
+});
+
 describe('timing', () => {
   it('returns a "." sentence only when the next non-space character is seen', () => {
     const s = createSentenceSegmenter();
