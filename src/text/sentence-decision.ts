@@ -280,8 +280,8 @@ function decideStrong(c: Candidate, ahead: string, i: number, final: boolean, ru
   // glued to a capital: a name or a click letter (`Yum!Brands`, `the !Xóõ language`)
   if (gap === 0 && !c.closed && cls === Char.Upper) return 'not-end';
   if (cls === Char.Continue) return 'not-end';
-  if (cls === Char.Dash && gap > 0) {
-    // `бар? — деді`: a dash then a lower-case word goes on
+  if (cls === Char.Dash) {
+    // `бар? — деді`, `love?—or fear`: a dash (spaced or glued) then a lower-case word goes on
     let k = i + 1;
     while (k < ahead.length && (isWhitespace(ahead.charCodeAt(k)) || isDash(ahead.charCodeAt(k)))) k++;
     if (k >= ahead.length) return final ? 'end' : 'wait';
