@@ -19,6 +19,8 @@ import { lastWsBefore, type PieceScan, type PieceText } from './sentence-scan.js
 
 /** A title, menu item or list line without markers: at most this many code units. */
 export const SHORT_LINE = 40;
+/** The longest list marker (`(viii.)`, `iii.)`) in code units. */
+const MARKER_MAX = 9;
 
 /** What the engine remembers across cuts for inline lists: the last list marker read. */
 export interface ListMemory {
@@ -46,11 +48,16 @@ export function lineStarts(st: PieceScan, c: number, nlBefore: number): void {
  * One code unit `c` of a line that may start a list marker after a single line break: at the
  * whitespace after a marker (`1. `) the piece ends at the break (the offset returned);
  * otherwise -1, and the wait ends once the line cannot be a marker any more.
+ *
+ * The marker is read from the text, not only from the code units this function saw: a stop's
+ * run takes the closer after it (`(1.)`: the `)` went to the stop's candidate, which then
+ * ended no sentence).
  */
-export function nextLineCut(st: PieceScan, c: number): number {
+export function nextLineCut(st: PieceScan, c: number, text: PieceText): number {
   if (isWhitespace(c)) {
     const at = st.nlCand;
-    const list = LIST_MARKER.test(st.nlLook);
+    const length = st.len - st.lineStart;
+    const list = LIST_MARKER.test(st.nlLook) || (length > st.nlLook.length && length <= MARKER_MAX && LIST_MARKER.test(text.range(st.lineStart, st.len)));
     st.nlCand = -1;
     st.nlLook = '';
     return list ? at : -1;
@@ -129,7 +136,9 @@ export function lineEndCut(st: PieceScan, text: PieceText): number {
 
 /** The input ended: a short last line after a short line (`Home` / `Contact`) is a piece; where the one before ends, or -1. */
 export function lastLineCut(st: PieceScan, text: PieceText): number {
-  if (st.lineBreak <= 0 || st.lineStart <= st.lineBreak || st.len - st.lineStart > 4 * SHORT_LINE) return -1;
-  const line = text.range(st.lineStart, st.len).trim();
+  // whitespace after the last line is no part of it (however long)
+  const end = st.inWs ? st.wsStart : st.len;
+  if (st.lineBreak <= 0 || st.lineStart <= st.lineBreak || end - st.lineStart > 4 * SHORT_LINE) return -1;
+  const line = text.range(st.lineStart, end).trim();
   return line.length > 0 && line.length <= SHORT_LINE && !endsWithStop(line) ? st.lineBreak : -1;
 }

@@ -234,7 +234,7 @@ class SentenceEngine implements ResettableSegmenter {
    * ends the piece at the break. Returns true when the text was cut (and `c` re-scanned).
    */
   private stepAfterLineBreak(c: number): boolean {
-    const at = nextLineCut(this.st, c);
+    const at = nextLineCut(this.st, c, this.text);
     if (at < 0) return false;
     this.cut(at);
     this.step(c);
