@@ -197,3 +197,27 @@ describe('boundary gate', () => {
     expect(flushedHeld).toBeGreaterThan(50); // control: the flushes released held text
   });
 });
+
+describe('boundary gate: the text held back at a stop, and a gate used again after end()', () => {
+  /** Each token fed: the chunks released for it (the end's as the last entry). */
+  function run(tokens: string[], options: { holdWords?: boolean } = {}): string[][] {
+    const g = createBoundaryGate({ locale: 'en-us', ...options });
+    return [...tokens.map((token) => g.feed(token)), g.end()];
+  }
+
+  it('closers before an undecided stop wait with it, however many (`"this")).`)', () => {
+    // a chunk ending `"this"` would end just after a closer, with the stop still undecided
+    expect(run(['He said (see "this")).', ' Then'])).toEqual([['He said (see "this'], ['")).', ' Then'], []]);
+  });
+
+  it('after end(), the gate cuts what follows as a new gate does', () => {
+    const tokens = ['Hello', ' there.', ' How are', ' you?', ' Fine'];
+    for (const holdWords of [false, true]) {
+      const g = createBoundaryGate({ locale: 'en-us', holdWords });
+      g.feed('See the U.S. Government and Dr.');
+      // control: the sentence is not over when end() comes (its segmenter holds it)
+      expect(g.end().join('')).toBe(holdWords ? 'See the U.S. Government and Dr.' : '.');
+      expect([...tokens.map((token) => g.feed(token)), g.end()]).toEqual(run(tokens, { holdWords }));
+    }
+  });
+});

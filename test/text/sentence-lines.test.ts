@@ -5,6 +5,7 @@
  * (the same pieces). Not in the sentence table, whose size the segmentation bench reports.
  */
 import { describe, expect, it } from 'vitest';
+import { sentenceEndingChunk } from '../../src/text/chunkEnd.js';
 import { createSentenceSegmenter } from '../../src/text/sentences.js';
 
 function segmentAll(text: string, locale: string, oneAtATime: boolean): string[] {
@@ -50,6 +51,7 @@ describe('a single line break ends a piece before a list marker (nextLineCut)', 
     // the `)` after a stop goes to the stop's run; the marker is still `(1.)` (it used to be missed)
     ['a bracketed marker with a dot', [LONG, '\n(1.) one', '\n(2.) two']],
     ['a bracketed roman numeral with a dot', [LONG, '\n(ii.) one']],
+    ['the longest marker (nine code units)', [LONG, '\n(xxviii.) one']],
     ['a marker with a dot and a bracket', [LONG, '\n1.) one']],
     ['after a title', ['Intro', '\n(1.) one', '\nmore']],
     ['control: a plain marker', [LONG, '\n1. one']],
@@ -120,4 +122,36 @@ describe('a line ending in an omission (`[...]`) is no title, first or last (end
     ['first line', ['Well [...]\nHome']],
     ['control: without the omission, two titles', ['Home', '\nWell']],
   ]);
+});
+
+describe('the chunk-end rule (chunkEnd.ts, sentenceEndingChunk)', () => {
+  /** Each chunk fed as a `text.chunk`: what its feed and the chunk-end rule flush, and what stays buffered at the end. */
+  function chunkEnds(chunks: string[]): { flushed: string[][]; buffered: string } {
+    const segmenter = createSentenceSegmenter({ locale: 'en-us' });
+    const flushed = chunks.map((chunk) => [...segmenter.feed(chunk), ...sentenceEndingChunk(segmenter)]);
+    return { flushed, buffered: segmenter.pending() };
+  }
+
+  it('a stop at the chunk end ends the sentence; the whitespace after it stays buffered, to lead the next segment', () => {
+    expect(chunkEnds(['Hello there. '])).toEqual({ flushed: [['Hello there.']], buffered: ' ' });
+    expect(chunkEnds(['Hello there. ', 'How are you?'])).toEqual({ flushed: [['Hello there.'], [' How are you?']], buffered: '' });
+    expect(chunkEnds(['Hello there. The end.  '])).toEqual({ flushed: [['Hello there.', ' The end.']], buffered: '  ' });
+  });
+
+  it('the word after a stop ended at the chunk end stays buffered (`the U.S. The`)', () => {
+    expect(chunkEnds(['See the U.S. The'])).toEqual({ flushed: [['See the U.S.']], buffered: ' The' });
+    expect(chunkEnds(['See the U.S. The', ' end.'])).toEqual({ flushed: [['See the U.S.'], [' The end.']], buffered: '' });
+  });
+
+  it('nothing buffered, or only whitespace: nothing to flush', () => {
+    expect(chunkEnds([''])).toEqual({ flushed: [[]], buffered: '' });
+    expect(chunkEnds(['  '])).toEqual({ flushed: [[]], buffered: '  ' });
+    // control: the same whitespace after a sentence is kept, and the sentence flushed
+    expect(chunkEnds(['Yes.', '  '])).toEqual({ flushed: [['Yes.'], []], buffered: '  ' });
+  });
+
+  it('a stop that may not end the sentence waits (`Dr.`); words without a stop wait', () => {
+    expect(chunkEnds(['See Dr.', ' Smith today.'])).toEqual({ flushed: [[], ['See Dr. Smith today.']], buffered: '' });
+    expect(chunkEnds(['no stop here'])).toEqual({ flushed: [[]], buffered: 'no stop here' });
+  });
 });
