@@ -78,6 +78,16 @@ export class SpeechLedger {
    */
   private model: SentenceSegmenter | undefined;
   private modelRest = '';
+  /**
+   * How much of the sent text, at its end, the model has not been given yet: chunks of
+   * letters, digits and spaces (`QUIET`) sent while the model held no undecided stop. Such a
+   * chunk cannot open one, so the chunk-end rule would have found no sentence end after it;
+   * and the model cuts the same pieces fed them later, together, as fed them one by one
+   * (its chunking does not change its cuts). They go to the model with the next chunk that
+   * is not quiet, or before the model is read (`catchUp`): a sentence said word by word
+   * feeds it once or twice, not once a word, and it lives for that call, not the sentence.
+   */
+  private unmodelled = 0;
   private modelCursor: Offset = 0;
   private mismatches = 0;
   private pushedChars = 0;
@@ -104,7 +114,20 @@ export class SpeechLedger {
     else this.chunks.push(text);
     this.end += text.length;
     this.pushedChars += text.length;
+    if (QUIET.test(text) && (this.unmodelled > 0 || this.model === undefined || this.model.undecidedFrom() < 0)) {
+      this.unmodelled += text.length;
+      return;
+    }
+    this.catchUp(this.end - text.length);
     if (segmenter === undefined || !this.adopt(text, segmenter)) this.feedModel(text);
+  }
+
+  /** Give the model the quiet chunks it was not given yet, as one text (they end before `to`). */
+  private catchUp(to: Offset = this.end): void {
+    if (this.unmodelled === 0) return;
+    const text = this.slice(to - this.unmodelled, to);
+    this.unmodelled = 0;
+    this.addPieces((this.model ?? this.restoreModel()).feed(text));
   }
 
   /** A `segment.start` arrived: assign it the next segment of the sent text, and check its wording. */
@@ -164,6 +187,7 @@ export class SpeechLedger {
     this.completed = this.started = this.modelCursor = this.end;
     this.compact();
     this.sentenceEnds = new OffsetQueue();
+    this.unmodelled = 0; // that text is in `rest`
     this.setModel(this.newModel());
     if (rest !== '') {
       this.push(rest);
@@ -289,6 +313,7 @@ export class SpeechLedger {
    *    so word for word).
    */
   private nextSegmentEnd(from: Offset, reported: string): Offset {
+    this.catchUp();
     const sentenceEnd = this.sentenceEnds.first((end) => end > from && this.hasWords(from, end));
     // the usual case, the service's words exactly the sent ones: no folding
     if (sentenceEnd !== undefined && this.slice(from, sentenceEnd).trim() === reported.trim()) return sentenceEnd;
@@ -436,6 +461,8 @@ class OffsetQueue {
 
 /** Spaces and tabs only (no line break: nothing a segmenter could cut at), or nothing. */
 const SPACES = /^[ \t]*$/;
+/** A chunk of letters, marks, digits and spaces: no stop, quote, bracket, tag or line break in it. */
+const QUIET = /^[\p{L}\p{M}\p{N} ]+$/u;
 
 /** Text folded for comparison: compatibility forms, case and whitespace ignored. */
 function fold(text: string): string {
