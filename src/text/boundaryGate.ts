@@ -21,7 +21,8 @@
  * release restarts), and every sentence end costs one frame less. Words without a stop
  * after them are still released at once.
  */
-import { releaseSentenceSegmenter, takeSentenceSegmenter, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentences.js';
+import { QUIET_TEXT } from './sentence-marks.js';
+import { DEFAULT_MAX_BUFFER_SIZE, releaseSentenceSegmenter, takeSentenceSegmenter, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentences.js';
 
 /** The gate: feed tokens, send what it returns. */
 export interface BoundaryGate {
@@ -92,6 +93,8 @@ class Gate implements BoundaryGate {
 
   /** The sentence segmenter of the text since the last flush; none until a token comes. */
   private segmenter: SentenceSegmenter | undefined;
+  /** Quiet tokens released and not given to the segmenter yet (see `feed`). */
+  private unfed = '';
 
   /** The rules' options as two fields, not an object: a gate a session, so one object less a session (56 B). */
   constructor(
@@ -102,11 +105,31 @@ class Gate implements BoundaryGate {
 
   feed(text: string): string[] {
     if (text.length === 0) return [];
-    this.unsent += text;
     this.pendingLen += text.length;
     this.fed += text.length;
+    if (this.quiet(text)) {
+      // fed, it would cut nothing and go out whole: it goes out now, and to the segmenter
+      // with the next token that is not quiet (a sentence said word by word takes a
+      // segmenter at its first stop, not at its first word)
+      this.unfed += text;
+      this.sent += text.length;
+      return [text];
+    }
+    this.unsent += text;
     this.segmenter ??= takeSentenceSegmenter({ locale: this.locale, maxBufferSize: this.maxBufferSize });
-    return this.release(this.segmenter, this.segmenter.feed(text));
+    const unfed = this.unfed;
+    this.unfed = '';
+    return this.release(this.segmenter, this.segmenter.feed(unfed === '' ? text : unfed + text));
+  }
+
+  /**
+   * Whether `text` goes out at once without the segmenter: quiet text (`QUIET_TEXT`: no
+   * stop, quote, bracket, tag, marker or line break) with nothing held (so no undecided stop
+   * in the segmenter either: the gate holds from one on), short of the segmenter's buffer
+   * size (no forced cut). `text` was counted in `pendingLen` already.
+   */
+  private quiet(text: string): boolean {
+    return this.unsent === '' && this.pendingLen < (this.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE) && QUIET_TEXT.test(text);
   }
 
   flushWhole(): GateFlush | undefined {
@@ -125,6 +148,7 @@ class Gate implements BoundaryGate {
 
   end(): string[] {
     this.segmenter?.end(); // as good as new again: it has seen nothing
+    this.unfed = ''; // what end() would have cut of it went out already
     this.pendingLen = 0;
     const out = this.releaseAll();
     this.sent = 0;

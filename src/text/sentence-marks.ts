@@ -125,6 +125,15 @@ export function classify(c: number): CharClass {
   return cls;
 }
 
+/**
+ * Text of letters, marks, digits and spaces alone (most of an LLM's word tokens): no stop,
+ * quote, bracket, tag, list marker or line break. Fed to a sentence segmenter that holds no
+ * undecided stop, it cannot open one, and cuts nothing short of the segmenter's buffer size;
+ * so the live session's gate and ledger may give it to their segmenters late, with the next
+ * text that is not quiet (a segmenter's cuts do not depend on how its text is chunked).
+ */
+export const QUIET_TEXT = /^[\p{L}\p{M}\p{N} ]+$/u;
+
 /** ASCII letters and digits: inside a word they change nothing but the length. */
 export const INERT_ASCII = new Uint8Array(128);
 for (let c = 48; c < 123; c++) INERT_ASCII[c] = c <= 57 || (c >= 65 && c <= 90) || c >= 97 ? 1 : 0;
