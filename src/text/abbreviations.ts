@@ -74,7 +74,7 @@ const ENGLISH_STARTERS = (
   'Eventually Otherwise Therefore Hence Moreover Furthermore Besides Nevertheless Nonetheless Overall Sometimes Often ' +
   'Perhaps Maybe Usually Again Tomorrow Yesterday Tonight Please Let As By From With Without To Of Under Over Among ' +
   'Between Through During Despite Like Unlike Do Does Is Are Was Were Has Have Had Can Could Will Would Should Must ' +
-  'May Might Not Never Always Sadly Luckily Unfortunately Fortunately Clearly Of Oh Well Anyway Still Yet Together'
+  'May Might Not Never Always Sadly Luckily Unfortunately Fortunately Clearly Oh Well Anyway Together'
 ).split(' ');
 
 /** English weekday and month names (full and abbreviated), that follow a time (`9 a.m. Sunday`); other languages add theirs. */
@@ -93,10 +93,10 @@ const SPEECH_TAGS = [
 ];
 
 /** Abbreviations that end a sentence before a capital but not before an opening bracket. */
-const BEFORE_BRACKET = ['etc', 'inc', 'ltd', 'co', 'corp', 'llc', 'plc', 'bros', 'jr', 'esq', 'usw', 'etc', 'ecc', 'ect'];
+const BEFORE_BRACKET = ['etc', 'inc', 'ltd', 'co', 'corp', 'llc', 'plc', 'bros', 'jr', 'esq', 'usw', 'ecc', 'ect'];
 
-/** Names written with `!` (`Yahoo! in`): their `!` does not end a sentence before a lower-case word. */
-const EXCLAMATION_WORDS = ['yahoo', 'jeopardy', 'yum', 'wham', 'joomla', 'xũ', 'kung', 'oklahoma', 'mamma mia'];
+/** Names written with `!` (`Yahoo! in`): their `!` does not end a sentence before a lower-case word (one word each: the word before the stop is what is looked up). */
+const EXCLAMATION_WORDS = ['yahoo', 'jeopardy', 'yum', 'wham', 'joomla', 'xũ', 'kung', 'oklahoma'];
 
 const cache = new Map<string, LocaleRules>();
 /**
