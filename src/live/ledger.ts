@@ -28,7 +28,7 @@
  * Memory stays bounded: text before the last completed segment is dropped.
  */
 import { sentenceEndingChunk } from '../text/chunkEnd.js';
-import { QUIET_TEXT } from '../text/sentence-marks.js';
+import { isQuietText } from '../text/sentence-marks.js';
 import { DEFAULT_MAX_BUFFER_SIZE, releaseSentenceSegmenter, takeSentenceSegmenter, type SentenceSegmenter } from '../text/sentences.js';
 
 /** Positions are absolute offsets (UTF-16 code units) into all the text sent since the ledger began. */
@@ -81,7 +81,7 @@ export class SpeechLedger {
   private modelRest = '';
   /**
    * How much of the sent text, at its end, the model has not been given yet: chunks of
-   * letters, digits and spaces (`QUIET_TEXT`) sent while the model held no undecided stop. Such a
+   * letters, digits and spaces (`isQuietText`) sent while the model held no undecided stop. Such a
    * chunk cannot open one, so the chunk-end rule would have found no sentence end after it;
    * and the model cuts the same pieces fed them later, together, as fed them one by one
    * (its chunking does not change its cuts). They go to the model with the next chunk that
@@ -116,7 +116,7 @@ export class SpeechLedger {
     this.end += text.length;
     this.pushedChars += text.length;
     // (a chunk handed with the gate's segmenter was held, so never quiet: it has the stop, closer or line break held)
-    if (segmenter === undefined && QUIET_TEXT.test(text) && (this.unmodelled > 0 || this.model === undefined || this.model.undecidedFrom() < 0)) {
+    if (segmenter === undefined && isQuietText(text) && (this.unmodelled > 0 || this.model === undefined || this.model.undecidedFrom() < 0)) {
       this.unmodelled += text.length;
       return;
     }

@@ -21,7 +21,7 @@
  * release restarts), and every sentence end costs one frame less. Words without a stop
  * after them are still released at once.
  */
-import { QUIET_TEXT } from './sentence-marks.js';
+import { isQuietText } from './sentence-marks.js';
 import { DEFAULT_MAX_BUFFER_SIZE, releaseSentenceSegmenter, takeSentenceSegmenter, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentences.js';
 
 /** The gate: feed tokens, send what it returns. */
@@ -123,13 +123,13 @@ class Gate implements BoundaryGate {
   }
 
   /**
-   * Whether `text` goes out at once without the segmenter: quiet text (`QUIET_TEXT`: no
+   * Whether `text` goes out at once without the segmenter: quiet text (`isQuietText`: no
    * stop, quote, bracket, tag, marker or line break) with nothing held (so no undecided stop
    * in the segmenter either: the gate holds from one on), short of the segmenter's buffer
    * size (no forced cut). `text` was counted in `pendingLen` already.
    */
   private quiet(text: string): boolean {
-    return this.unsent === '' && this.pendingLen < (this.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE) && QUIET_TEXT.test(text);
+    return this.unsent === '' && this.pendingLen < (this.maxBufferSize ?? DEFAULT_MAX_BUFFER_SIZE) && isQuietText(text);
   }
 
   flushWhole(): GateFlush | undefined {

@@ -125,14 +125,6 @@ export function classify(c: number): CharClass {
   return cls;
 }
 
-/**
- * Text of letters, marks, digits and spaces alone (most of an LLM's word tokens): no stop,
- * quote, bracket, tag, list marker or line break. Fed to a sentence segmenter that holds no
- * undecided stop, it cannot open one, and cuts nothing short of the segmenter's buffer size;
- * so the live session's gate and ledger may give it to their segmenters late, with the next
- * text that is not quiet (a segmenter's cuts do not depend on how its text is chunked).
- */
-export const QUIET_TEXT = /^[\p{L}\p{M}\p{N} ]+$/u;
 
 /** ASCII letters and digits: inside a word they change nothing but the length. */
 export const INERT_ASCII = new Uint8Array(128);
@@ -141,6 +133,22 @@ for (let c = 48; c < 123; c++) INERT_ASCII[c] = c <= 57 || (c >= 65 && c <= 90) 
 /** Whether a code unit beyond ASCII is a letter or digit (never a stop, quote or space): the fast path. */
 export function isInert(c: number): boolean {
   return c < 0x80 ? INERT_ASCII[c] === 1 : classify(c) <= Char.Caseless;
+}
+
+/**
+ * Text of letters, digits and spaces alone (`isInert` code units and U+0020: most of an
+ * LLM's word tokens), not empty: no stop, quote, bracket, tag, list marker or line break. Fed
+ * to a sentence segmenter that holds no undecided stop, it cannot open one, and cuts nothing
+ * short of the segmenter's buffer size; so the live session's gate and ledger may give it to
+ * their segmenters late, with the next text that is not quiet (a segmenter's cuts do not
+ * depend on how its text is chunked).
+ */
+export function isQuietText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && !isInert(c)) return false;
+  }
+  return text.length > 0;
 }
 
 /** Letters and digits (beyond ASCII: anything but punctuation and symbols). */

@@ -15,6 +15,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SpeechLedger } from '../../src/live/ledger.js';
 import { sentenceEndingChunk } from '../../src/text/chunkEnd.js';
+import { isQuietText } from '../../src/text/sentence-marks.js';
 import { createSentenceSegmenter } from '../../src/text/sentences.js';
 import { cut } from '../fixtures/cut.js';
 
@@ -24,7 +25,6 @@ const FRAGMENTS = [
   ' Danach', 'z.B.', ' नमस्ते', '।', 'J.', ' K', ' Rowling', ' number 3! ', 'Word', ' i', 'ii', ' 42', '  ',
 ];
 const LOCALES = ['en-us', 'de-de', 'hi-in', 'ja-jp', undefined] as const;
-const QUIET = /^[\p{L}\p{M}\p{N} ]+$/u;
 
 /** A text said as word tokens: split before each run of spaces. */
 const wordTokens = (text: string): string[] => text.match(/\s*\S+|\s+$/g) ?? [];
@@ -47,7 +47,7 @@ function serviceEnds(chunks: readonly string[], locale: string | undefined, defe
   let waiting = '';
   for (const chunk of chunks) {
     if (chunk.length === 0) continue;
-    if (deferAllQuiet && QUIET.test(chunk)) {
+    if (deferAllQuiet && isQuietText(chunk)) {
       waiting += chunk;
       continue;
     }

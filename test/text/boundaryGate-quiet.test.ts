@@ -1,5 +1,5 @@
 /**
- * The gate lets a quiet token (letters, marks, digits and spaces: `QUIET_TEXT`) out at once
+ * The gate lets a quiet token (letters, marks, digits and spaces: `isQuietText`) out at once
  * without its segmenter when nothing is held and the segmenter holds no undecided stop, and
  * gives it to the segmenter with the next token that is not quiet (`Gate.feed`). That is only
  * right if everything the gate says is what it said when every token went through the
@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createBoundaryGate, type BoundaryGate } from '../../src/text/boundaryGate.js';
-import { QUIET_TEXT } from '../../src/text/sentence-marks.js';
+import { isQuietText } from '../../src/text/sentence-marks.js';
 import { cut } from '../fixtures/cut.js';
 
 const FRAGMENTS = [
@@ -52,7 +52,7 @@ function gate(locale: string | undefined, holdWords: boolean, kind: 'deferring' 
   const made = createBoundaryGate(locale === undefined ? { holdWords } : { locale, holdWords });
   const inside = made as unknown as GateInside;
   if (kind === 'reference') inside.quiet = () => false;
-  if (kind === 'control') inside.quiet = (text) => QUIET_TEXT.test(text);
+  if (kind === 'control') inside.quiet = (text) => isQuietText(text);
   return made;
 }
 
