@@ -144,7 +144,9 @@ export function isInert(c: number): boolean {
  * depend on how its text is chunked).
  */
 export function isQuietText(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
+  // from the end: a text with a stop in it mostly has it there (`... number 3! `), so the
+  // whole sentences a session is given say no at once
+  for (let i = text.length - 1; i >= 0; i--) {
     const c = text.charCodeAt(i);
     if (c !== 0x20 && !isInert(c)) return false;
   }
