@@ -39,7 +39,10 @@ export interface LiveRelayLimits {
    * one second's worth (at least `frameBytes`) pass at once. Default 65536.
    */
   bytesPerSecond?: number;
-  /** The same, for all sessions of one client together, in this process. Default 131072. */
+  /**
+   * The same, for all sessions of one client together, in this process. A client that closes
+   * its sessions keeps what it spent until its bucket has refilled. Default 131072.
+   */
   clientBytesPerSecond?: number;
   /**
    * Bytes from one browser not yet written to the service's socket (waiting for the

@@ -26,6 +26,19 @@ export class ByteRate {
     this.tokens -= bytes;
     return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.perSecond);
   }
+  /** Whether the bucket, refilled up to `now`, is full: a new bucket would be the same. */
+  full(now: number): boolean {
+    return this.tokens + ((now - this.last) * this.perSecond) / 1000 >= this.burst;
+  }
+}
+
+/**
+ * Forgets the buckets that no session uses and that have refilled. A bucket still short of
+ * full is kept with no user, so that a client cannot clear what it spent by closing its
+ * sessions and opening new ones.
+ */
+export function forgetRefilled(rates: Map<string, ByteRate>, now: number): void {
+  for (const [client, rate] of rates) if (rate.users === 0 && rate.full(now)) rates.delete(client);
 }
 
 /**

@@ -13,7 +13,7 @@ import { WebSocket, type RawData } from 'ws';
 import { ClientFrameSchema, CloseCodes } from '../live/protocol.js';
 import { binary, browserCloseCode, byteLength, closeThenTerminate, knownKeys, rawText, sessionError } from './frames.js';
 import { MINUTE_MS, RelayCloseCodes, SLOT_TTL_MS, type LiveRelayEvent, type LiveRelayRefusal, type ResolvedRelayLimits } from './options.js';
-import { ByteRate, within } from './rate.js';
+import { ByteRate, forgetRefilled, within } from './rate.js';
 import type { FrameScrubber, KeyScrubber } from './scrub.js';
 import type { RelayStore } from './store.js';
 
@@ -32,7 +32,7 @@ export interface RelayContext {
   readonly connectUpstream: () => WebSocket;
   /** The relay's sessions (a session removes itself when it ends). */
   readonly sessions: Set<RelaySession>;
-  /** Byte rates of each client, shared by its sessions. */
+  /** Byte rates of each client, shared by its sessions; kept after its last session until refilled. */
   readonly clientRates: Map<string, ByteRate>;
   /** Keeps the store's slots of admitted sessions alive (started by the first admission). */
   readonly renewSlots: () => void;
@@ -79,6 +79,7 @@ export class RelaySession {
     const { limits, scheduler } = ctx;
     this.scrubber = ctx.scrub.stream();
     this.rate = new ByteRate(limits.bytesPerSecond, burst(limits.bytesPerSecond, limits), scheduler.now());
+    forgetRefilled(ctx.clientRates, scheduler.now());
     let clientRate = ctx.clientRates.get(client);
     if (clientRate === undefined) {
       clientRate = new ByteRate(limits.clientBytesPerSecond, burst(limits.clientBytesPerSecond, limits), scheduler.now());
@@ -330,7 +331,8 @@ export class RelaySession {
     this.pending = [];
     this.ctx.sessions.delete(this);
     if (this.admitted) void this.ctx.store.release(this.client, this.id).catch(() => undefined);
-    if (--this.clientRate.users === 0) this.ctx.clientRates.delete(this.client);
+    this.clientRate.users--;
+    forgetRefilled(this.ctx.clientRates, this.ctx.scheduler.now());
     const upstream = this.upstream;
     if (upstream !== undefined) {
       if (this.paused) upstream.resume();

@@ -1,12 +1,12 @@
 /**
  * The relay's rate and deadline helpers in virtual time: `ByteRate` lets a burst through and
- * then answers how long to wait; `within` rejects at its deadline on the scheduler given,
+ * then answers how long to wait, and is forgotten once unused and full again; `within` rejects at its deadline on the scheduler given,
  * and hands a value that lands after it to `late` (how a claim the relay gave up on is
  * released), never to the caller; a value in time goes to the caller, never to `late`.
  */
 import { describe, expect, it } from 'vitest';
 import { VirtualTimeScheduler } from 'rxjs';
-import { ByteRate, within } from '../../src/relay/rate.js';
+import { ByteRate, forgetRefilled, within } from '../../src/relay/rate.js';
 
 describe('ByteRate', () => {
   it('passes a burst at once, then asks to wait for the bytes over it; refills with time', () => {
@@ -15,6 +15,23 @@ describe('ByteRate', () => {
     expect(rate.take(500, 0)).toBe(500); // 500 bytes over: half a second at 1000 per second
     expect(rate.take(0, 500)).toBe(0); // refilled
     expect(rate.take(3000, 10_000)).toBe(1000); // full again (2000), 1000 over
+  });
+
+  it('forgetRefilled drops the unused buckets that are full again, and keeps one still spent or in use', () => {
+    const spent = new ByteRate(1000, 2000, 0);
+    spent.take(3000, 0); // 1000 in debt: full again 3 s later
+    const inUse = new ByteRate(1000, 2000, 0);
+    inUse.users = 1;
+    const idle = new ByteRate(1000, 2000, 0);
+    const rates = new Map([
+      ['spent', spent],
+      ['inUse', inUse],
+      ['idle', idle],
+    ]);
+    forgetRefilled(rates, 2999);
+    expect([...rates.keys()]).toEqual(['spent', 'inUse']);
+    forgetRefilled(rates, 3000);
+    expect([...rates.keys()]).toEqual(['inUse']);
   });
 });
 

@@ -136,6 +136,51 @@ describe('rxvoice/relay: timers on its scheduler', () => {
     }
   });
 
+  it('a client that closes its sessions keeps its spent bucket until it refills: a new session is throttled, one after the refill is not', async () => {
+    const time = clock();
+    const h = await harness({
+      scheduler: time.scheduler,
+      limits: { sessionsPerClient: 1, bytesPerSecond: 1_000_000, clientBytesPerSecond: 4096, frameBytes: 4096, textPerSession: 1_000_000, charactersPerMinute: 1_000_000 },
+    });
+    const throttled: string[] = [];
+    let closed = 0;
+    h.relay.events.subscribe((event) => {
+      if (event.type === 'throttled') throttled.push(`${event.client} ${event.cause}`);
+      if (event.type === 'sessionClosed') closed++;
+    });
+    const big = JSON.stringify({ type: 'text.chunk', text: 'word '.repeat(600) }); // ~3 KB: within one bucket, not two
+    try {
+      /** A session of `client` that sends `big`, read and forwarded; then the page leaves. */
+      const speakAndLeave = async (client: string): Promise<void> => {
+        const b = browser(h.url, { 'x-client': client });
+        await b.opened;
+        b.ws.send(START);
+        await expect.poll(() => json(b.frames).map((f) => f.type)).toContain('session.ready');
+        const upstream = upstreams.at(-1)!;
+        const before = closed;
+        b.ws.send(big);
+        await expect.poll(() => upstream.sent.length + throttled.length).toBeGreaterThanOrEqual(2);
+        b.ws.close();
+        // a throttled page is not read until its wait is over: its close frame with it
+        if (throttled.length > 0) time.to(time.scheduler.now() + 1000);
+        await expect.poll(() => closed).toBe(before + 1);
+      };
+      await speakAndLeave('shared');
+      expect(throttled).toEqual([]);
+      // the clock stands still: the second session's 3 KB comes out of what is left of the first's bucket
+      await speakAndLeave('shared');
+      expect(throttled).toEqual(['shared bytesPerSecond']);
+      // control: once the bucket has refilled (4096 bytes at 4096 a second), a session goes through
+      time.to(time.scheduler.now() + 2000);
+      await speakAndLeave('shared');
+      expect(throttled).toEqual(['shared bytesPerSecond']);
+    } finally {
+      const closing = h.close();
+      time.to(time.scheduler.now() + 2000);
+      await closing;
+    }
+  });
+
   it('a browser that never answers the close frame is cut off CLOSE_GRACE_MS (2 s) later', async () => {
     const time = clock();
     const h = await harness({ scheduler: time.scheduler, limits: { startTimeoutMs: 1000 } });
