@@ -1,6 +1,6 @@
 /**
  * Speech to phone frames: the WAV audio of a live session (events of `speak()` or spoken
- * segments) decoded as it arrives, resampled to 8 kHz when it is not, mu-law encoded and cut
+ * segments) decoded as it arrives, its channels mixed to one, resampled to 8 kHz when it is not, mu-law encoded and cut
  * in 20 ms frames of 160 bytes; a segment's last frame is padded with silence and followed by
  * a `mark` item, so the frames of a sentence end with it.
  */
@@ -87,7 +87,7 @@ export class PhoneFramer {
     }
     if (decoded === undefined) return [];
     open.rate = decoded.sampleRate;
-    const pcm = toInt16(decoded.channels[0]!);
+    const pcm = toInt16(decoded.channels);
     if (open.rate !== PHONE_RATE) {
       open.held.push(pcm);
       return [];
@@ -126,9 +126,15 @@ export class PhoneFramer {
   }
 }
 
-function toInt16(samples: Float32Array): Int16Array {
-  const out = new Int16Array(samples.length);
-  for (let i = 0; i < samples.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768)));
+/** 16-bit mono samples: the channels' mean (a phone call has one channel). */
+function toInt16(channels: readonly Float32Array[]): Int16Array {
+  const length = channels[0]!.length;
+  const out = new Int16Array(length);
+  for (let i = 0; i < length; i++) {
+    let sum = 0;
+    for (const channel of channels) sum += channel[i]!;
+    out[i] = Math.max(-32768, Math.min(32767, Math.round((sum / channels.length) * 32768)));
+  }
   return out;
 }
 
