@@ -175,7 +175,9 @@ export function classOfWord(raw: string, at: WordContext, rules: LocaleRules): W
   const { word: w, lead } = bareWord(raw);
   if (w.length === 0) return 'plain';
   const glued = lead > 0 && BULLET.test(raw.slice(0, lead)); // `⁃9.`
-  const listy = (lead === 0 || glued) && (SHORT_NUMBER.test(w) || (w.length === 1 && w <= 'z' && w >= 'A') || (ROMAN_ITEM.test(w) && romanValue(w) > 0));
+  // `(1.)`, `(a.)`: a marker in brackets, its stop before the closing one
+  const bracketed = lead === 1 && raw.charCodeAt(0) === 0x28;
+  const listy = (lead === 0 || glued || bracketed) && (SHORT_NUMBER.test(w) || (w.length === 1 && w <= 'z' && w >= 'A') || (ROMAN_ITEM.test(w) && romanValue(w) > 0));
   if (listy) {
     if (glued) afterBullet = itemStart;
     const m = markerOf(`${w}.`);

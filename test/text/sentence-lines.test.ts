@@ -54,6 +54,11 @@ describe('a single line break ends a piece before a list marker (nextLineCut)', 
     ['the longest marker (nine code units)', [LONG, '\n(xxviii.) one']],
     ['a marker with a dot and a bracket', [LONG, '\n1.) one']],
     ['after a title', ['Intro', '\n(1.) one', '\nmore']],
+    // `(1.` reads as the marker `1.`, which a capital after it does not end (it cut after `(1.)`)
+    ['a bracketed marker with a dot before a capital', [LONG, '\n(1.) The one', '\n(2.) The two']],
+    ['a bracketed marker with a dot before a sentence', [LONG, '\n(1.) The one.', ' And more.']],
+    ['control: a bracketed letter with a dot before a capital', [LONG, '\n(a.) The one', '\n(b.) The two']],
+    ['control: mid-line, a bracketed number with a dot ends as the number does', ['We tried it (1.)', ' Then it broke.']],
     ['control: a plain marker', [LONG, '\n1. one']],
     ['control: two dots are no marker', [`${LONG}\n(1.. one`]],
   ]);
