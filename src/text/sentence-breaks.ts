@@ -84,12 +84,12 @@ export function wordEndCut(st: PieceScan, text: PieceText, list: ListMemory): nu
     // (a rule alone on its line is a line of its own, see lineEndCut)
     return st.len;
   }
-  // A word of more than six code units is read as no list marker and no bullet, from its head
+  // A word longer than the longest list marker is read as no list marker and no bullet, from its head
   // (its first LOOKBACK + 1 code units): its first one, and whether it is a number (`1234567 h.`
   // is a unit after a number, as `12 h.` is). Both kinds of word take the same reads and writes
   // below, so a process's first long word after short ones finds nothing V8 has not seen yet
   // (a read only long words made threw this function's optimized code away there).
-  const long = length > 6;
+  const long = length > MARKER_MAX;
   const word = long ? head : text.range(st.wordStart, st.len);
   if (!long) {
     if (st.wordLineStart && LIST_MARKER.test(word)) st.lineIsList = true;

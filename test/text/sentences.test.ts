@@ -56,8 +56,10 @@ describe('the shape of the word before a stop (sentence-breaks.ts, wordEndCut)',
   // Each case fed whole and one code unit at a time (the same pieces). Not in the sentence
   // table, whose size the segmentation bench reports.
   const cases: [string, string[]][] = [
-    // a list marker of six code units (the longest words read as markers) cuts as a short one
+    // list markers up to the longest, nine code units, cut as short ones do
     ['a six-unit marker', ['Steps:', ' (vii) wash', ' (viii) dry', ' (ix) fold.']],
+    ['a seven-unit marker', ['Steps:', ' (xvii) wash', ' (xviii) dry', ' (xix) fold.']],
+    ['a nine-unit marker', ['Steps:', ' (xxvii.) wash', ' (xxviii.) dry', ' (xxix.) fold.']],
     // the shortest rule (five of one mark) underlines the text before it on its line
     ['a rule of five', ['RESULTS =====', ' Nothing was found.']],
     // a one-letter unit after a number is no initial, however many digits the number has
@@ -84,9 +86,9 @@ describe('the shape of the word before a stop (sentence-breaks.ts, wordEndCut)',
     expect(segmentAll(`We waited ${'9'.repeat(12)}x h. Then we left.`, 'en-us')).toEqual([`We waited ${'9'.repeat(12)}x h. Then we left.`]);
   });
 
-  it('control: four of one mark are no rule, and a seven-unit word is no marker', () => {
+  it('control: four of one mark are no rule, and a ten-unit word is no marker', () => {
     expect(segmentAll('RESULTS ==== Nothing was found.', 'en-us')).toEqual(['RESULTS ==== Nothing was found.']);
-    expect(segmentAll('Steps: (xvii) wash (xviii) dry (xix) fold.', 'en-us')).toEqual(['Steps: (xvii) wash (xviii) dry (xix) fold.']);
+    expect(segmentAll('Steps: (xxxvii) wash (xxxviii.) dry (xxxix) fold.', 'en-us')).toEqual(['Steps: (xxxvii) wash (xxxviii.) dry (xxxix) fold.']);
   });
 });
 
