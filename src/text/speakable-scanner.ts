@@ -324,7 +324,7 @@ class MarkdownScanner implements SpeakableTextCore, ScanOps {
         return true;
       }
       case 0x3c: {
-        const tag = tagAt(this.buf, this.pos, final, this.tags);
+        const tag = tagAt(this.buf, this.pos, this.prev, final, this.tags);
         if (tag === undefined) return false;
         if (tag.type === 'autolink') {
           this.drop(1);

@@ -2,7 +2,8 @@
  * Tags in an LLM's text as the speech core (`speakable.ts`) sees them: thought and tool-call
  * blocks (`<think>`, `<thinking>`, `<reasoning>`, `<tool_call>`), whose content is not spoken;
  * SSML-like markup (`<break time="1s"/>`, `<say-as>`, `<phoneme>`, `<spell>`, ...), stripped or
- * kept; other HTML tags (dropped); autolinks (`<https://x.y>`). Pure functions of the buffered
+ * kept; HTML's tags and other tags (dropped), but for placeholders (`<your-api-key>`: the name is
+ * spoken) and a type's parameters (`Vec<T>`: text); autolinks (`<https://x.y>`). Pure functions of the buffered
  * text; `undefined` means "wait: the text so far does not tell".
  */
 import { MARKER_LOOKAHEAD, NL } from './speakable-marks.js';
@@ -22,6 +23,24 @@ const HIDDEN_TAGS: ReadonlyMap<string, HiddenKind> = new Map([
 /** SSML-like tags a speech service may understand (kept intact with `markup: 'keep'`). */
 const SSML_TAGS = new Set(['break', 'say-as', 'phoneme', 'spell', 'sub', 'prosody', 'emphasis', 'speak', 'lang', 'voice', 'mark', 'audio', 'p', 's', 'w']);
 
+/**
+ * HTML's elements (and a few old ones): their tags are dropped. A tag of another name is a
+ * custom element or an XML-like wrapper (`<answer>`, dropped too), a placeholder (`<your-key>`,
+ * `<Enter>`: its name is spoken) or a type's parameter (`Vec<T>`: text).
+ */
+const HTML_ELEMENTS = new Set(
+  (
+    'a abbr address area article aside audio b base bdi bdo big blockquote body br button canvas caption center cite code col colgroup ' +
+    'data datalist dd del details dfn dialog div dl dt em embed fieldset figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header ' +
+    'hgroup hr html i iframe img input ins kbd label legend li link main map mark math menu meta meter nav noscript object ol optgroup ' +
+    'option output p param picture pre progress q rp rt ruby s samp script search section select slot small source span strike strong ' +
+    'style sub summary sup svg table tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr'
+  ).split(' '),
+);
+
+/** A placeholder's name: not HTML's, with a hyphen or a capital (`<your-api-key>`, `<Enter>`, `<API_KEY>`). */
+const PLACEHOLDER = /^<([A-Za-z][\w-]*)>$/;
+
 const OPEN_TAG = /^<([A-Za-z][\w-]*)(?:\s[^<>]*)?\/?>$/;
 const ANY_TAG = /^<\/?([A-Za-z][\w:-]*)(?:\s[^<>]*)?\/?>$/;
 
@@ -29,7 +48,7 @@ const ANY_TAG = /^<\/?([A-Za-z][\w:-]*)(?:\s[^<>]*)?\/?>$/;
 export type TagAt =
   /** Not a tag: the `<` is text. */
   | { type: 'text' }
-  /** An autolink `<address>`: speak `address` (the brackets are dropped). */
+  /** An autolink `<address>` or a placeholder `<your-api-key>`: speak `address` (the brackets are dropped). */
   | { type: 'autolink'; len: number; address: string }
   /** A tag of `len` code units: dropped, kept verbatim, or said as `say`. */
   | { type: 'tag'; len: number; action: 'drop' | 'keep' | 'space' }
@@ -42,8 +61,8 @@ export interface TagPolicy {
   markup: 'strip' | 'keep';
 }
 
-/** The tag starting with the `<` at `pos`, or undefined to wait for more text. */
-export function tagAt(buf: string, pos: number, final: boolean, policy: TagPolicy): TagAt | undefined {
+/** The tag starting with the `<` at `pos` (`prev`: the code unit before it, NaN for none), or undefined to wait for more text. */
+export function tagAt(buf: string, pos: number, prev: number, final: boolean, policy: TagPolicy): TagAt | undefined {
   const n = buf.length;
   if (pos + 1 >= n && !final) return undefined;
   // `<b>`, `</div>`, `<br/>`, `<!-- -->`, `<https://x.y>`; `a < b` is text at once
@@ -66,8 +85,18 @@ export function tagAt(buf: string, pos: number, final: boolean, policy: TagPolic
     if (policy.markup === 'keep') return { type: 'tag', len: tag.length, action: 'keep' };
     return { type: 'tag', len: tag.length, action: name === 'break' ? 'space' : 'drop' };
   }
-  if (HTML_TAG.test(tag)) return { type: 'tag', len: tag.length, action: /^<br\b/i.test(tag) ? 'space' : 'drop' };
+  if (open && !HTML_ELEMENTS.has(name!)) {
+    if (isWordUnit(prev)) return { type: 'text' }; // `Vec<T>`, `vector<int>`: a type's parameter
+    const placeholder = PLACEHOLDER.exec(tag)?.[1];
+    if (placeholder !== undefined && /[-A-Z]/.test(placeholder)) return { type: 'autolink', len: tag.length, address: placeholder };
+  }
+  if (HTML_TAG.test(tag)) return { type: 'tag', len: tag.length, action: name === 'br' ? 'space' : 'drop' };
   return { type: 'text' };
+}
+
+/** A letter or digit (ASCII or not): a `<` glued to one opens no tag of an unknown name. */
+function isWordUnit(c: number): boolean {
+  return c === c && /[\p{L}\p{N}]/u.test(String.fromCharCode(c));
 }
 
 /**

@@ -147,6 +147,18 @@ describe('markup', () => {
   });
 });
 
+describe('angle brackets that are no markup', () => {
+  it("a placeholder's name is spoken (a hyphen or a capital in it), the brackets dropped", () => {
+    expectSpoken('Replace <your-api-key> with your key, run git clone <repo-url>, press <Enter>, set <API_KEY>.', 'Replace your-api-key with your key, run git clone repo-url, press Enter, set API_KEY.');
+  });
+  it("a type's parameters glued to their word are text", () => {
+    expectSpoken('Use Vec<T> or Option<T>, and std::vector<int>.', 'Use Vec<T> or Option<T>, and std::vector<int>.');
+  });
+  it('control: HTML, wrappers, custom elements and hidden blocks are still dropped, glued to a word or not', () => {
+    expectSpoken('This is <b>bold</b>, <DIV>x</DIV>, <answer>42</answer>, <custom-el a="1">y</custom-el>, 5<think>hmm</think> km.', 'This is bold, x, 42, y, 5 km.');
+  });
+});
+
 describe('a tag as long as the look for its > goes', () => {
   // the `>` at the last place looked at (MARKER_LOOKAHEAD code units after the `<`) closes a tag
   // however the text comes; one place further the `<` is text. Streamed, the `<` was once taken
