@@ -36,16 +36,17 @@ export class SpeechSpanRecorder {
   #audioBytes = 0;
   #ended = false;
 
-  constructor(api: OpenTelemetryApi, span: Span, scheduler: SchedulerLike, creditsPerSegment: number | undefined) {
+  /** `startedAt`: when the session began, on `scheduler`'s clock (default: now). */
+  constructor(api: OpenTelemetryApi, span: Span, scheduler: SchedulerLike, creditsPerSegment: number | undefined, startedAt = scheduler.now()) {
     this.#api = api;
     this.#span = span;
     this.#scheduler = scheduler;
     this.#creditsPerSegment = creditsPerSegment;
-    this.#startedAt = scheduler.now();
+    this.#startedAt = startedAt;
   }
 
-  event(event: LiveSpeechEvent): void {
-    const now = this.#scheduler.now();
+  /** Records `event`, which came at `now` on the scheduler's clock (default: now). */
+  event(event: LiveSpeechEvent, now = this.#scheduler.now()): void {
     switch (event.type) {
       case 'ready':
         // A cache's own ready (rxvoice/cache, all sentences replayed so far) names no service session.
@@ -102,8 +103,8 @@ export class SpeechSpanRecorder {
     }
   }
 
-  /** The totals, the status and the end of the span; only the first call counts. */
-  end(outcome: 'complete' | 'error' | 'unsubscribed', error?: unknown): void {
+  /** The totals, the status and the end of the span (at `endTime`, epoch ms, default now); only the first call counts. */
+  end(outcome: 'complete' | 'error' | 'unsubscribed', error?: unknown, endTime?: number): void {
     if (this.#ended) return;
     this.#ended = true;
     const attributes: Attributes = {
@@ -126,6 +127,6 @@ export class SpeechSpanRecorder {
     } else if (outcome === 'complete') {
       this.#span.setStatus({ code: this.#api.SpanStatusCode.OK });
     }
-    this.#span.end();
+    this.#span.end(endTime);
   }
 }

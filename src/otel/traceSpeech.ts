@@ -2,7 +2,7 @@
  * `traceSpeech()`: one OpenTelemetry span per live speech session, fed from the session's
  * events (the operator passes every event through unchanged).
  */
-import { asyncScheduler, defer, from, Observable, switchMap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, Observable, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import type { Attributes, Span, TracerProvider } from '@opentelemetry/api';
 import type { OtelAttributes, TracerProviderLike } from './types.js';
 import * as z from 'zod/mini';
@@ -58,9 +58,10 @@ const OptionsSchema = z.object({
  * `rxvoice.credits` (with `creditsPerSegment`).
  *
  * No cost when OpenTelemetry is absent: `@opentelemetry/api` is loaded on the first
- * subscription (that one subscription waits for the import); when it cannot be loaded, or
- * no tracer provider records (the API's no-op default), events pass through with no
- * per-event work.
+ * subscription (that session starts at once all the same, and its span, dated from the
+ * subscription, takes the events that came before the import ended); when it cannot be
+ * loaded, or no tracer provider records (the API's no-op default), events pass through with
+ * no per-event work.
  *
  * ```
  * events: --r--s--a--a--d--D--|
@@ -84,45 +85,68 @@ const OptionsSchema = z.object({
 export function traceSpeech(options: TraceSpeechOptions = {}): MonoTypeOperatorFunction<LiveSpeechEvent> {
   checkOptions(OptionsSchema, options, 'traceSpeech');
   const scheduler = options.scheduler ?? asyncScheduler;
-  return (source) => {
-    const traced = (api: OpenTelemetryApi | null): Observable<LiveSpeechEvent> => {
-      if (api === null) return source;
-      const provider = (options.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider();
-      return new Observable<LiveSpeechEvent>((subscriber) => {
-        const span: Span = provider.getTracer(TRACER_NAME, TRACER_VERSION).startSpan('rxvoice.speak', {
-          kind: api.SpanKind.CLIENT,
-          attributes: { ...serverAttributes(options.serverAddress), ...(options.attributes ?? {}) } as Attributes,
-        });
-        if (!span.isRecording()) {
-          span.end();
-          return source.subscribe(subscriber);
-        }
-        const recorder = new SpeechSpanRecorder(api, span, scheduler, options.creditsPerSegment);
-        const subscription = source.subscribe({
-          next: (event) => {
-            recorder.event(event);
-            subscriber.next(event);
-          },
-          error: (error: unknown) => {
-            recorder.end('error', error);
-            subscriber.error(error);
-          },
-          complete: () => {
-            recorder.end('complete');
-            subscriber.complete();
-          },
-        });
-        return () => {
-          subscription.unsubscribe();
-          recorder.end('unsubscribed');
-        };
-      });
-    };
-    return defer(() => {
-      const api = loadedApi();
-      return api === undefined ? from(loadApi()).pipe(switchMap(traced)) : traced(api);
+  /** The session's span and its recorder, or none when no tracer provider records (or OpenTelemetry is absent). */
+  const startRecorder = (api: OpenTelemetryApi | null, startedAt: number, startTime: number | undefined): SpeechSpanRecorder | undefined => {
+    if (api === null) return undefined;
+    const provider = (options.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider();
+    const span: Span = provider.getTracer(TRACER_NAME, TRACER_VERSION).startSpan('rxvoice.speak', {
+      kind: api.SpanKind.CLIENT,
+      attributes: { ...serverAttributes(options.serverAddress), ...(options.attributes ?? {}) } as Attributes,
+      ...(startTime === undefined ? {} : { startTime }),
     });
+    if (span.isRecording()) return new SpeechSpanRecorder(api, span, scheduler, options.creditsPerSegment, startedAt);
+    span.end();
+    return undefined;
   };
+  return (source) =>
+    new Observable<LiveSpeechEvent>((subscriber) => {
+      let recorder: SpeechSpanRecorder | undefined;
+      let closed = false;
+      // Before `@opentelemetry/api` is loaded (the first subscription of a process), the session
+      // starts at once all the same, so that a hot text source loses nothing; its events pass
+      // through and are kept with their times, and the span, started as of the subscription,
+      // takes them when the module is there.
+      let early: Array<{ event: LiveSpeechEvent; at: number }> | undefined;
+      let earlyEnd: { outcome: 'complete' | 'error' | 'unsubscribed'; error: unknown; endTime: number } | undefined;
+      const end = (outcome: 'complete' | 'error' | 'unsubscribed', error?: unknown): void => {
+        closed = true;
+        if (early !== undefined) earlyEnd ??= { outcome, error, endTime: Date.now() };
+        else recorder?.end(outcome, error);
+      };
+      const api = loadedApi();
+      if (api !== undefined) recorder = startRecorder(api, scheduler.now(), undefined);
+      else {
+        early = [];
+        const startedAt = scheduler.now();
+        const startTime = Date.now();
+        void loadApi().then((loaded) => {
+          const events = early ?? [];
+          early = undefined;
+          recorder = startRecorder(loaded, startedAt, startTime);
+          for (const { event, at } of events) recorder?.event(event, at);
+          if (earlyEnd !== undefined) recorder?.end(earlyEnd.outcome, earlyEnd.error, earlyEnd.endTime);
+        });
+      }
+      const subscription = source.subscribe({
+        next: (event) => {
+          if (early !== undefined) early.push({ event, at: scheduler.now() });
+          else recorder?.event(event);
+          subscriber.next(event);
+        },
+        error: (error: unknown) => {
+          end('error', error);
+          subscriber.error(error);
+        },
+        complete: () => {
+          end('complete');
+          subscriber.complete();
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        if (!closed) end('unsubscribed');
+      };
+    });
 }
 
 /** `server.address` and `server.port` from a URL or a `host:port`, or `server.address` from a host name. */
