@@ -85,9 +85,14 @@ export function toBase64(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
   return btoa(binary);
 }
-/** Bytes of base64 text. */
-export function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
+/** Bytes of base64 text, or undefined when it is not base64. */
+export function fromBase64(text: string): Uint8Array | undefined {
+  let binary: string;
+  try {
+    binary = atob(text);
+  } catch {
+    return undefined; // `InvalidCharacterError`
+  }
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
   return out;

@@ -258,9 +258,11 @@ class MediaStreamCall implements TwilioCall {
         else this.playing?.streamStarted();
         return;
       }
-      case 'media':
-        this.audio.next(decodeMulaw(fromBase64(message.media.payload)));
+      case 'media': {
+        const bytes = fromBase64(message.media.payload);
+        if (bytes !== undefined) this.audio.next(decodeMulaw(bytes)); // a payload that is no base64 is ignored, as any malformed message
         return;
+      }
       case 'dtmf':
         this.dtmf.next(message.dtmf.digit);
         return;

@@ -133,7 +133,7 @@ describe('twilioMediaStream with a fake Media Streams peer', () => {
     expect(expected.length).toBeLessThan(wordsOf(GREETING).length);
   });
 
-  it('stop ends the speech with its report; the caller audio and keys come out decoded', async () => {
+  it('stop ends the speech with its report; the caller audio and keys come out decoded (a payload that is no base64 is ignored)', async () => {
     const before = calls.length;
     const peer = new FakeTwilio(url);
     await peer.open();
@@ -141,7 +141,8 @@ describe('twilioMediaStream with a fake Media Streams peer', () => {
     const audio = lastValueFrom(served.call.audio$.pipe(toArray()));
     const keys = lastValueFrom(served.call.dtmf$.pipe(toArray()));
     const spoken = Int16Array.from({ length: 160 }, (_, i) => Math.round(8000 * Math.sin(i / 5)));
-    peer.send({ event: 'media', streamSid: 'MZ0001', media: { track: 'inbound', chunk: '1', timestamp: '20', payload: Buffer.from(encodeMulaw(spoken)).toString('base64') } });
+    peer.send({ event: 'media', streamSid: 'MZ0001', media: { track: 'inbound', chunk: '1', timestamp: '0', payload: '!!' } });
+    peer.send({ event: 'media', streamSid: 'MZ0001', media: { track: 'inbound', chunk: '2', timestamp: '20', payload: Buffer.from(encodeMulaw(spoken)).toString('base64') } });
     await new Promise<void>((resolve) => peer.whenBytes(800, resolve));
     peer.send({ event: 'stop', streamSid: 'MZ0001', stop: { accountSid: 'AC0001', callSid: 'CA0001' } });
     const playback = await served.playback;
