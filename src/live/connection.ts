@@ -28,6 +28,10 @@ export interface Connection {
   lastFrameAt: number;
   /** Audio bytes received since the last progress (a trickle of tiny frames is not progress). */
   audioSinceProgress: number;
+  /** Scheduler time of the last `text.chunk` or `text.done` sent on this socket. */
+  textSentAt: number;
+  /** Scheduler time since which a sentence sent on this socket has waited to start (while the ledger says one waits). */
+  sentenceDueAt: number;
 }
 
 /** `WebSocket.OPEN`, the same number in `ws` and in browsers. */
@@ -70,6 +74,8 @@ export function newConnection(socket: WebSocketLike, now: number, host: SocketEv
     readyTimer: undefined,
     lastFrameAt: now,
     audioSinceProgress: 0,
+    textSentAt: now,
+    sentenceDueAt: now,
   };
 }
 

@@ -198,6 +198,15 @@ export class SpeechLedger {
     return rest;
   }
 
+  /**
+   * Whether a sentence end of the sent text lies past the segment last started: the service
+   * owes a segment for it at once (contract rule 1), where text without one waits for more
+   * text or `idle_timeout` (rule 2).
+   */
+  awaitsSentence(): boolean {
+    return this.sentenceEnds.last() > this.started;
+  }
+
   /** The segment started but not yet done, if any. */
   get segmentInProgress(): { segment_id: number; text: string } | undefined {
     return this.inProgress ? { segment_id: this.inProgress.segment_id, text: this.inProgress.text } : undefined;
@@ -436,6 +445,11 @@ class OffsetQueue {
   first(predicate: (offset: Offset) => boolean): Offset | undefined {
     for (let i = this.head; i < this.items.length; i++) if (predicate(this.items[i] as Offset)) return this.items[i];
     return undefined;
+  }
+
+  /** The greatest offset, or -1 when there is none. */
+  last(): Offset {
+    return this.items.length > this.head ? (this.items[this.items.length - 1] as Offset) : -1;
   }
 
   has(offset: Offset): boolean {

@@ -179,6 +179,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   send(connection: Connection, frame: ClientFrame): void {
     if (this.connection !== connection || connection.socket.readyState !== OPEN) return;
     connection.socket.send(JSON.stringify(frame));
+    if (frame.type !== 'session.start') connection.textSentAt = this.options.scheduler.now();
   }
 
   // --- text out --------------------------------------------------------------
@@ -201,9 +202,11 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   sendText(text: string, segmenter?: SentenceSegmenter): void {
     if (this.phase === 'finished' || typeof text !== 'string' || text.length === 0) return;
     if (this.phase === 'fallback') return this.fallback?.push(text);
+    const awaited = this.ledger.awaitsSentence();
     this.ledger.push(text, segmenter);
     if (this.phase === 'ready' && this.connection) {
       this.send(this.connection, { type: 'text.chunk', text });
+      if (!awaited && this.ledger.awaitsSentence()) this.connection.sentenceDueAt = this.connection.textSentAt;
       this.responseWatch.watch(this.connection);
     } else if (this.readyCount === 0) (this.outbox ??= []).push(text);
   }
@@ -334,6 +337,16 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   /** Text was pushed and not yet delivered as audio, on the socket in use, ready. */
   waitsForSpeech(connection: Connection): boolean {
     return this.connection === connection && this.phase === 'ready' && (connection.inProgress !== undefined || this.ledger.unspoken() !== '');
+  }
+
+  /**
+   * Since when the service has owed this connection a segment: a sentence end sent and not
+   * yet started at once (contract rule 1); trailing text without one after `idle_timeout` of
+   * no text, or at once after `text.done` (rule 2).
+   */
+  speechDueAt(connection: Connection): number {
+    if (this.ledger.awaitsSentence()) return connection.sentenceDueAt;
+    return connection.textSentAt + (this.textComplete ? 0 : this.options.config.idle_timeout * 1000);
   }
 
   /** Nothing came for `responseTimeoutMs` while text waited: a timeout (a drop, for `reconnect`). */

@@ -103,7 +103,9 @@ export interface ReconnectOptions {
 export interface StallOptions {
   /**
    * A sentence whose audio has not started this many ms after it was sent (or after the
-   * previous segment ended) is a stall. At most `responseTimeoutMs`.
+   * previous segment ended) is a stall. Text without a sentence end counts from when the
+   * service would flush it (`idle_timeout` after the last text, or at once after the text's
+   * end): a sentence an LLM streams slowly is no stall. At most `responseTimeoutMs`.
    */
   afterMs: number;
   /**

@@ -16,6 +16,8 @@ import { timerRound, type RoundEntry, type TimerRound } from './timer-round.js';
 export interface ResponseWatchHost {
   /** Text was pushed and not yet delivered as audio, on this socket (the one in use, ready). */
   waitsForSpeech(connection: Connection): boolean;
+  /** Since when (scheduler time) the service has owed a segment for the text it was sent: it rightly waits for a sentence's end, or `idle_timeout`. */
+  speechDueAt(connection: Connection): number;
   /** No segment started for `stall.afterMs` while text waited (the watch has stopped). */
   onStall(connection: Connection, afterMs: number): void;
   /** Nothing came for `responseTimeoutMs` while text waited (the watch has stopped). */
@@ -80,13 +82,17 @@ export class ResponseWatch implements RoundEntry {
     const connection = this.connection as Connection; // queued only while it watches (stop takes it out)
     if (!this.host.waitsForSpeech(connection)) return this.stop();
     const { responseTimeoutMs: ms, stall } = this.options;
-    const silent = this.options.scheduler.now() - connection.lastFrameAt;
+    const now = this.options.scheduler.now();
+    const silent = now - connection.lastFrameAt;
+    // Between segments the service is late only from when it owed one (text without a
+    // sentence end waits for more text or idle_timeout); within a segment, from its last frame.
+    const late = connection.inProgress === undefined ? now - Math.max(connection.lastFrameAt, this.host.speechDueAt(connection)) : silent;
     // a stall: nothing started for afterMs (a segment already started stays live: responseTimeoutMs)
-    if (stall !== undefined && connection.inProgress === undefined && silent >= stall.afterMs) {
+    if (stall !== undefined && connection.inProgress === undefined && late >= stall.afterMs) {
       this.stop();
       return this.host.onStall(connection, stall.afterMs);
     }
-    if (silent >= ms) {
+    if (late >= ms) {
       this.stop();
       return this.host.onSilent(connection, ms);
     }

@@ -31,8 +31,14 @@ class FakeSession implements ResponseWatchHost {
     this.watch = new ResponseWatch(resolved as unknown as Pick<ResolvedSpeak, 'responseTimeoutMs' | 'stall' | 'scheduler' | 'config'>, this);
   }
 
+  /** Since when the fake's service owes a segment (default: at once, from the first frame). */
+  dueAt = -Infinity;
+
   waitsForSpeech(connection: Connection): boolean {
     return connection === this.connection && this.waiting;
+  }
+  speechDueAt(): number {
+    return this.dueAt;
   }
   onSilent(_connection: Connection, ms: number): void {
     this.silent.push(this.scheduler.now());
@@ -120,6 +126,25 @@ describe('ResponseWatch (virtual time)', () => {
     expect(session.stalled).toEqual([]);
     expect(session.silent).toEqual([300]);
     // control: with no segment started, the same silence is a stall at afterMs
+    expect(control.stalled).toEqual([150]);
+  });
+
+  it('text the service rightly holds (no sentence end yet): stall and silence count from when it is owed, pings from the last frame', () => {
+    const scheduler = newScheduler();
+    const session = new FakeSession(scheduler, { responseTimeoutMs: 300, stall: { afterMs: 150, fallback: 'error' } });
+    const silentOne = new FakeSession(scheduler, { responseTimeoutMs: 300, stall: undefined });
+    const control = new FakeSession(scheduler, { responseTimeoutMs: 300, stall: { afterMs: 150, fallback: 'error' } });
+    // owed from 400 on: an LLM's words until 0, then idle_timeout (400 here) of no text
+    session.dueAt = 400;
+    silentOne.dueAt = 400;
+    at(scheduler, 0, () => {
+      for (const s of [session, silentOne, control]) s.watch.watch(s.connection);
+    });
+    scheduler.flush();
+    expect(session.stalled).toEqual([550]); // the next check at or after 400 + 150, on the beat of 50
+    expect(silentOne.silent).toEqual([700]);
+    expect(silentOne.pings.slice(0, 2)).toEqual([100, 200]); // the service itself is quiet all along
+    // control: owed from the first frame, the same silence is a stall at afterMs
     expect(control.stalled).toEqual([150]);
   });
 

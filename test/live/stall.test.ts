@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { from, lastValueFrom, map, of, Subject, takeWhile, tap, throwError, toArray } from 'rxjs';
+import { concat, from, interval, lastValueFrom, map, of, Subject, take, takeWhile, tap, throwError, toArray } from 'rxjs';
 import { waitFor } from '../fixtures/sinkFixtures.js';
 import { WebSocket, WebSocketServer } from 'ws';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -331,6 +331,22 @@ describe('stall: { fallback: "tts-stream" }', () => {
     ).catch((e: unknown) => e);
     expect(given).toMatchObject({ code: 'timeout', unspoken: TEXT });
     expect(calls).toEqual([]);
+  });
+
+  it('a sentence an LLM streams slowly is no stall: the service rightly holds it until its end (or idle_timeout); control: a service that does stall, fed the same', async () => {
+    // `Hi there.`, then 20 words at 150 ms (3 s, twice afterMs) before the second sentence ends
+    const words = Array.from({ length: 20 }, (_, i) => (i === 0 ? 'Then ' : `word${i} `));
+    const slow = () => concat(of('Hi there. '), interval(150).pipe(take(words.length), map((i) => words[i]!)), of('end.'));
+    const healthy = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
+    const events = await lastValueFrom(slow().pipe(healthy.speak({ voice_id: 1, stall: { afterMs: 1500, fallback: 'error' } }), toArray()));
+    await healthy.close();
+    const spoken = events.flatMap((e) => (e.type === 'segmentStart' ? [e.text.trim()] : []));
+    expect(spoken).toEqual(['Hi there.', `${words.join('')}end.`]);
+    // control: a service that never answers, fed the same, is a stall within the slow sentence
+    const started = Date.now();
+    const error = await lastValueFrom(slow().pipe(stalledClient().speak({ voice_id: 1, stall: { afterMs: 1500, fallback: 'error' } }))).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it("rejects 'tts-stream' without a fallbackSpeech in rxvoice/live, and a bad stall, at once", () => {
