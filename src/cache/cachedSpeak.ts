@@ -40,7 +40,7 @@ export function cachedSpeak(core: CacheCore, options: SpeakOptions, live: (optio
   const sampleRate = typeof settings['sample_rate'] === 'number' ? settings['sample_rate'] : null;
   return (source) =>
     new Observable<LiveSpeechEvent>((subscriber) => {
-      const merge = new HitMissMerge(core, subscriber, format, sampleRate);
+      const merge = new HitMissMerge(core, subscriber, format, sampleRate, settings['word_timestamps'] === true);
       let liveInput: Subject<string> | undefined;
       let liveSubscription: Subscription | undefined;
       const openLive = (): Subject<string> => {

@@ -2,7 +2,7 @@
  * The cache key of a sentence: a SHA-256 (WebCrypto, so it runs in every runtime) of the
  * exact spoken text with every setting that changes the audio. `idle_timeout` and the
  * client options (timeouts, reconnect, ...) change when audio comes, never what it is, so
- * they are left out. The text is taken with its outer whitespace trimmed (it is not
+ * they are left out, as are settings given as `null` (the service's default, as when left out). The text is taken with its outer whitespace trimmed (it is not
  * spoken); everything inside it counts, case and punctuation included.
  */
 
@@ -21,7 +21,7 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
+      .filter(([, v]) => v !== undefined && v !== null) // null asks for the service's default, as leaving it out does
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }

@@ -53,15 +53,20 @@ export class HitMissMerge {
   /** After a skip the service may still name its sent text (segmentMismatch): release waits for the next event. */
   #holdRelease = false;
   #inputDone = false;
+  /** The live session fell back to `POST /tts-stream` (`segmentFallback`): its later segments are not stored. */
+  #fellBack = false;
+  /** The settings ask for word timestamps: a segment that came without them is not stored. */
+  readonly #wantsTimestamps: boolean;
   /** 'none': no session was needed; 'open': it runs; 'done': it completed. */
   #live: 'none' | 'open' | 'done' = 'none';
   #finished = false;
 
-  constructor(core: CacheCore, subscriber: Subscriber<LiveSpeechEvent>, format: string | undefined, sampleRate: number | null) {
+  constructor(core: CacheCore, subscriber: Subscriber<LiveSpeechEvent>, format: string | undefined, sampleRate: number | null, wantsTimestamps: boolean) {
     this.#core = core;
     this.#subscriber = subscriber;
     this.#format = format;
     this.#sampleRate = sampleRate;
+    this.#wantsTimestamps = wantsTimestamps;
   }
 
   /** A looked-up sentence, in order. Returns true for a miss: the caller sends its text to the live session. */
@@ -141,6 +146,11 @@ export class HitMissMerge {
         this.#subscriber.next({ ...event, segment_id: current?.outId ?? this.#nextOutId++ });
         this.#holdRelease = true;
         return;
+      case 'segmentFallback':
+        // the sentences from here on are spoken over tts-stream: passed on, numbered as the segment that follows, not stored
+        this.#fellBack = true;
+        this.#subscriber.next({ ...event, segment_id: this.#nextOutId });
+        return;
       case 'reconnected':
         this.#segment = undefined;
         this.#covered = this.#sent - nonSpace(event.resent);
@@ -183,8 +193,13 @@ export class HitMissMerge {
     this.#subscriber.next({ type: 'segmentDone', segment_id: id });
   }
 
-  /** Store a finished live segment when it covers exactly the miss at the head of the queue. */
+  /**
+   * Store a finished live segment when it covers exactly the miss at the head of the queue,
+   * and is what the live session would give again: not one spoken by the stall fallback, not
+   * one whose word timestamps were asked for and did not come.
+   */
   #store(done: LiveSegment): void {
+    if (this.#fellBack || (this.#wantsTimestamps && !(done.word_timestamps !== undefined && done.word_timestamps.length > 0))) return;
     const head = this.#queue[0];
     if (head?.kind !== 'miss' || head.key === undefined || head.from !== done.from || head.text.trim() !== done.sent.trim()) return;
     const audio = new Uint8Array(done.bytes);

@@ -18,11 +18,14 @@ import type { CacheStore } from './store.js';
 /** Default {@link SpeechCacheOptions.maxBytes}: 256 MiB. */
 export const DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 
+/** The longest `ttlSeconds`: 100 years (an expiry in milliseconds every store can write). */
+const MAX_TTL_SECONDS = 100 * 365 * 24 * 3600;
+
 /** Options of {@link speechCache}. */
 export interface SpeechCacheOptions {
   /** Where entries live: `memoryCacheStore()`, `fileCacheStore(dir)`, `redisCacheStore(...)` or your own {@link CacheStore}. */
   store: CacheStore;
-  /** Seconds an entry stays valid; default: no expiry. */
+  /** Seconds an entry stays valid, at most 100 years; default: no expiry. */
   ttlSeconds?: number;
   /** Most bytes the store holds; least recently used entries are evicted past it. Default {@link DEFAULT_CACHE_MAX_BYTES}. */
   maxBytes?: number;
@@ -40,7 +43,7 @@ const StoreSchema = z.custom<CacheStore>(
 );
 const OptionsSchema = z.object({
   store: StoreSchema,
-  ttlSeconds: z.optional(z.number().check(z.positive({ error: 'must be more than 0 seconds' }))),
+  ttlSeconds: z.optional(z.number().check(z.positive({ error: 'must be more than 0 seconds' }), z.maximum(MAX_TTL_SECONDS, { error: 'must be at most 100 years (3153600000 seconds)' }))),
   maxBytes: z.optional(z.int().check(z.positive({ error: 'must be a positive number of bytes' }))),
   onError: z.optional(z.custom<(error: unknown) => void>(isFunction, { error: 'must be a function' })),
   now: z.optional(z.custom<() => number>(isFunction, { error: 'must be a function' })),

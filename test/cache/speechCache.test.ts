@@ -166,6 +166,16 @@ describe('speechCache with client.speak', () => {
   it('a bad cache option throws a ValidationError at once', () => {
     expect(() => client.speak({ voice_id: 1, cache: {} as never })).toThrow(ValidationError);
     expect(() => speechCache({ store: memoryCacheStore(), ttlSeconds: -1 })).toThrow(ValidationError);
+    // an expiry no store can write (Redis's PX takes an integer, not `1e+20`); control: 100 years is fine
+    expect(() => speechCache({ store: memoryCacheStore(), ttlSeconds: 1e17 })).toThrow(/at most 100 years/);
+    expect(() => speechCache({ store: memoryCacheStore(), ttlSeconds: 100 * 365 * 24 * 3600 })).not.toThrow();
+  });
+
+  it('a setting given as null is the service default, as one left out: the same key; control: a value is another', async () => {
+    const { cacheKey } = await import('../../src/cache/key.js');
+    const absent = await cacheKey('Hello.', { path: 'live', voice_id: 1 });
+    expect(await cacheKey('Hello.', { path: 'live', voice_id: 1, sample_rate: null, speaking_rate: null })).toBe(absent);
+    expect(await cacheKey('Hello.', { path: 'live', voice_id: 1, sample_rate: 8000 })).not.toBe(absent);
   });
 
   it('ttsStream: the same request twice, the second with the emulator closed, gives the same bytes', async () => {
