@@ -47,6 +47,27 @@ const POLL_PREFIXES = new Set<string>(
 /** POST paths that answer results (bulk results). */
 const RESULT_POSTS = new Set<string>([routes.textToSoundResults, routes.fetchTtsResults]);
 
+/** The first segment of every path of the service (`tts`, `text-to-sound`, `list-voices`...). */
+const ROUTE_ROOTS = new Set<string>(
+  Object.values(routes).map((value) => (typeof value === 'function' ? (value as (id: string) => string)('x') : value).split('/')[1]!),
+);
+
+/**
+ * Where the service's own path starts in a request's path: after the base address's path
+ * (`/apis/tts/{id}` of `https://client.camb.ai/apis`: at `/tts/{id}`). The index into `path`
+ * (0 when the path starts with a route, or names none).
+ */
+export function routeStart(path: string): number {
+  let at = 0;
+  for (;;) {
+    const next = path.indexOf('/', at + 1);
+    const segment = path.slice(at + 1, next < 0 ? undefined : next);
+    if (ROUTE_ROOTS.has(segment)) return at;
+    if (next < 0) return 0;
+    at = next;
+  }
+}
+
 /** The path with its ids (task ids, run ids, languages after a run id) replaced by `{id}`: a low-cardinality template. */
 export function pathTemplate(path: string): string {
   const parts = path.split('/');
@@ -65,7 +86,8 @@ export function taskPhase(method: string, path: string): 'create' | 'poll' | 're
 /**
  * A `fetch` that records an OpenTelemetry span per request, for `createClient({ fetch })`.
  *
- * Each span is named `<METHOD> <path template>` (`POST /tts`, `GET /tts/{id}`), of kind
+ * Each span is named `<METHOD> <path template>` (`POST /tts`, `GET /tts/{id}`; under the
+ * base address's path, as it is: `POST /apis/tts` for `https://client.camb.ai/apis`), of kind
  * CLIENT, with the HTTP semantic-convention attributes `http.request.method`,
  * `server.address`, `server.port`, `url.template`, `http.response.status_code`, and
  * `error.type` (the status code from 400, or the failure's name), plus `rxvoice.task.phase`
@@ -98,13 +120,16 @@ export function tracedFetch(options: TracedFetchOptions = {}): FetchLike {
     if (api === null) return send(input, init);
     const url = new URL(input);
     const method = String(init['method'] ?? 'GET').toUpperCase();
-    const template = pathTemplate(url.pathname);
+    // the base address's path (`/apis`) as it is, the service's path after it as a template
+    const at = routeStart(url.pathname);
+    const route = url.pathname.slice(at);
+    const template = url.pathname.slice(0, at) + pathTemplate(route);
     const attributes: Attributes = {
       'http.request.method': method,
       'server.address': url.hostname,
       'server.port': url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
       'url.template': template,
-      'rxvoice.task.phase': taskPhase(method, url.pathname),
+      'rxvoice.task.phase': taskPhase(method, route),
     };
     const provider = (options.tracerProvider as TracerProvider | undefined) ?? api.trace.getTracerProvider();
     const span = provider.getTracer(TRACER_NAME, TRACER_VERSION).startSpan(`${method} ${template}`, { kind: api.SpanKind.CLIENT, attributes });

@@ -10,7 +10,7 @@ import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createClient } from '../../src/index.js';
 import { traceSpeech, tracedFetch } from '../../src/otel/index.js';
-import { pathTemplate, taskPhase } from '../../src/otel/tracedFetch.js';
+import { pathTemplate, routeStart, taskPhase } from '../../src/otel/tracedFetch.js';
 import { resubmitSkipped } from '../../src/operators/index.js';
 import { memoryCacheStore, speechCache } from '../../src/cache/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -207,6 +207,24 @@ describe('tracedFetch', () => {
     const stream = spans.find((s) => s.name === 'POST /tts-stream');
     expect(stream?.attributes['rxvoice.credits']).toBeGreaterThan(0);
     expect(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events]))).not.toContain(emulator.apiKey);
+  });
+
+  it('under a base address with a path (the public one is https://client.camb.ai/apis): the path kept, the route templated, the phases right', async () => {
+    // the client sends to <emulator>/apis/...; the fetch under the tracer takes the prefix off for the emulator
+    const unprefixed = (input: string, init: Record<string, unknown>) => globalThis.fetch(input.replace('/apis/', '/'), init as RequestInit);
+    const client = createClient({ apiKey: emulator.apiKey, baseUrl: `${emulator.baseUrl}/apis`, fetch: tracedFetch({ tracerProvider: provider, fetch: unprefixed }), polling: { initialDelayMs: 5, maxDelayMs: 5, jitter: 0 } });
+    await lastValueFrom(client.textToSound({ prompt: 'rain on a tin roof' }));
+    await lastValueFrom(client.voices.list());
+    await client.close();
+    const spans = exporter.getFinishedSpans();
+    const named = (name: string) => spans.filter((s) => s.name === name).map((s) => s.attributes['rxvoice.task.phase']);
+    expect(named('POST /apis/text-to-sound')).toEqual(['create']);
+    expect(new Set(named('GET /apis/text-to-sound/{id}'))).toEqual(new Set(['poll']));
+    expect(named('GET /apis/text-to-sound-result/{id}')).toEqual(['result']);
+    expect(named('GET /apis/list-voices')).toEqual(['call']);
+    expect(spans.find((s) => s.name === 'GET /apis/list-voices')!.attributes['url.template']).toBe('/apis/list-voices');
+    // the route found after any base path; none named: the whole path
+    expect(['/apis/tts/abc', '/a/b/text-to-sound', '/tts/abc', '/unknown/x'].map(routeStart)).toEqual([5, 4, 0, 0]);
   });
 
   it("every task endpoint of the contract has its phase: creations, status polls, results; other calls are 'call'", () => {
