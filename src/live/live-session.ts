@@ -359,7 +359,8 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
 
   /**
    * No segment started for `stall.afterMs` while text waited: with `'error'`, a timeout; with
-   * `'tts-stream'`, the socket is closed (nothing more is sent live, so nothing is paid twice)
+   * `'tts-stream'`, the socket is closed (nothing more is sent live; a sentence the service was
+   * synthesizing without a `segment.start` yet may be paid on both paths)
    * and the text not begun, and all text after it, is spoken through `fallbackSpeech`.
    */
   onStall(connection: Connection, afterMs: number): void {

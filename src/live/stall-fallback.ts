@@ -107,6 +107,7 @@ export class StallFallback {
     const { emit } = this.hooks;
     emit({ type: 'segmentFallback', segment_id, text, reason: 'stall', afterMs: this.afterMs });
     emit({ type: 'segmentStart', segment_id, text });
+    if (this.stopped) return; // unsubscribed at one of those events: no call is made (nor paid)
     let finished = false;
     // trimmed, and padded with spaces to 3 characters (a last sentence like 'Ok'): what /tts-stream accepts
     const call = this.speech(text.trim().padEnd(MIN_CHARS, ' ')).subscribe({
