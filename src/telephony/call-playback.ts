@@ -57,6 +57,8 @@ export class CallPlayback {
   private sentFrames = 0;
   private confirmedFrames = 0;
   private speechDone = false;
+  /** The speech errored (after what it sent plays out, the playback errors with it). */
+  private speechFailed: { error: unknown } | undefined;
   private streaming = false;
   private over = false;
 
@@ -69,7 +71,7 @@ export class CallPlayback {
   begin(speech: Observable<HeardInput>): void {
     this.speech = speech.subscribe({
       next: (value) => this.onSpeech(value),
-      error: (error: unknown) => this.finish('error', error),
+      error: (error: unknown) => this.onSpeechEnd({ error }),
       complete: () => this.onSpeechEnd(),
     });
     if (this.over) this.speech.unsubscribe();
@@ -128,11 +130,16 @@ export class CallPlayback {
     this.pump();
   }
 
-  /** The speech completed: what it left open is framed and queued, then the queue drains. */
-  private onSpeechEnd(): void {
+  /**
+   * The speech completed, or failed (`failed`: a session out of credits, a dropped service):
+   * what it left open is framed and queued, then the queue drains; the audio that arrived
+   * (paid for) plays to its end either way, then a failure ends the playback with its error.
+   */
+  private onSpeechEnd(failed?: { error: unknown }): void {
     if (this.over) return;
     this.queue.push(...this.framer.finish());
     this.speechDone = true;
+    this.speechFailed = failed;
     this.pump();
   }
 
@@ -177,15 +184,17 @@ export class CallPlayback {
 
   /** Everything was sent: wait for the marks to come back (at most `markTimeoutMs`), then end. */
   private drained(): void {
-    if (this.marks.size === 0) return this.finish('ended');
-    this.markWait ??= this.link.scheduler.schedule(() => this.finish('ended'), this.link.markTimeoutMs);
+    const failed = this.speechFailed;
+    const end = (): void => (failed ? this.finish('error', failed.error) : this.finish('ended'));
+    if (this.marks.size === 0) return end();
+    this.markWait ??= this.link.scheduler.schedule(end, this.link.markTimeoutMs);
   }
 
   private finish(reason: HeardReason, error?: unknown): void {
     if (this.over) return;
     this.over = true;
     // complete only when the whole speech was sent (an interruption before any text is not)
-    const allSent = this.speechDone && this.queue.length === 0;
+    const allSent = this.speechDone && this.speechFailed === undefined && this.queue.length === 0;
     this.timer?.unsubscribe();
     this.timer = undefined;
     this.markWait?.unsubscribe();

@@ -60,9 +60,10 @@ export interface TwilioCall {
    * Plays speech into the call (the events of a live session asked for `output_format: 'wav'`,
    * ideally `sample_rate: 8000`, or spoken segments; it may be called before `start`, the
    * frames then wait for it): 20 ms frames at real time, a mark after
-   * each sentence; emits `segmentSent`, `segmentPlayed`, then `heard` last. Unsubscribing
-   * interrupts (sends `clear`). One at a time: a second `say()` while one plays errors with
-   * `TelephonyError` `'busy'`.
+   * each sentence; emits `segmentSent`, `segmentPlayed`, then `heard` last. Speech that
+   * fails (credits gone, the service lost) plays what arrived to its end, then `say()` errors
+   * with its error after the report (`reason: 'error'`). Unsubscribing interrupts (sends
+   * `clear`). One at a time: a second `say()` while one plays errors with `TelephonyError` `'busy'`.
    */
   say(speech: Observable<HeardInput>): Observable<CallPlaybackEvent>;
   /** Barge-in: sends `clear` and ends the playing `say()` with its heard report. Nothing playing: nothing happens. */

@@ -106,6 +106,29 @@ describe('twilioMediaStream pacing (virtual time)', () => {
     });
   });
 
+  it('speech that fails after a sentence arrived (credits gone): the sentence plays to its end, its mark comes back, then the error (control: completed, ended)', () => {
+    for (const fails of [true, false]) {
+      const scheduler = newScheduler();
+      scheduler.run(({ cold, flush }) => {
+        const { socket, sent } = fakeSocket(() => scheduler.now());
+        const events: CallPlaybackEvent[] = [];
+        let failure: unknown;
+        const out = new Error('credits exhausted');
+        const call = twilioMediaStream(socket, { scheduler });
+        socket.receive(START);
+        // 100 ms at 8 kHz: 5 frames, then the speech fails (or completes) at 40 ms
+        call.say(cold(fails ? 'a-#' : 'a-|', { a: segment(0, 'Hello there.', 800) }, out)).subscribe({ next: (e) => events.push(e), error: (e: unknown) => (failure = e) });
+        scheduler.schedule(() => socket.receive({ event: 'mark', streamSid: 'MZ1', mark: { name: sent.find((s) => s.event === 'mark')!.name } }), 200);
+        flush();
+        expect(sent.filter((s) => s.event === 'media').map((s) => s.at)).toEqual([0, 20, 40, 60, 80]);
+        expect(sent.filter((s) => s.event === 'clear')).toEqual([]);
+        expect(events.map((e) => e.type)).toEqual(['segmentSent', 'segmentPlayed', 'heard']);
+        expect(events.at(-1)).toMatchObject({ reason: fails ? 'error' : 'ended', report: { heard: 'Hello there.', complete: !fails } });
+        expect(failure).toBe(fails ? out : undefined);
+      });
+    }
+  });
+
   it('interrupt: clear at once, no frame after it, the report cut where the frames stopped', () => {
     const scheduler = newScheduler();
     scheduler.run(({ cold, flush }) => {
