@@ -142,7 +142,8 @@ export class HeardTracker {
         offset += seconds;
         continue;
       }
-      const at = cutIndex(segment, playedSeconds - offset, seconds);
+      let at = cutIndex(segment, playedSeconds - offset, seconds);
+      if (heard === '' && segment.text.slice(0, at).trim() === '') at = 0; // nothing heard yet: not even the spaces before it
       heard += segment.text.slice(0, at);
       rest.push(segment.text.slice(at));
       cut = true;
@@ -234,8 +235,33 @@ interface Token {
   end: number;
 }
 
+/** Scripts written without spaces between words: Han, kana, Thai, Lao, Khmer, Myanmar. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+let wordSegmenter: Intl.Segmenter | undefined;
+
+/**
+ * The words of `text`, as spans: runs of non-space, and within a run of a script written
+ * without spaces (`你好世界。`), its words by `Intl.Segmenter` (punctuation joins the word
+ * before it), where the runtime has it.
+ */
 function tokensOf(text: string): Token[] {
-  return [...text.matchAll(/\S+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  const tokens: Token[] = [];
+  for (const m of text.matchAll(/\S+/g)) {
+    const run = m[0];
+    if (!UNSPACED.test(run) || typeof Intl.Segmenter !== 'function') {
+      tokens.push({ start: m.index, end: m.index + run.length });
+      continue;
+    }
+    wordSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+    const first = tokens.length;
+    for (const piece of wordSegmenter.segment(run)) {
+      const start = m.index + piece.index;
+      const end = start + piece.segment.length;
+      if (piece.isWordLike || tokens.length === first) tokens.push({ start, end });
+      else tokens[tokens.length - 1]!.end = end; // `。` ends the word before it
+    }
+  }
+  return tokens;
 }
 
 /** Where the text of `segment` is cut after `local` seconds of its `seconds` of audio. */

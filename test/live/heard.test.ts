@@ -129,6 +129,35 @@ describe('heardText', () => {
     expect(heardText(withWords, 2.6).method).toBe('estimated');
   });
 
+  it('text written without spaces is cut between its words: by the service timestamps, or estimated (control: a spaced text is cut at its spaces as before)', () => {
+    const chinese: LiveSpeechEvent[] = [
+      { type: 'segmentStart', segment_id: 0, text: '你好世界。', word_timestamps: [
+        { word: '你', start: 0, end: 0.25 }, { word: '好', start: 0.25, end: 0.5 }, { word: '世', start: 0.5, end: 0.75 }, { word: '界。', start: 0.75, end: 1 },
+      ] },
+      ...segmentOf(0, '', wavOf(1)).slice(1),
+    ];
+    expect(heardText(chinese, 0.5)).toMatchObject({ heard: '你好', unheard: '世界。', method: 'timestamps' });
+    expect(heardText(chinese, 0.3).heard).toBe(''); // `你` alone is half a word
+    expect(heardText(chinese, 1).heard).toBe('你好世界。');
+    // Japanese, no timestamps: about half of 2 s of audio is some of its words, never a word cut
+    const japanese = session([{ text: '今日はいい天気ですね。明日も晴れるでしょう。', seconds: 2 }]);
+    const half = heardText(japanese, 1);
+    expect(half.method).toBe('estimated');
+    expect(half.heard.length).toBeGreaterThan(0);
+    expect(half.unheard.length).toBeGreaterThan(0);
+    expect(half.heard + half.unheard).toBe('今日はいい天気ですね。明日も晴れるでしょう。');
+    expect([...new Intl.Segmenter('ja', { granularity: 'word' }).segment(half.heard + half.unheard)].map((p) => p.index)).toContain(half.heard.length);
+    // control: a spaced text's words are its runs of non-space
+    expect(heardText(session([{ text: 'Hello there friend.', seconds: 1.5 }]), 1).heard).toBe('Hello there');
+  });
+
+  it('nothing played: nothing heard, not even the spaces before the first word (control: a later segment keeps its leading space)', () => {
+    const spaced = session([{ text: '  Hello there.', seconds: 1, words: [[0, 0.4], [0.45, 0.9]] }]);
+    expect(heardText(spaced, 0)).toMatchObject({ heard: '', unheard: '  Hello there.' });
+    expect(heardText(spaced, 0.45).heard).toBe('  Hello');
+    expect(heardText(TWO, 1.6).heard).toBe('Hello there, friend. ');
+  });
+
   it('rejects a played time that is not a number of seconds from 0', () => {
     for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => heardText(TWO, bad)).toThrow(ValidationError);
   });
