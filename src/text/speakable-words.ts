@@ -35,8 +35,17 @@ const MARK_WORDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 const URL_RE = /^(?:(?:https?|ftp):\/\/|www\.)[^\s<>]+$/i;
 const EMAIL = /^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/;
 const PATH = /^(?:~|\.{1,2})?(?:\/[\w.@+-]+){2,}\/?$|^(?:~|\.{1,2})\/[\w.@+-]+$|^[A-Za-z]:\\[\w.\\ -]+$/;
-const LEAD = /^[("'«<]+/;
-const TRAIL = /[)"'»>.,;:!?]+$/;
+/** Brackets and quotes before a word (curly, German, CJK ones too). */
+const LEAD = /^[("'«<“‘„‚»[（「『【]+/;
+/** Brackets, quotes and punctuation after a word (curly, German and CJK ones too). */
+const TRAIL = /[)"'»>.,;:!?”’“«\]）」』】。，、！？；：…]+$/;
+
+/** `(` in `text` not closed in it, less `)`. */
+function unclosed(text: string): number {
+  let open = 0;
+  for (const c of text) open += c === '(' ? 1 : c === ')' ? -1 : 0;
+  return open;
+}
 
 /** An address spoken mark by mark: `a.b@c.de` as `a dot b at c dot de`. */
 function readable(address: string, language: string): string {
@@ -72,8 +81,14 @@ function addressForm(core: string, policy: WordPolicy): string | undefined {
 export function wordForm(word: string, next: string | undefined, policy: WordPolicy): { text: string; usedNext: boolean } | undefined {
   const lead = LEAD.exec(word)?.[0] ?? '';
   const rest = word.slice(lead.length);
-  const trail = TRAIL.exec(rest)?.[0] ?? '';
-  const address = addressForm(rest.slice(0, rest.length - trail.length), policy);
+  let trail = TRAIL.exec(rest)?.[0] ?? '';
+  let core = rest.slice(0, rest.length - trail.length);
+  // a bracket the word opened is the word's own (`…/Rust_(language)`), not punctuation after it
+  for (let open = unclosed(core); open > 0 && trail.startsWith(')'); open--) {
+    core += ')';
+    trail = trail.slice(1);
+  }
+  const address = addressForm(core, policy);
   if (address !== undefined) return { text: address.length > 0 ? `${lead}${address}${trail}` : `${lead}${trail}`, usedNext: false };
   const said = policy.lexicon ? applyLexicon(word, policy.lexicon) : word;
   if (policy.numberWords) {

@@ -100,6 +100,10 @@ describe('links and addresses', () => {
     ['e-mail, French', 'Écrivez à paul@site.fr.', 'Écrivez à paul arobase site point fr.', { language: 'fr-fr' }],
     ['paths', 'Edit ~/config.json and /etc/hosts/x, not and/or.', 'Edit tilde slash config dot json and slash etc slash hosts slash x, not and/or.'],
     ['addresses verbatim', 'Mail a.b@c.de.', 'Mail a.b@c.de.', { addresses: 'verbatim' }],
+    ['in curly, German and CJK quotes and brackets', 'The site “https://example.com/a/b?x=1” is down, „https://x.org/a“ too, [https://a.b/c] and （https://c.d/e）.', 'The site “example.com” is down, „x.org“ too, [a.b] and （c.d）.'],
+    ['e-mail in curly quotes', 'Write to “support@example.com”.', 'Write to “support at example dot com”.'],
+    ['CJK punctuation after a link is kept', '请看 https://example.com/a。', '请看 example.com。'],
+    ["a bracket the link opened is the link's", '(see https://en.wikipedia.org/wiki/Rust_(programming_language)).', '(see en.wikipedia.org).'],
   ];
   for (const [name, input, expected, options] of cases) it(name, () => expectSpoken(input, expected, options));
 
@@ -271,6 +275,13 @@ describe('spoken forms', () => {
     ['de-de', 'Am 05.03.2024 waren es 20 °C.', 'Am fünfte März zweitausendvierundzwanzig waren es zwanzig Grad Celsius.'],
     ['es-es', 'Cuesta 3,50 € y 25 %, el 1.º, a las 15:30.', 'Cuesta tres euros con cincuenta céntimos y veinticinco por ciento, el primero, a las quince y treinta.'],
     ['fr-fr', 'Ça coûte 3,50 € le 1er, à 15h30 le 05/03/2024.', 'Ça coûte trois euros et cinquante centimes le premier, à quinze heures trente le cinq mars deux mille vingt-quatre.'],
+    // decimals digit by digit, money with a scale word, a negative unit glued on, a year of the 1900s, curly quotes
+    ['en-us', 'Pi is 3.14159, up 12.25 % to $3 million or $1.2 billion at -5°C, born 1999-03-05.', 'Pi is three point one four one five nine, up twelve point two five percent to three million dollars or one point two billion dollars at minus five degrees Celsius, born March fifth, nineteen ninety-nine.'],
+    ['en-us', 'He said “$5” and ‘25%’.', 'He said “five dollars” and ‘twenty-five percent’.'],
+    // `Uhr` said once, `ein` before a noun, an ordinal of unknown case left as written
+    ['de-de', 'Um 15:30 Uhr und 1:00 Uhr, 1 km weit, im 20. Jahrhundert, am 05.03.1999.', 'Um fünfzehn Uhr dreißig und ein Uhr, ein Kilometer weit, im 20. Jahrhundert, am fünfte März neunzehnhundertneunundneunzig.'],
+    ['es-es', 'Son 1 km y 21 km.', 'Son un kilómetro y veintiún kilómetros.'],
+    ['fr-fr', 'Il est 1h et 21h.', 'Il est une heure et vingt et une heures.'],
   ];
   for (const [language, input, expected] of cases) {
     it(`${language}: ${input}`, async () => {
