@@ -66,15 +66,18 @@ export function fileCacheStore(dir: string): CacheStore {
       const temp = join(dir, `.${key}.${randomUUID()}.tmp`);
       const handle = await open(temp, 'wx');
       try {
-        await handle.writeFile(value);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, path).catch(async (error: unknown) => {
+        try {
+          await handle.writeFile(value);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(temp, path);
+      } catch (error) {
+        // a write, sync or rename that failed (a full disk) leaves no temporary file behind
         await unlink(temp).catch(() => undefined);
         throw error;
-      });
+      }
       await evict(dir, maxBytes);
     },
     async delete(key) {

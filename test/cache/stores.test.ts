@@ -169,6 +169,15 @@ describe('fileCacheStore', () => {
     expect(tempFiles(dir)).toEqual([`.${key(1)}.control.tmp`]);
   });
 
+  it('a write that fails before its rename (here: bytes the file system refuses) leaves no temporary file either', async () => {
+    const dir = tempDir();
+    const store = fileCacheStore(dir);
+    const refused = { byteLength: 10 } as unknown as Uint8Array; // not bytes: writeFile throws
+    await expect(store.set(key(2), refused, opts(1000))).rejects.toThrow();
+    expect(tempFiles(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it("a crashed writer's temporary file older than an hour is removed by the next write; a fresh one is kept", async () => {
     const dir = tempDir();
     const store = fileCacheStore(dir);
