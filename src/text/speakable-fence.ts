@@ -72,9 +72,14 @@ export class FencedBlock {
     return true;
   }
 
-  /** The text ended inside the block: its text is spoken, not lost. */
+  /**
+   * The text ended inside the block: its text is spoken, not lost. An info string that names a
+   * language (`js`, `c++`) is not (it would run into the code's first word: `jsconst`).
+   */
   unterminated(s: ScanOps): void {
-    for (const p of [...this.info, ...this.body]) s.emit(p.text, p.start, p.end);
+    const info = this.info.map((p) => p.text).join('');
+    const pieces = this.body.length > 0 && /^\s*[\w+#.-]+\s*$/.test(info) ? this.body : [...this.info, ...this.body];
+    for (const p of pieces) s.emit(p.text, p.start, p.end);
   }
 
   private bodyText(s: ScanOps, len: number): void {

@@ -88,6 +88,10 @@ describe('speakableText: code blocks', () => {
   });
   it('speaks an unterminated fence at the end: its text is not lost', () => {
     expect(speak('Code:\n```\nlet x = 1;\nlet y = 2;')).toBe('Code:\nlet x = 1;\nlet y = 2;');
+    // a language's name is not run into the code (`jsconst`); control: an info string of words is text, kept
+    expect(speak('Code:\n```js\nconst a = 1;')).toBe('Code:\nconst a = 1;');
+    expect(speak('Code:\n```c++\nint a;')).toBe('Code:\nint a;');
+    expect(speak('Code:\n```two words\nx')).toBe('Code:\ntwo wordsx');
   });
   it('speaks a skipped block once it is longer than maxBufferSize', () => {
     const body = 'x'.repeat(40) + '\n';
