@@ -10,6 +10,8 @@ import { PhoneFramer, type PhoneItem } from './phone-frames.js';
 
 /** Milliseconds of one frame. */
 export const FRAME_MS = 20;
+/** The most a late frame timer is made up for by frames sent at once (beyond it, the gap is let be). */
+const MAX_CATCH_UP_MS = 200;
 
 /** What `say()` emits: sentences sent and heard, then the heard report, last. */
 export type CallPlaybackEvent =
@@ -53,7 +55,10 @@ export class CallPlayback {
   private timer: Subscription | undefined;
   /** The wait for the marks after the last frame (apart from `timer`, which holds back `pump`). */
   private markWait: Subscription | undefined;
+  /** When the next frame is due (scheduler time), kept on a fixed 20 ms grid while audio flows. */
   private nextAt = -Infinity;
+  /** The queue ran dry (or nothing was sent yet): the next frame goes when its audio comes, the grid from there. */
+  private resume = true;
   private sentFrames = 0;
   private confirmedFrames = 0;
   private speechDone = false;
@@ -150,6 +155,7 @@ export class CallPlayback {
     for (;;) {
       const item = this.queue[0];
       if (item === undefined) {
+        this.resume = true;
         if (this.speechDone) this.drained();
         return;
       }
@@ -159,7 +165,12 @@ export class CallPlayback {
         continue;
       }
       const now = scheduler.now();
-      if (this.nextAt < now) this.nextAt = now;
+      // A timer that fired late does not move the grid: the frames due go at once, so the call
+      // gets 20 ms of audio every 20 ms on average (moving it, each late timer made the
+      // speech slower than real time and the call's buffer ran dry). After a pause in the
+      // audio, or a stall longer than MAX_CATCH_UP_MS, the grid starts again from now.
+      if (this.resume || now - this.nextAt > MAX_CATCH_UP_MS) this.nextAt = Math.max(this.nextAt, now);
+      this.resume = false;
       if (this.nextAt > now) {
         this.timer = scheduler.schedule(() => {
           this.timer = undefined;

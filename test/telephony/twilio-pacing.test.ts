@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Observable } from 'rxjs';
+import { Observable, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { encodeWav16 } from '../../src/audio/wav.js';
 import { streamingWavHeader } from '../../src/audio/pcm.js';
@@ -153,6 +153,25 @@ describe('twilioMediaStream pacing (virtual time)', () => {
       ]);
       expect(reports).toEqual([{ heard: 'aa bb', unheard: ' cc dd', playedSeconds: 0.06, complete: false, method: 'timestamps' }]);
     });
+  });
+
+  it('timers that fire late do not slow the speech down: frames stay on the 20 ms grid on average (control: timers on time)', () => {
+    for (const lateMs of [3, 0]) {
+      const scheduler = newScheduler();
+      scheduler.run(({ cold, flush }) => {
+        // every timer of the adapter fires `lateMs` after it was due, as on a busy event loop
+        const late: SchedulerLike = { now: () => scheduler.now(), schedule: (work, delay, state) => scheduler.schedule(work as never, (delay ?? 0) + lateMs, state) };
+        const { socket, sent } = fakeSocket(() => scheduler.now());
+        const call = twilioMediaStream(socket, { scheduler: late });
+        socket.receive(START);
+        call.say(cold('a|', { a: segment(0, 'One two three.', 1600) })).subscribe(); // 10 frames
+        flush();
+        const times = sent.filter((s) => s.event === 'media').map((s) => s.at);
+        expect(times).toHaveLength(10);
+        // the first at once, each next one `lateMs` after its place on the grid, none later
+        expect(times).toEqual(times.map((_, i) => (i === 0 ? 0 : i * 20 + lateMs)));
+      });
+    }
   });
 
   it('unsubscribing is an interruption too (clear and the report), and leaves no timer', () => {
