@@ -146,7 +146,9 @@ export async function runJob(job: BatchJob, context: JobContext): Promise<JobOut
  */
 export function isRetryable(error: RxVoiceError, phase: 'create' | 'task'): boolean {
   if (phase === 'create') return shouldRetry(error, { kind: 'creation' });
-  return error.code === 'task_timeout' || shouldRetry(error, { kind: 'idempotent' });
+  // A task that ended TIMEOUT is not: the service asks for smaller requests, and the same
+  // one again would be created, and paid, again.
+  return shouldRetry(error, { kind: 'idempotent' });
 }
 
 function asRxVoiceError(error: unknown, output: string): RxVoiceError {

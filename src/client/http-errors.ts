@@ -59,10 +59,13 @@ export function statusError(endpoint: string, answer: StatusAnswer, scrub: (text
   }
   const rawRequestId = headers.get('x-request-id');
   const requestId = rawRequestId === null ? undefined : scrub(rawRequestId);
-  return new ApiError(status, `${endpoint} answered ${status}${suffix}`, {
+  // 402: the credits do not cover the call (the contract's "credits are insufficient")
+  const payment = status === 402;
+  return new ApiError(status, `${endpoint} answered ${status}${suffix}${payment ? '. Add credits, then retry.' : ''}`, {
     body: scrubBody(body, scrub),
     ...(requestId ? { requestId } : {}),
     ...(retryAfter === undefined ? {} : { retryAfter }),
+    ...(payment ? { code: 'payment_required' as const } : {}),
   });
 }
 

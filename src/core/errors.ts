@@ -105,12 +105,16 @@ export class ApiError extends RxVoiceError {
   readonly requestId: string | undefined;
   /** Seconds to wait, from `Retry-After`, when the service gave one (e.g. with a 503). */
   readonly retryAfter: number | undefined;
+  /**
+   * `options.code`: `'payment_required'` for a 402 (the key's credits do not cover the call),
+   * so that it is handled as a task that ended PAYMENT_REQUIRED is; `'api'` otherwise.
+   */
   constructor(
     status: number,
     message: string,
-    options: RxVoiceErrorOptions & { body?: unknown; requestId?: string; retryAfter?: number } = {},
+    options: RxVoiceErrorOptions & { body?: unknown; requestId?: string; retryAfter?: number; code?: 'api' | 'payment_required' } = {},
   ) {
-    super('api', message, { retryable: status === 408 || status === 429 || status >= 500, ...options });
+    super(options.code ?? 'api', message, { retryable: status === 408 || status === 429 || status >= 500, ...options });
     this.status = status;
     this.body = options.body;
     this.requestId = options.requestId;

@@ -152,7 +152,7 @@ describe('batch', () => {
     await client.close();
   });
 
-  it('never retries PAYMENT_REQUIRED; retries a task that ended TIMEOUT with a new task, a bounded number of times', async () => {
+  it('never retries PAYMENT_REQUIRED nor a task that ended TIMEOUT (a new task would be paid again); retries a 429, a bounded number of times', async () => {
     emu = await emulator({ faults: { taskOutcome: { translation: 'PAYMENT_REQUIRED' } } });
     const client = clientFor(emu);
     const paid = await lastValueFrom(batch(translations(3), { client, out: dir, retries: 3, retryDelayMs: 1 }).pipe(toArray()));
@@ -163,18 +163,28 @@ describe('batch', () => {
     await client.close();
     await emu.close();
 
-    // Control: the same setup with TIMEOUT is retried (so a retry would have been seen).
+    // TIMEOUT: the service asks for smaller requests; one task a job, none created again
     emu = await emulator({ faults: { taskOutcome: { translation: 'TIMEOUT' } } });
     const client2 = clientFor(emu);
     const out2 = join(dir, 'timeout');
     const timedOut = await lastValueFrom(batch(translations(2), { client: client2, out: out2, retries: 2, retryDelayMs: 1 }).pipe(toArray()));
     expect(last(timedOut)).toMatchObject({ failed: 2 });
-    expect(timedOut.filter((e) => e.type === 'retrying')).toHaveLength(4);
-    expect(creations(emu)).toBe(6);
+    expect(timedOut.filter((e) => e.type === 'failed').map((e) => (e as { error: { code: string } }).error.code)).toEqual(['task_timeout', 'task_timeout']);
+    expect(timedOut.some((e) => e.type === 'retrying')).toBe(false);
+    expect(creations(emu)).toBe(2);
     // The dead tasks are recorded as abandoned: a new run creates new tasks rather than resuming them.
     const journal = await readFile(join(out2, '.rxvoice-batch.jsonl'), 'utf8');
-    expect(journal.split('\n').filter((l) => l.includes('"abandoned"'))).toHaveLength(6);
+    expect(journal.split('\n').filter((l) => l.includes('"abandoned"'))).toHaveLength(2);
     await client2.close();
+    await emu.close();
+
+    // Control: a 429 at creation is retried (so a retry would have been seen), a bounded number of times
+    emu = await emulator({ faults: { httpErrors: { status: 429, count: 100 } } });
+    const client3 = clientFor(emu, { maxRetries: 0 });
+    const limited = await lastValueFrom(batch(translations(1), { client: client3, out: join(dir, 'limited'), retries: 2, retryDelayMs: 1 }).pipe(toArray()));
+    expect(limited.filter((e) => e.type === 'retrying')).toHaveLength(2);
+    expect(last(limited)).toMatchObject({ failed: 1 });
+    await client3.close();
   });
 
   it('throws synchronously on a bad job or bad options', async () => {

@@ -51,6 +51,18 @@ describe('statusError: a non-2xx answer to the error tree (pure)', () => {
     expect(JSON.stringify(error)).not.toContain(KEY);
   });
 
+  it('402: an ApiError of code payment_required (as a task that ended PAYMENT_REQUIRED), the CLI exits 5; control: 404 is api', async () => {
+    const { exitCodeOf, ExitCode } = await import('../../src/cli/exit-codes.js');
+    const error = statusError('POST /tts-stream', answer(402, { error: 'insufficient credits' }), scrub) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 402, code: 'payment_required', retryable: false });
+    expect(error.message).toBe('POST /tts-stream answered 402: insufficient credits. Add credits, then retry.');
+    expect(exitCodeOf(error)).toBe(ExitCode.payment);
+    const control = statusError('POST /tts-stream', answer(404, { error: 'no such thing' }), scrub);
+    expect(control.code).toBe('api');
+    expect(exitCodeOf(control)).not.toBe(ExitCode.payment);
+  });
+
   it('reads the message where services put it', () => {
     expect(messageOf({ error: 'a' })).toBe('a');
     expect(messageOf({ detail: 'b' })).toBe('b');

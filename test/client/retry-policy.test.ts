@@ -78,9 +78,9 @@ describe('shouldRetry: the rules in order', () => {
     expect(isRetryable(refused, 'create')).toBe(true);
     // control: a reset after sending is not (it may have created a task)
     expect(isRetryable(connection(coded('ECONNRESET')), 'create')).toBe(false);
-    // polling is idempotent: the reset is retried there, and a task that timed out too
+    // polling is idempotent: the reset is retried there; a task that ended TIMEOUT is not (a new one would be paid again)
     expect(isRetryable(connection(coded('ECONNRESET')), 'task')).toBe(true);
-    expect(isRetryable({ code: 'task_timeout', retryable: false } as unknown as RxVoiceError, 'task')).toBe(true);
+    expect(isRetryable({ code: 'task_timeout', retryable: false } as unknown as RxVoiceError, 'task')).toBe(false);
   });
 });
 
