@@ -321,7 +321,11 @@ export class SpeechLedger {
    *    was sent: the service's idle timer runs on when chunks arrive, not when they left;
    * 3. later only if the reported text equals, folded, the sent text up to a later sentence
    *    end or chunk end (a service that did not end a sentence where our rules do, and said
-   *    so word for word).
+   *    so word for word);
+   * 4. where none of those matches, at the end of the sent text the reported text equals,
+   *    folded, from `from` on, wherever that is (a service that cut where our rules do not,
+   *    `Four...` | `yes.`, and said so word for word); the service's segmentation is then
+   *    modelled anew from there. Only then is the segment's end guessed, as above.
    */
   private nextSegmentEnd(from: Offset, reported: string): Offset {
     this.catchUp();
@@ -339,16 +343,33 @@ export class SpeechLedger {
       const later = this.sentenceEnds.first((end) => end > sentenceEnd && covers(end));
       if (later !== undefined) return later;
       const laterChunk = this.chunkEnds().find((end) => end > sentenceEnd && covers(end));
-      if (laterChunk === undefined) return sentenceEnd;
-      flush = { at: laterChunk, pieces: this.flushedEnds(from, laterChunk) };
+      if (laterChunk !== undefined) flush = { at: laterChunk, pieces: this.flushedEnds(from, laterChunk) };
     }
     if (flush === undefined) {
+      const prefix = this.prefixEnd(from, want);
+      if (prefix !== undefined) {
+        this.remodelFrom(prefix);
+        return prefix;
+      }
+      if (sentenceEnd !== undefined) return sentenceEnd;
       if (flushes.length === 0) return from;
       flush = nearest(flushes, (candidate) => Math.abs(fold(this.slice(from, firstPieceEnd(candidate))).length - want.length));
     }
     // The service ended its segmenter at `flush.at` and starts afresh after it.
     this.remodelFrom(flush.at, flush.pieces);
     return firstPieceEnd(flush);
+  }
+
+  /** The end of the shortest sent text from `from` on that folds to `want` (words in it), or undefined. */
+  private prefixEnd(from: Offset, want: string): Offset | undefined {
+    if (want === '') return undefined;
+    const text = this.slice(from, this.end);
+    for (let i = 1; i <= text.length; i++) {
+      const folded = fold(text.slice(0, i));
+      if (folded === want) return from + i;
+      if (folded.length > want.length + 4) return undefined; // (+4: room for forms NFKC composes)
+    }
+    return undefined;
   }
 
   /** Where the service's segments end when it flushes the text between `from` and `at` (its segmenter's `end()`). */
@@ -396,7 +417,7 @@ export class SpeechLedger {
     return this.chunks.map((chunk) => (end += chunk.length));
   }
 
-  /** The service flushed at `at` (a chunk end, not a sentence end): model its segmentation of the text after it anew. */
+  /** The service flushed at `at` (a chunk end, or where it cut on its own): model its segmentation of the text after it anew. */
   private remodelFrom(at: Offset, flushed: Offset[] = []): void {
     this.setModel(this.newModel());
     this.modelCursor = at;
@@ -404,8 +425,9 @@ export class SpeechLedger {
     for (const end of flushed) if (!this.sentenceEnds.has(end)) this.sentenceEnds.push(end);
     let start = this.chunksStart;
     for (const chunk of this.chunks) {
-      if (start >= at) this.feedModel(chunk);
-      start += chunk.length;
+      const end = start + chunk.length;
+      if (end > at) this.feedModel(start >= at ? chunk : chunk.slice(at - start));
+      start = end;
     }
   }
 
