@@ -175,7 +175,9 @@ export class SynthesizeStream extends Base {
         }),
         concatSegments(),
         concatMap((segment) => {
-          const audio = segmentAudio(segment, sampleRate, frameSamples, this.#offset, this.#endsInSpace ? '' : ' ');
+          // a space between sentences the service trimmed, none where one is there already (either side)
+          const separator = this.#endsInSpace || /^\s/u.test(segment.text) ? '' : ' ';
+          const audio = segmentAudio(segment, sampleRate, frameSamples, this.#offset, separator);
           this.#offset += audio.seconds;
           audioSeconds += audio.seconds;
           this.#heard.push(segment);

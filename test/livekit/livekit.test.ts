@@ -762,3 +762,19 @@ describe('rxvoice/livekit TTS: speakable text (issue 31)', () => {
     expect(bodies).toEqual(['Howdy there, see example.com now.']);
   });
 });
+
+describe('rxvoice/livekit TTS: the aligned transcript', () => {
+  it('one space between sentences, whichever side of the cut the token split put it (control: the words are all there)', async () => {
+    const emu = await emulator();
+    for (const tokens of [['Hello there. How are you today?'], ['Hello there.', ' How are you today?'], ['Hello there. ', 'How are you today?']]) {
+      const stream = plugin(emu).stream();
+      for (const token of tokens) stream.pushText(token);
+      stream.endInput();
+      const packets: lk.SynthesizedAudio[] = [];
+      for await (const audio of stream) if (audio !== lk.SynthesizeStream.END_OF_STREAM) packets.push(audio);
+      const text = packetTranscript(packets);
+      expect(words(text)).toEqual(words('Hello there. How are you today?'));
+      expect(text.trim(), JSON.stringify(tokens)).toBe('Hello there. How are you today?');
+    }
+  });
+});
