@@ -9,7 +9,9 @@ import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 
 /** For music the duration limit is not enforced (a fixed-length clip comes back): drop it. */
 function forValidation(request: TextToSoundRequest): TextToSoundRequest {
-  if (request && typeof request === 'object' && request.audio_type === 'music' && 'duration' in request) {
+  // the 10 s limit is not the music's (the contract); the field's type is: a number of seconds
+  const duration: unknown = request && typeof request === 'object' ? request.duration : undefined;
+  if (request && typeof request === 'object' && request.audio_type === 'music' && typeof duration === 'number' && Number.isFinite(duration) && duration > 0) {
     const { duration: _ignored, ...rest } = request;
     return rest;
   }

@@ -84,9 +84,10 @@ function created(ctx: HandlerContext, kind: RunKind, data: unknown): void {
 const createTextToSound: Handler = async (ctx) => {
   const input = await jsonBody(ctx);
   // The contract: for music the duration limit is not enforced (a fixed-length clip is
-  // returned), so the emulator ignores `duration` for music before validating.
+  // returned), so the emulator ignores a `duration` for music before validating, when it is
+  // a number of seconds (the field's type holds: `'abc'` or -5 is a 422 still).
   let checked = input;
-  if (isRecord(input) && input['audio_type'] === 'music' && 'duration' in input) {
+  if (isRecord(input) && input['audio_type'] === 'music' && isSeconds(input['duration'])) {
     const { duration: _ignored, ...rest } = input;
     checked = rest;
   }
@@ -247,4 +248,9 @@ export function taskRoutes(): Array<CompiledRoute<Handler>> {
     compileRoute('GET', routes.endToEndDubbingStatus, task, statusHandler('dubbing')),
     compileRoute('GET', routes.dubbedRunInfo, run, dubbedRunInfo),
   ];
+}
+
+/** A finite number of seconds above 0. */
+function isSeconds(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }

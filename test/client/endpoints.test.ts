@@ -46,6 +46,11 @@ describe('every endpoint on its happy path', () => {
     const { task_id } = await lastValueFrom(client.sound.create({ prompt: 'a march', audio_type: 'music', duration: 30 }));
     expect(task_id).toBeTruthy();
     expect(emu.requests.length).toBe(before + 1);
+    // the field's type holds: not a number of seconds is refused before anything is sent
+    for (const duration of ['abc', -5, Number.NaN]) {
+      await expect(lastValueFrom(client.sound.create({ prompt: 'a march', audio_type: 'music', duration: duration as number }))).rejects.toBeInstanceOf(ValidationError);
+    }
+    expect(emu.requests.length).toBe(before + 1);
   });
 
   it('ttsTask (deprecated /tts flow, formerly client.speech): task, status, result, fetchResults; warns once per method', async () => {

@@ -237,6 +237,8 @@ describe('text to sound', () => {
   it('validates duration and project fields', async () => {
     const em = await start();
     expect422(await call(em, 'POST', routes.textToSound, { ...sound, duration: 10.5 }), ['body', 'duration']);
+    // music: no limit, but a number of seconds still
+    for (const duration of ['abc', -5]) expect422(await call(em, 'POST', routes.textToSound, { ...sound, audio_type: 'music', duration }), ['body', 'duration']);
     expect422(await call(em, 'POST', routes.textToSound, { ...sound, project_name: 'ab' }), ['body', 'project_name']);
     expect422(await call(em, 'POST', routes.textToSound, { ...sound, project_name: 'x'.repeat(256) }), ['body', 'project_name']);
     expect422(await call(em, 'POST', routes.textToSound, { ...sound, project_description: 'ab' }), ['body', 'project_description']);
