@@ -22,27 +22,25 @@ function naiveSegments(text: string): string[] {
 }
 
 describe('SpeechLedger: a service that cuts elsewhere, word for word', () => {
-  it('an ellipsis the service ends at: the segments after it are where it said (control: a reported text that is no prefix keeps the guess)', () => {
+  /** A ledger sent `Four... yes. Fi` + `ve has it.`, whose service reported `segments` (the last one cut off). */
+  function cutOffAfter(...segments: string[]): SpeechLedger {
     const ledger = new SpeechLedger({ locale: 'en-us' });
     ledger.push('Four... yes. Fi');
     ledger.push('ve has it.');
-    ledger.segmentStarted(0, 'Four...');
-    ledger.segmentDelivered(0);
-    ledger.segmentStarted(1, ' yes.');
-    ledger.segmentDelivered(1);
-    ledger.segmentStarted(2, ' Five has it.');
+    segments.forEach((text, id) => {
+      ledger.segmentStarted(id, text);
+      if (id < segments.length - 1) ledger.segmentDelivered(id);
+    });
     ledger.abortInProgress();
-    expect(ledger.resend().trim()).toBe('Five has it.');
-    expect(ledger.stats().mismatches).toBe(0);
+    return ledger;
+  }
+
+  it('an ellipsis the service ends at: the segments after it are where it said (control: a reported text that is no prefix keeps the guess)', () => {
+    const late = cutOffAfter('Four...', ' yes.', ' Five has it.');
+    expect(late.resend().trim()).toBe('Five has it.');
+    expect(late.stats().mismatches).toBe(0);
     // cut off inside `yes.`: it is re-sent, not lost
-    const early = new SpeechLedger({ locale: 'en-us' });
-    early.push('Four... yes. Fi');
-    early.push('ve has it.');
-    early.segmentStarted(0, 'Four...');
-    early.segmentDelivered(0);
-    early.segmentStarted(1, ' yes.');
-    early.abortInProgress();
-    expect(early.resend().trim()).toBe('yes. Five has it.');
+    expect(cutOffAfter('Four...', ' yes.').resend().trim()).toBe('yes. Five has it.');
     // control: words the service changed (no prefix of the sent text) are still matched to our sentence end
     const changed = new SpeechLedger({ locale: 'en-us' });
     changed.push('Four... yes. Five has it.');
