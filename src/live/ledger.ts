@@ -321,7 +321,7 @@ export class SpeechLedger {
    *    was sent: the service's idle timer runs on when chunks arrive, not when they left;
    * 3. later only if the reported text equals, folded, the sent text up to a later sentence
    *    end or chunk end (a service that did not end a sentence where our rules do, and said
-   *    so word for word);
+   *    so word for word; after a chunk end, its segmentation is modelled anew from there);
    * 4. where none of those matches, at the end of the sent text the reported text equals,
    *    folded, from `from` on, wherever that is (a service that cut where our rules do not,
    *    `Four...` | `yes.`, and said so word for word); the service's segmentation is then
@@ -342,8 +342,13 @@ export class SpeechLedger {
     if (flush === undefined && sentenceEnd !== undefined) {
       const later = this.sentenceEnds.first((end) => end > sentenceEnd && covers(end));
       if (later !== undefined) return later;
+      // the service said the text up to a later chunk end word for word: its segment ends there
+      // (flushed there whole), and its segmenter starts afresh after it
       const laterChunk = this.chunkEnds().find((end) => end > sentenceEnd && covers(end));
-      if (laterChunk !== undefined) flush = { at: laterChunk, pieces: this.flushedEnds(from, laterChunk) };
+      if (laterChunk !== undefined) {
+        this.remodelFrom(laterChunk);
+        return laterChunk;
+      }
     }
     if (flush === undefined) {
       const prefix = this.prefixEnd(from, want);

@@ -49,6 +49,16 @@ describe('SpeechLedger: a service that cuts elsewhere, word for word', () => {
     expect(changed.unspoken().trim()).toBe('Five has it.');
   });
 
+  it('a segment the service said up to a later chunk end, past a stop our rules cut at (`big 3.` | `5 Dr.`): it ends at that chunk end', () => {
+    const ledger = new SpeechLedger({ locale: 'en-us' });
+    for (const chunk of ['big 3.', '5 Dr.', ' Four.']) ledger.push(chunk);
+    ledger.segmentStarted(0, 'big 3.5 Dr.');
+    ledger.segmentDelivered(0);
+    ledger.segmentStarted(1, ' Four.');
+    ledger.abortInProgress();
+    expect(ledger.resend().trim()).toBe('Four.');
+  });
+
   it('property: for any chunking and any drop, what was delivered and what is re-sent are the text, in order, once', () => {
     const words = fc.constantFrom('Four', 'yes', 'Dr.', 'Smith', 'e.g.', 'the', 'U.S.', 'is', 'big', '3.5', 'wait...', 'ok!', 'Why?', 'No.', 'Mr.', 'Jones');
     fc.assert(
