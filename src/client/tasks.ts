@@ -156,7 +156,8 @@ export function pollTask<R>(
     const prediction = polling.adaptive ? model.predict(family.name, size) : undefined;
     const statusOnce = (): Observable<TaskStatus> =>
       transport.json(
-        { method: 'GET', path: family.statusPath(taskId), kind: 'idempotent', endpoint: `GET ${family.name} status`, signal: options.signal },
+        // the task named in errors (an unknown status...), so that `tasks.resume` can take it up
+        { method: 'GET', path: family.statusPath(taskId), kind: 'idempotent', endpoint: `GET ${family.name} status of task ${taskId}`, signal: options.signal },
         TaskStatusAnswerSchema,
       );
     const poll = (n: number, lastSentMs: number): Observable<TaskPendingEvent | TaskResultEvent<R>> => {

@@ -232,6 +232,22 @@ describe('hostile HTTP servers', () => {
       expect((error as ProtocolError).message).not.toContain(KEY);
     });
   }
+
+  it('a status the contract does not list while a task is polled: ProtocolError naming the task, for tasks.resume (control: a listed one is polled on)', async () => {
+    let polls = 0;
+    const server = await httpServer((req, res) => {
+      req.resume();
+      if (req.method === 'POST') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"task_id":"t-42"}');
+      polls++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(polls === 1 ? '{"status":"PENDING","run_id":null}' : '{"status":"CANCELLED","run_id":null}');
+    });
+    cleanups.push(() => server.close());
+    const client = clientOn(server.baseUrl, { polling: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0 } });
+    const { error } = await timedError(client.textToSound({ prompt: 'rain' }));
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).message).toContain('GET text-to-sound status of task t-42');
+    expect(polls).toBe(2);
+  });
 });
 
 // ---------------------------------------------------------------------------
