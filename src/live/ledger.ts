@@ -365,13 +365,17 @@ export class SpeechLedger {
     return firstPieceEnd(flush);
   }
 
-  /** The end of the shortest sent text from `from` on that folds to `want` (words in it), or undefined. */
+  /**
+   * The end of the shortest sent text from `from` on that folds to `want`, where a service
+   * could have cut (after a stop, a closing quote or bracket, before whitespace or the end of
+   * the text sent), or undefined. A report that ends mid-word is a wording, not a cut.
+   */
   private prefixEnd(from: Offset, want: string): Offset | undefined {
     if (want === '') return undefined;
     const text = this.slice(from, this.end);
     for (let i = 1; i <= text.length; i++) {
       const folded = fold(text.slice(0, i));
-      if (folded === want) return from + i;
+      if (folded === want) return CUT_BEFORE.test(text.slice(i - 1, i + 1)) ? from + i : undefined;
       if (folded.length > want.length + 4) return undefined; // (+4: room for forms NFKC composes)
     }
     return undefined;
@@ -501,6 +505,9 @@ class OffsetQueue {
     while (this.items.length > this.head && (this.items[this.items.length - 1] as Offset) > offset) this.items.pop();
   }
 }
+
+/** A stop (or a closer after one) then whitespace or nothing: where a service may end a segment. */
+const CUT_BEFORE = /^[.!?…。！？；;:)\]"'”’»」』）]\s?$/u;
 
 /** Spaces and tabs only (no line break: nothing a segmenter could cut at), or nothing. */
 const SPACES = /^[ \t]*$/;

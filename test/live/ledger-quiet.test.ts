@@ -75,7 +75,6 @@ function ledgerEnds(chunks: readonly string[], locale: string | undefined): { en
 describe('the ledger gives its model quiet chunks late', () => {
   it('property: word tokens and random cuts, the same sentence ends as a service given every chunk', () => {
     let waited = 0;
-    let controlDiffers = 0;
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 30 }).map((a) => a.join('')),
@@ -88,13 +87,17 @@ describe('the ledger gives its model quiet chunks late', () => {
           const ledger = ledgerEnds(chunks, locale);
           waited += ledger.waited;
           expect(ledger.ends).toEqual(reference);
-          if (JSON.stringify(serviceEnds(chunks, locale, true)) !== JSON.stringify(reference)) controlDiffers++;
         },
       ),
       { numRuns: 2000 },
     );
     expect(waited).toBeGreaterThan(1000); // chunks did wait (often)
-    expect(controlDiffers).toBeGreaterThan(0); // control: waiting after an undecided stop changes the ends
+    // control: waiting after an undecided stop changes the ends (a case of these fragments that
+    // the random draws reach in most runs, not all: here it is fixed), and the ledger does not wait there
+    for (const chunks of [['U', '.S.? i', '你好'], ['?z', '.', 'B', '.']]) {
+      expect(serviceEnds(chunks, 'en-us', true)).not.toEqual(serviceEnds(chunks, 'en-us'));
+      expect(ledgerEnds(chunks, 'en-us').ends).toEqual(serviceEnds(chunks, 'en-us'));
+    }
   });
 
   it('a sentence said word by word: the model is given its words at the sentence end, once', () => {
