@@ -89,10 +89,8 @@ export class SpeechLedger {
    */
   private unmodelled = 0;
   private modelCursor: Offset = 0;
-  private mismatches = 0;
-  private pushedChars = 0;
-  private deliveredSegments = 0;
-  private skippedSegments = 0;
+  /** Segments whose reported text did not match the text sent for them. */
+  mismatches = 0;
   /** The session's locale (a string, not the options object: one object less a session). */
   private readonly locale: string | undefined;
 
@@ -113,7 +111,6 @@ export class SpeechLedger {
     if (this.chunks.length === 0) this.chunks = [text];
     else this.chunks.push(text);
     this.end += text.length;
-    this.pushedChars += text.length;
     // (a chunk handed with the gate's segmenter was held, so never quiet: it has the stop, closer or line break held)
     if (segmenter === undefined && isQuietText(text) && (this.unmodelled > 0 || this.model === undefined || this.model.undecidedFrom() < 0)) {
       this.unmodelled += text.length;
@@ -146,7 +143,6 @@ export class SpeechLedger {
     if (!span || span.segment_id !== segment_id) return;
     this.completed = span.end;
     this.inProgress = undefined;
-    this.deliveredSegments++;
     this.compact();
   }
 
@@ -161,7 +157,6 @@ export class SpeechLedger {
     const match = this.check(from, end, text);
     this.completed = this.started = end;
     this.inProgress = undefined;
-    this.skippedSegments++;
     this.compact();
     return match;
   }
@@ -190,10 +185,7 @@ export class SpeechLedger {
     this.sentenceEnds = new OffsetQueue();
     this.unmodelled = 0; // that text is in `rest`
     this.setModel(this.newModel());
-    if (rest !== '') {
-      this.push(rest);
-      this.pushedChars -= rest.length; // counted once already
-    }
+    if (rest !== '') this.push(rest);
     return rest;
   }
 
@@ -206,11 +198,6 @@ export class SpeechLedger {
     return this.sentenceEnds.last() > this.started;
   }
 
-  /** The segment started but not yet done, if any. */
-  get segmentInProgress(): { segment_id: number; text: string } | undefined {
-    return this.inProgress ? { segment_id: this.inProgress.segment_id, text: this.inProgress.text } : undefined;
-  }
-
   /**
    * The text sent but not yet accounted for by a delivered or skipped segment, in
    * order, with leading whitespace removed ('' when everything was spoken).
@@ -219,15 +206,6 @@ export class SpeechLedger {
     return this.slice(this.completed, this.end).trimStart();
   }
 
-  /** Counters, for tests and diagnostics. */
-  stats(): { pushedChars: number; delivered: number; skipped: number; mismatches: number } {
-    return {
-      pushedChars: this.pushedChars,
-      delivered: this.deliveredSegments,
-      skipped: this.skippedSegments,
-      mismatches: this.mismatches,
-    };
-  }
 
   // --- the model of the service's segmentation --------------------------------
 

@@ -266,7 +266,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
       case 'session.done':
         // "All work is finished" while text the server echoed faithfully is still
         // unspoken (or a segment is open): completing would lose that text silently.
-        if (connection.inProgress !== undefined || (ledger.unspoken() !== '' && ledger.stats().mismatches === 0)) {
+        if (connection.inProgress !== undefined || (ledger.unspoken() !== '' && ledger.mismatches === 0)) {
           return this.protocolError(connection, 'The server sent session.done before all text was spoken');
         }
         this.phase = 'done';

@@ -218,7 +218,7 @@ describe('the gate hands its segmenter to the ledger', () => {
     ledger.segmentStarted(1, 'Delta epsilon zeta number 1!');
     ledger.segmentDelivered(1);
     expect(ledger.unspoken()).toBe('');
-    expect(ledger.stats()).toMatchObject({ delivered: 2, mismatches: 0 });
+    expect(ledger.mismatches).toBe(0);
   });
 
   it('no hand-over when part of the segmenter\'s text went out before the flush, or the model holds text', () => {

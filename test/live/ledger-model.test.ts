@@ -73,6 +73,6 @@ describe('the ledger model dropped between sentences', () => {
     ledger.segmentStarted(2, 'Bye.');
     ledger.segmentDelivered(2);
     expect(ledger.unspoken()).toBe('');
-    expect(ledger.stats()).toMatchObject({ delivered: 3, mismatches: 0 });
+    expect(ledger.mismatches).toBe(0);
   });
 });

@@ -38,7 +38,7 @@ describe('SpeechLedger: a service that cuts elsewhere, word for word', () => {
   it('an ellipsis the service ends at: the segments after it are where it said (control: a reported text that is no prefix keeps the guess)', () => {
     const late = cutOffAfter('Four...', ' yes.', ' Five has it.');
     expect(late.resend().trim()).toBe('Five has it.');
-    expect(late.stats().mismatches).toBe(0);
+    expect(late.mismatches).toBe(0);
     // cut off inside `yes.`: it is re-sent, not lost
     expect(cutOffAfter('Four...', ' yes.').resend().trim()).toBe('yes. Five has it.');
     // control: words the service changed (no prefix of the sent text) are still matched to our sentence end
