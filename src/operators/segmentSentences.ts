@@ -2,6 +2,7 @@ import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, 
 import { add, checkNumber, isRecord, optionIssues, throwIfIssues } from '../core/checks.js';
 import { afterSentenceRules } from '../live/sentence-rules.js';
 import { createSentenceSegmenter, sentenceSegmenterOptions } from '../text/sentences.js';
+import { flushWords } from '../text/idle-flush.js';
 
 /**
  * The options checked as `z.object({ locale: z.optional(z.string()), maxBufferSize:
@@ -148,7 +149,7 @@ function segmentLoaded(source: Observable<string>, { segmenterOptions, scheduler
       if (due === undefined) return;
       timer = scheduler.schedule(() => {
         timer = undefined;
-        emit(segmenter.flushWords());
+        emit(flushWords(segmenter));
       }, due);
     };
 

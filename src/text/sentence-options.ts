@@ -1,5 +1,6 @@
 /** Options and interface of the sentence core (`createSentenceSegmenter` in `sentences.ts`). */
 import { optionError } from '../core/validation.js';
+import type { PieceScan, PieceText } from './sentence-scan.js';
 
 export interface SentenceSegmenterOptions {
   /** Locale tag (e.g. `en-us`, `de-de`) choosing abbreviation sets. */
@@ -16,7 +17,7 @@ export interface SentenceSegmenterOptions {
  * - **Lossless**: the pieces joined are the input, code unit for code unit. No piece is empty.
  * - **Chunking invariance**: the pieces depend only on the text, never on how it was split
  *   into `feed` calls (splits inside surrogate pairs included). Only `maxBufferSize`
- *   force-cuts and `flushWords()` (time-driven) cut elsewhere, and both stay lossless. Every
+ *   force-cuts and `flushAt()` (time-driven) cut elsewhere, and both stay lossless. Every
  *   character is looked at a bounded number of times: the work is linear in the input.
  * - **Whitespace leads**: a boundary sits right after the terminal punctuation and any
  *   closing quotes/brackets glued to it; the whitespace after it starts the next piece
@@ -30,6 +31,9 @@ export interface SentenceSegmenterOptions {
  * NOTE: `maxBufferSize` (default 65 536 code units) bounds the buffer: beyond it the text is
  * cut at the last whitespace (or hard, never inside a surrogate pair).
  */
+/** Where a time-driven flush cuts: an offset into the buffered text, from the scan's state (<= 0: nowhere). */
+export type FlushPoint = (scan: Readonly<PieceScan>, text: PieceText) => number;
+
 export interface SentenceSegmenter {
   /** Feed more text; returns sentences now complete, in order. */
   feed(text: string): string[];
@@ -38,11 +42,11 @@ export interface SentenceSegmenter {
   /** Text buffered, not yet returned. */
   pending(): string;
   /**
-   * Cut the buffered text at its last word boundary (idle flush): returns the complete words
-   * (zero or one piece) and keeps a partial last word buffered. A word is complete when
-   * whitespace or punctuation follows it; CJK text may be cut after any character.
+   * Cut the buffered text where `where` says (an offset into `pending()`; nothing when it is
+   * <= 0), as a time-driven flush does (`flushWords` of `idle-flush.ts`): returns the piece
+   * before it (zero or one piece) and keeps the rest buffered.
    */
-  flushWords(): string[];
+  flushAt(where: FlushPoint): string[];
   /**
    * Whether the buffered text is at a sentence boundary: nothing but whitespace is buffered,
    * or the buffered text would end as a sentence if a new sentence (`" A"`) started right

@@ -9,7 +9,7 @@
  * {@link TAG_LOOKAHEAD} code units, and not past a line break or another `<`; otherwise it is
  * text. `a < b` is text at once.
  */
-import type { SentenceSegmenter } from './sentence-options.js';
+import type { FlushPoint, SentenceSegmenter } from './sentence-options.js';
 
 /** How far a `<` looks for its `>` before it counts as text. */
 export const TAG_LOOKAHEAD = 512;
@@ -75,8 +75,8 @@ export class TagSafeSegmenter<I extends ResettableSegmenter = ResettableSegmente
     this.inner.reset();
   }
 
-  flushWords(): string[] {
-    return this.unmask(this.inner.flushWords(), []);
+  flushAt(where: FlushPoint): string[] {
+    return this.unmask(this.inner.flushAt(where), []);
   }
 
   atBoundary(): boolean {

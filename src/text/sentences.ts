@@ -34,7 +34,7 @@ import { rulesFor, type LocaleRules } from './abbreviations.js';
 import { citation, decide, extendRun, LOOKAHEAD, LOOKBACK } from './sentence-decision.js';
 import { lastLineCut, lineEndCut, lineStarts, nextLineCut, wordEndCut, type ListMemory } from './sentence-breaks.js';
 import { expectedCloser, isCjk, isCloser, isDot, isInert, isNewline, isWhitespace, isWordChar } from './sentence-marks.js';
-import { sentenceSegmenterOptions, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
+import { sentenceSegmenterOptions, type FlushPoint, type SentenceSegmenter, type SentenceSegmenterOptions } from './sentence-options.js';
 import { newPieceScan, openCandidate, PieceText, type PieceScan, popQuote, quoteOpen, stopKindOf } from './sentence-scan.js';
 import { tagSafeSegmenter, TagSafeSegmenter, type ResettableSegmenter } from './sentence-tags.js';
 
@@ -133,14 +133,8 @@ class SentenceEngine implements ResettableSegmenter {
     this.list.marker = undefined;
   }
 
-  flushWords(): string[] {
-    if (!this.st.hasContent) return [];
-    let at: number;
-    if (this.st.cand) at = this.st.cand.end;
-    else if (this.st.inWs) at = this.st.wsStart;
-    else if (isCjk(this.st.lastCode) || this.st.lastCode === 0x2c || this.st.lastCode === 0x3b || this.st.lastCode === 0x3a || this.st.lastCode === 0x3001 || this.st.lastCode === 0xff0c || this.st.lastCode === 0x060c || isCloser(this.st.lastCode)) {
-      at = this.st.len;
-    } else at = this.st.lastWsStart;
+  flushAt(where: FlushPoint): string[] {
+    const at = where(this.st, this.text);
     if (at <= 0) return [];
     this.cut(at);
     return this.take();

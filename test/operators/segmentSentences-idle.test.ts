@@ -28,6 +28,38 @@ describe('segmentSentences idle flush', () => {
     });
   });
 
+  it('keeps a number or a word the next token may continue (3. of 3.5, 1, of 1,000, 10: of 10:30, don\' of don\'t) buffered', () => {
+    const cases: Array<[string, string, string]> = [
+      ['It costs 3.', '5 euros', ' 3.5 euros'],
+      ['It costs $1,', '000 now', ' $1,000 now'],
+      ['It is 10:', '30 now', ' 10:30 now'],
+      ["I don'", 't know', " don't know"],
+      ['Version 2.', '0.1 is out', ' 2.0.1 is out'],
+    ];
+    for (const [a, b, rest] of cases) {
+      const head = a.slice(0, a.lastIndexOf(' '));
+      newScheduler().run(({ cold, expectObservable }) => {
+        const source = cold('a 9ms b|', { a, b });
+        expectObservable(source.pipe(segmentSentences({ idleTimeout: 5 }))).toBe('5ms x 5ms (y|)', { x: head, y: rest });
+      });
+    }
+  });
+
+  it('control: a comma, a stop or a quote after a word is still its end', () => {
+    const cases: Array<[string, string, string]> = [
+      ['Well,', ' then go', ' then go'],
+      ['It is done.', ' Go', ' Go'],
+      ["He said 'yes'", ' and left', ' and left'],
+      ['Version 2. ', 'Then', 'Then'],
+    ];
+    for (const [a, b, rest] of cases) {
+      newScheduler().run(({ cold, expectObservable }) => {
+        const source = cold('a 9ms b|', { a, b });
+        expectObservable(source.pipe(segmentSentences({ idleTimeout: 5 }))).toBe('5ms x 5ms (y|)', { x: a.trimEnd(), y: a.slice(a.trimEnd().length) + rest });
+      });
+    }
+  });
+
   it('flushes a word ended by a space', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       // default asyncScheduler, virtualised by TestScheduler.run

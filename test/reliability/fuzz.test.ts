@@ -15,6 +15,7 @@ import { LiveSessionError, RxVoiceError } from '../../src/core/errors.js';
 import { SseError, createSseParser, type SseEvent } from '../../src/text/sse.js';
 import { parseSse } from '../../src/operators/parseSse.js';
 import { createSentenceSegmenter } from '../../src/text/sentences.js';
+import { flushWords } from '../../src/text/idle-flush.js';
 import { httpServer, wsServer } from './helpers.js';
 import { SEED } from '../setup/seed.js';
 import { cpuLoadDuringFile } from '../setup/cpu-load.js';
@@ -156,7 +157,7 @@ describe('fuzz: the sentence core', () => {
         const pieces: string[] = [];
         for (const chunk of cut(text, cuts)) {
           pieces.push(...s.feed(chunk));
-          if (flush) pieces.push(...s.flushWords());
+          if (flush) pieces.push(...flushWords(s));
         }
         pieces.push(...s.end());
         expect(pieces.join('')).toBe(text);

@@ -89,7 +89,7 @@ describe('the spare sentence segmenter', () => {
   });
 
   it('a segmenter it did not make is never kept', () => {
-    const foreign: SentenceSegmenter = { feed: () => [], end: () => [], pending: () => '', flushWords: () => [], atBoundary: () => true, undecidedFrom: () => -1 };
+    const foreign: SentenceSegmenter = { feed: () => [], end: () => [], pending: () => '', flushAt: () => [], atBoundary: () => true, undecidedFrom: () => -1 };
     releaseSentenceSegmenter(foreign);
     expect(takeSentenceSegmenter()).not.toBe(foreign);
   });

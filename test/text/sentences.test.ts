@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSentenceSegmenter } from '../../src/text/sentences.js';
+import { flushWords } from '../../src/text/idle-flush.js';
 import { ValidationError } from '../../src/core/errors.js';
 import { SENTENCE_CASES } from './sentenceCases.js';
 
@@ -201,7 +202,7 @@ describe('flushWords', () => {
   it('cuts at the last word boundary and keeps the partial word', () => {
     const s = createSentenceSegmenter();
     s.feed('Hello wonderful wor');
-    expect(s.flushWords()).toEqual(['Hello wonderful']);
+    expect(flushWords(s)).toEqual(['Hello wonderful']);
     expect(s.pending()).toBe(' wor');
     expect(s.feed('ld. Next')).toEqual([' world.']);
     expect(s.end()).toEqual([' Next']);
@@ -209,21 +210,21 @@ describe('flushWords', () => {
 
   it('flushes a word ended by a space or punctuation, and never an empty piece', () => {
     const s = createSentenceSegmenter();
-    expect(s.flushWords()).toEqual([]);
+    expect(flushWords(s)).toEqual([]);
     s.feed('one, ');
-    expect(s.flushWords()).toEqual(['one,']);
-    expect(s.flushWords()).toEqual([]);
+    expect(flushWords(s)).toEqual(['one,']);
+    expect(flushWords(s)).toEqual([]);
     s.feed('two,');
-    expect(s.flushWords()).toEqual([' two,']);
+    expect(flushWords(s)).toEqual([' two,']);
     s.feed('three');
-    expect(s.flushWords()).toEqual([]);
+    expect(flushWords(s)).toEqual([]);
     expect(s.pending()).toBe('three');
   });
 
   it('may cut CJK text after any character', () => {
     const s = createSentenceSegmenter({ locale: 'zh-cn' });
     s.feed('今天天气');
-    expect(s.flushWords()).toEqual(['今天天气']);
+    expect(flushWords(s)).toEqual(['今天天气']);
   });
 });
 
@@ -368,7 +369,7 @@ describe('properties', () => {
         const out: string[] = [];
         let last = 0;
         for (const at of [...cuts].map((c) => Math.min(c, text.length)).sort((a, b) => a - b)) {
-          out.push(...s.feed(text.slice(last, at)), ...s.flushWords());
+          out.push(...s.feed(text.slice(last, at)), ...flushWords(s));
           last = at;
         }
         out.push(...s.feed(text.slice(last)), ...s.end());
