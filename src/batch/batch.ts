@@ -2,7 +2,7 @@
  * `batch(jobs, options)`: many task jobs, resumable, with progress events.
  */
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, posix, resolve } from 'node:path';
 import { asyncScheduler, catchError, concat, defer, EMPTY, finalize, ignoreElements, throwError, from, lastValueFrom, mergeMap, Observable, of, switchMap, tap, timer, type SchedulerLike } from 'rxjs';
 import { z } from 'zod';
 import type { RxVoiceClient } from '../client/client.js';
@@ -229,7 +229,7 @@ async function checkOutputs(journal: Journal, jobs: readonly BatchJob[], out: st
 export function validateJobs(jobs: Iterable<BatchJobInput>): BatchJob[] {
   const list = [...jobs];
   const seen = new Set<string>();
-  return list.map((job, index) => {
+  const valid = list.map((job, index) => {
     const parsed = BatchJobSchema.safeParse(job);
     if (!parsed.success) throw new ValidationError(toValidationIssues(parsed.error, job, ['jobs', index]), { source: 'local', endpoint: 'batch()' });
     if (seen.has(parsed.data.id)) {
@@ -241,6 +241,34 @@ export function validateJobs(jobs: Iterable<BatchJobInput>): BatchJob[] {
     seen.add(parsed.data.id);
     return parsed.data;
   });
+  checkOutputsApart(valid);
+  return valid;
+}
+
+/**
+ * Two jobs writing the same output (`a` and `b` with `output: "a.json"`), or one writing
+ * inside another's (`x` and `x/a.json`), would overwrite a paid result or fail after paying:
+ * a {@link ValidationError} before anything is sent.
+ */
+function checkOutputsApart(jobs: readonly BatchJob[]): void {
+  const owner = new Map<string, number>();
+  const paths = jobs.map((job, index) => {
+    const path = posix.normalize(outputPathOf(job).replaceAll('\\', '/')).replace(/\/+$/, '');
+    const first = owner.get(path);
+    if (first !== undefined) throw outputClash(index, `${JSON.stringify(path)} is also the output of job ${JSON.stringify(jobs[first]!.id)}`);
+    owner.set(path, index);
+    return path;
+  });
+  paths.forEach((path, index) => {
+    for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
+      const first = owner.get(path.slice(0, cut));
+      if (first !== undefined) throw outputClash(index, `${JSON.stringify(path)} is inside ${JSON.stringify(path.slice(0, cut))}, the output of job ${JSON.stringify(jobs[first]!.id)}`);
+    }
+  });
+}
+
+function outputClash(index: number, msg: string): ValidationError {
+  return new ValidationError([{ loc: ['jobs', index, 'output'], msg, type: 'value_error' }], { source: 'local', endpoint: 'batch()' });
 }
 
 /** One job as an Observable of its events; unsubscribing aborts it. */

@@ -7,7 +7,8 @@
  * other lock is refused with a {@link JournalLockedError} naming its owner.
  */
 import { randomBytes } from 'node:crypto';
-import { link, readFile, rm, stat, unlink, writeFile, open } from 'node:fs/promises';
+import { link, readFile, realpath, rm, stat, unlink, writeFile, open } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { JournalLockedError } from './errors.js';
@@ -29,6 +30,19 @@ export interface JournalLock {
   release(): Promise<void>;
 }
 
+/** `path` with its links resolved: of the file when it exists, else of its folder (the path as given when neither exists). */
+async function realPath(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    try {
+      return join(await realpath(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
+  }
+}
+
 /** A break file older than this (ms) was left by a process that died while breaking a stale lock. */
 const STALE_BREAK_MS = 10_000;
 
@@ -38,7 +52,8 @@ const STALE_BREAK_MS = 10_000;
  * checked from here).
  */
 export async function lockJournal(journalPath: string): Promise<JournalLock> {
-  const path = `${journalPath}.lock`;
+  // the lock of the file itself: two names of one journal (a symlink, a linked folder) share it
+  const path = `${await realPath(journalPath)}.lock`;
   const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), token: randomBytes(8).toString('hex') };
   const content = `${JSON.stringify(owner)}\n`;
   const mine = `${path}.${process.pid}.${owner.token}`;

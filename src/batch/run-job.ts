@@ -230,14 +230,7 @@ function outputBytes(job: BatchJob, result: unknown): Uint8Array {
 
 async function writeOutput(path: string, job: BatchJob, result: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const file = await AtomicFile.open(path);
-  try {
-    await file.append([outputBytes(job, result)]);
-    await file.commit();
-  } catch (error) {
-    await file.abort();
-    throw error;
-  }
+  await AtomicFile.write(path, outputBytes(job, result));
 }
 
 /** Whether a file (an output) is there. */

@@ -127,6 +127,18 @@ export class AtomicFile {
     return new AtomicFile(target, temporaryPath, handle);
   }
 
+  /** Write `bytes` to `path` whole or not at all: a temporary file, committed (fsync, rename), removed on a failure. */
+  static async write(path: string, bytes: Uint8Array, options: AtomicFileOptions = {}): Promise<void> {
+    const file = await AtomicFile.open(path, options);
+    try {
+      await file.append([bytes]);
+      await file.commit();
+    } catch (error) {
+      await file.abort();
+      throw error;
+    }
+  }
+
   /**
    * Append `pieces` in order with one vectored write (`writev`); partial writes are
    * continued. Resolves with the bytes appended.

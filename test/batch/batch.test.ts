@@ -196,6 +196,34 @@ describe('batch', () => {
     expect(emu.requests.length).toBe(0);
     await client.close();
   });
+
+  it('refuses jobs whose outputs clash (the same file, or one inside another) before anything is paid', async () => {
+    emu = await emulator();
+    const client = clientFor(emu);
+    const [a, b] = translations(2);
+    const clashes: Array<[BatchJobInput[], RegExp]> = [
+      [[a!, { ...b!, output: 'j0.json' }], /"j0.json" is also the output of job "j0"/],
+      [[a!, { ...b!, output: './j0.json' }], /is also the output of job "j0"/],
+      [[{ ...a!, output: 'x/a.json' }, { ...b!, output: 'x' }], /"x\/a.json" is inside "x", the output of job "j1"/],
+      [[{ ...a!, output: 'x' }, { ...b!, output: 'x/deeper/a.json' }], /inside "x"/],
+    ];
+    for (const [jobs, message] of clashes) {
+      let error: unknown;
+      try {
+        batch(jobs, { client, out: dir });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toMatch(message);
+    }
+    expect(emu.requests.length).toBe(0);
+    // control: outputs side by side in one folder run, one task each
+    const events = await lastValueFrom(batch([{ ...a!, output: 'x/a.json' }, { ...b!, output: 'x/b.json' }], { client, out: join(dir, 'apart') }).pipe(toArray()));
+    expect(last(events)).toMatchObject({ done: 2, failed: 0 });
+    expect(creations(emu)).toBe(2);
+    await client.close();
+  });
 });
 
 describe('parseJobLines', () => {

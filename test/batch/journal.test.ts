@@ -4,7 +4,7 @@
  * real sockets; every "nothing was sent" has a control run that does send.
  */
 import { spawn } from 'node:child_process';
-import { appendFile, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -343,6 +343,27 @@ describe('one batch per journal', () => {
     // Released on completion: a third run takes it (and sends nothing).
     expect(last(await lastValueFrom(batch(JOBS, { client, out: dir }).pipe(toArray())))).toMatchObject({ skipped: 4 });
     await expect(stat(`${journalPath()}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+    await client.close();
+  });
+
+  it('a second batch naming the same journal through a symlink refuses too (the lock is of the file, not of its name)', async () => {
+    const client = clientFor(emu);
+    const first = lastValueFrom(batch(JOBS, { client, out: dir }).pipe(toArray()));
+    while (!(await stat(`${journalPath()}.lock`).then(() => true, () => false))) await new Promise((r) => setTimeout(r, 5));
+    const link = join(dir, '..', `${dir.split('/').pop()}-journal-link.jsonl`);
+    await symlink(journalPath(), link);
+    try {
+      const error = await failure(lastValueFrom(batch(JOBS, { client, out: join(dir, 'second'), journal: link })));
+      expect(error).toBeInstanceOf(JournalLockedError);
+      expect(last(await first)).toMatchObject({ done: 4 });
+      expect(creations()).toBe(4);
+      // control: once released, the link's run takes the lock and pays nothing again (every job is in the journal)
+      const again = await lastValueFrom(batch(JOBS, { client, out: join(dir, 'second'), journal: link }).pipe(toArray()));
+      expect(last(again)).toMatchObject({ failed: 0 });
+      expect(creations()).toBe(4);
+    } finally {
+      await rm(link, { force: true });
+    }
     await client.close();
   });
 

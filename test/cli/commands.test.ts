@@ -362,6 +362,21 @@ describe('rxvoice sound', () => {
     expect(stdout.text()).toBe('');
   });
 
+  it('-o writes the file whole or not at all: a write that fails (a file size limit, as a full disk) keeps the earlier file, no temporary left', async () => {
+    const target = join(dir, 'kept.wav');
+    writeFileSync(target, 'an earlier take');
+    const argv = ['sound', 'rain on a tin roof', '--duration', '2', '-o', 'kept.wav'];
+    // 2 s of audio is 32 KB or more; the shell's limit is 16 blocks of 512 bytes (Node ignores SIGXFSZ: the write fails with EFBIG)
+    const limited = await runShell(`ulimit -f 16; exec "${process.execPath}" "${join(ROOT, 'bin/rxvoice.js')}" ${argv.map((a) => `'${a}'`).join(' ')}`, envFor());
+    expect(limited.code, limited.stderr).toBe(1);
+    expect(readFileSync(target, 'utf8')).toBe('an earlier take');
+    expect(readdirSync(dir).filter((name) => name.includes('kept.wav') && name !== 'kept.wav')).toEqual([]);
+    // control: without the limit the same command replaces it
+    const free = await runChild(argv, envFor());
+    expect(free.code, free.stderr).toBe(0);
+    expect(wavSeconds(readFileSync(target))).toBeCloseTo(2, 1);
+  });
+
   it('exits 4 on a validation error (duration over 10 s)', async () => {
     const run = await cli(['sound', 'thunder', '--duration', '11', '-o', 'x.wav']);
     expect(run.code).toBe(4);
@@ -668,6 +683,19 @@ function runChild(argv: string[], env: Record<string, string>): Promise<{ code: 
       env: { PATH: process.env['PATH'] ?? '', RXVOICE_FROM_SOURCE: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `script` run by bash in the test's folder, with the environment `runChild` gives. */
+function runShell(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', RXVOICE_FROM_SOURCE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

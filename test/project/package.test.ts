@@ -274,6 +274,13 @@ beforeAll(() => {
 }, 240_000);
 
 describe('the packed package in a strict consumer', () => {
+  it('npm pack and npm publish build dist/ first (dist/ is not in git: a pack from a clean checkout would ship no code)', () => {
+    const scripts = (pkg as unknown as { scripts: Record<string, string> }).scripts;
+    expect(scripts['prepack']).toBe('npm run build');
+    expect(readFileSync(join(ROOT, '.gitignore'), 'utf8')).toMatch(/^dist\/$/m); // control: why it is needed
+    expect(pack.files.some((f) => f.startsWith('dist/'))).toBe(true);
+  });
+
   it('type-checks every README TypeScript block as printed: each its own module, nothing declared for it', { timeout: 240_000 }, () => {
     // a project of their own, next to src/ (the prelude's global declarations are not in it)
     const dir = join(consumer, 'readme');

@@ -2,7 +2,6 @@
  * `rxvoice sound "prompt" [--music] [--duration S] -o out.wav`: a text-to-sound task,
  * with its progress on stderr, and the audio written to a file.
  */
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { tap } from 'rxjs';
 import type { TaskEvent } from '../../client/tasks.js';
@@ -15,6 +14,7 @@ import { startProgress } from '../progress.js';
 import { runToEnd } from '../run.js';
 import { audioSeconds } from '../audio-info.js';
 import { checkWritablePath } from '../../sinks/index.js';
+import { AtomicFile } from '../../sinks/atomicFile.js';
 
 /** `rxvoice sound`: run a text-to-sound task and write its audio. Resolves with the exit code. */
 export async function soundCommand(argv: string[], context: CommandContext): Promise<number> {
@@ -56,7 +56,8 @@ export async function soundCommand(argv: string[], context: CommandContext): Pro
         );
       const last = await runToEnd(events$, context.signal);
       if (!last || last.type !== 'result') throw new Error('the task ended without a result');
-      await writeFile(output, last.result);
+      // whole or not at all: a kill or a full disk mid-write leaves any earlier file as it was
+      await AtomicFile.write(output, last.result);
       const seconds = audioSeconds(last.result);
       const summary = {
         type: 'result',
