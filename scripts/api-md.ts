@@ -50,12 +50,24 @@ function defaultOf(symbol: ts.Symbol, checker: ts.TypeChecker): string {
   const tag = symbol.getJsDocTags(checker).find((t) => t.name === 'default' || t.name === 'defaultValue');
   if (tag) return cell(ts.displayPartsToString(tag.text));
   const text = docOf(symbol, checker).replace(/\s+/g, ' ');
+  // one of listed values marked as the default: `'host'` (default: ...)
+  const marked = /('[^']+'|`[^`]+`) \(default[:)]/.exec(text);
+  if (marked) return cell(marked[1]!);
   const match = /\b[Dd]efault(?:s to|:)?\s+((?:`[^`]*`|[^;.(]|\.\d)+)/.exec(text);
   if (!match) return '';
-  let value = match[1]!.trim().replace(/[,:]$/, '');
-  // a default written inside brackets: `(default x)` leaves its closing bracket
-  if ((value.match(/\)/g) ?? []).length > (value.match(/\(/g) ?? []).length) value = value.replace(/\)\s*$/, '');
-  return cell(value);
+  let value = match[1]!.trim();
+  // a default written inside brackets, `(default x): more`: the value ends at the bracket that closes it
+  let depth = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '`') i = Math.max(i, value.indexOf('`', i + 1));
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) {
+      value = value.slice(0, i);
+      break;
+    }
+  }
+  return cell(value.trim().replace(/[,:]$/, ''));
 }
 
 function kindOf(symbol: ts.Symbol): string {

@@ -82,8 +82,9 @@ export type BatchOptions = z.input<typeof BatchOptionsSchema>;
  * ```
  *
  * A job that fails emits `failed` (with a typed error) and the batch goes on; retryable
- * failures (connection, timeouts, a task that ended TIMEOUT, 429) are retried up to
- * `retries` times, never PAYMENT_REQUIRED, validation or a task ERROR. The Observable
+ * failures (connection, timeouts of a call, 429) are retried up to `retries` times, never
+ * PAYMENT_REQUIRED, validation, a task ERROR or a task that ended TIMEOUT (the contract asks
+ * for a smaller request then). The Observable
  * completes after the last job; it errors (stopping every job) only when the journal
  * cannot be written (`JournalError`, e.g. disk full; what it holds stays valid), belongs
  * to other jobs (`JournalError` with `reason: 'mismatch'`), or the key is refused.

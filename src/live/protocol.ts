@@ -20,7 +20,7 @@ const index = () => z.int({ error: 'must be an integer' }).check(z.nonnegative({
 export const SessionConfigSchema = z.object({
   voice_id: VoiceIdSchema,
   language: z._default(LanguageSchema, 'en-us'),
-  /** The service defaults to mp3. */
+  /** `speak` and `client.speak` send `wav` when it is not given (the `session.start` frame itself, and so the service, defaults to mp3). @default wav */
   output_format: z._default(LiveOutputFormatSchema, 'mp3'),
   sample_rate: z.nullish(
     z.int({ error: 'must be an integer number of hertz' }).check(
