@@ -14,6 +14,9 @@ export class StreamWriter {
   private readonly onError = (error: Error): void => {
     this.failure ??= error;
   };
+  /** How to end each wait in progress (for 'drain', 'finish' or a flush) at once: `cancel`. */
+  private readonly waits = new Set<(error: Error) => void>();
+  private cancelled: Error | undefined;
 
   constructor(private readonly stream: Writable) {
     stream.on('error', this.onError);
@@ -38,8 +41,18 @@ export class StreamWriter {
 
   /** Resolves when the last chunk written was handed to the underlying resource. */
   async flush(): Promise<void> {
-    await this.lastFlush;
+    await this.cancellable(this.lastFlush);
     if (this.failure) throw this.failure;
+  }
+
+  /**
+   * End every wait in progress now, with an error, and refuse new ones: an unsubscribe while a
+   * stream that stopped reading holds a write (no 'drain' will come) leaves no listener and no
+   * pending write behind.
+   */
+  cancel(): void {
+    this.cancelled ??= new Error('the write was cancelled');
+    for (const stop of [...this.waits]) stop(this.cancelled);
   }
 
   /**
@@ -61,6 +74,19 @@ export class StreamWriter {
     this.stream.off('error', this.onError);
   }
 
+  /** `promise`, or the cancellation error once `cancel` is called. */
+  private cancellable<T>(promise: Promise<T>): Promise<T> {
+    if (this.cancelled) return Promise.reject(this.cancelled);
+    return new Promise<T>((resolve, reject) => {
+      const onCancel = (error: Error): void => {
+        this.waits.delete(onCancel);
+        reject(error);
+      };
+      this.waits.add(onCancel);
+      promise.then(resolve, reject).finally(() => this.waits.delete(onCancel));
+    });
+  }
+
   /** The stream's error, if it had one. */
   get error(): Error | undefined {
     return this.failure;
@@ -74,11 +100,18 @@ export class StreamWriter {
   private until(event: 'drain' | 'finish', closedMessage: string): Promise<void> {
     const stream = this.stream;
     return new Promise<void>((resolve, reject) => {
+      if (this.cancelled) return reject(this.cancelled);
       const cleanup = (): void => {
         stream.off(event, onEvent);
         stream.off('error', onError);
         stream.off('close', onClose);
+        this.waits.delete(onCancel);
       };
+      const onCancel = (error: Error): void => {
+        cleanup();
+        reject(error);
+      };
+      this.waits.add(onCancel);
       const onEvent = (): void => {
         cleanup();
         resolve();

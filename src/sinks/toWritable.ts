@@ -140,6 +140,8 @@ export function toWritable(stream: Writable, options: WritableOptions = {}): Ope
         };
       },
       interrupt() {
+        // a write waiting for a 'drain' that may never come (a reader that stopped) ends now
+        writer.cancel();
         if (options.destroyOnUnsubscribe && !stream.destroyed) stream.destroy();
       },
       async abort() {

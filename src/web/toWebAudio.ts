@@ -53,6 +53,8 @@ interface SegmentPlay {
   chunks: Chunk[];
   /** Seconds of the segment scheduled so far. */
   scheduled: number;
+  /** Audio-clock time its last scheduled buffer ends: where the next segment's audio starts, the same number. */
+  endTime: number;
   wordIndex: number;
   receivedTime: number | undefined;
   decoder: WavStreamDecoder | undefined;
@@ -233,6 +235,7 @@ class Player {
           words: event.word_timestamps ?? [],
           chunks: [],
           scheduled: 0,
+          endTime: 0,
           wordIndex: 0,
           receivedTime: undefined,
           decoder: undefined,
@@ -247,6 +250,8 @@ class Player {
       case 'segmentDone': {
         const segment = this.segments.get(event.segment_id);
         if (segment === undefined) return;
+        // all of it arrived: a reconnect from now on does not abandon it (its decode ends it)
+        if (this.current === segment) this.current = undefined;
         if (segment.decoder === undefined && segment.encoded.length > 0) this.decodeWhole(segment);
         else this.endSegment(segment);
         return;
@@ -366,6 +371,7 @@ class Player {
     this.sources.add(source);
     source.start(start);
     this.nextTime = start + buffer.duration;
+    segment.endTime = this.nextTime;
     this.buffers.push({ start, duration: buffer.duration });
     if (segment.chunks.length === 0) {
       this.subscriber.next({
@@ -403,8 +409,9 @@ class Player {
     this.tracker.setDuration(segment.id, segment.scheduled);
     this.segments.delete(segment.id);
     if (this.current === segment) this.current = undefined;
-    const last = segment.chunks[segment.chunks.length - 1];
-    const end = last === undefined ? this.context.currentTime : last.start + (segment.scheduled - last.offset);
+    // the very number the next segment starts at: computed apart, the two could differ by a
+    // rounding and put this segment's end after the next one's start
+    const end = segment.chunks.length === 0 ? this.context.currentTime : segment.endTime;
     this.at(end, { type: 'segmentPlayed', segment_id: segment.id, time: end });
   }
 

@@ -133,6 +133,22 @@ describe('toWritable', () => {
     expect(stream.destroyed).toBe(false);
   });
 
+  it('unsubscribing while a write waits for a drain that never comes (a reader that stopped) leaves no listener, each time (control: the wait was there)', async () => {
+    // write callbacks never called: the stream never drains
+    const stalled = new Writable({ highWaterMark: 4, write: () => undefined });
+    const counts = (): number[] => ['error', 'drain', 'close', 'finish'].map((event) => stalled.listenerCount(event));
+    const before = counts();
+    for (let round = 0; round < 12; round++) {
+      const source = new Subject<Uint8Array>();
+      const subscription = source.pipe(toWritable(stalled)).subscribe();
+      source.next(new Uint8Array(16));
+      await waitFor(() => stalled.listenerCount('drain') > before[1]!, 5000, 'waiting for a drain'); // control
+      subscription.unsubscribe();
+      await waitFor(() => counts().every((count, i) => count === before[i]), 5000, 'listeners removed');
+    }
+    expect(stalled.destroyed).toBe(false);
+  });
+
   describe('a stream destroyed without an error fails the output instead of waiting forever', () => {
     async function destroyedAfterOneWrite(options: { end?: boolean }, then: (source: Subject<Uint8Array>) => void): Promise<unknown> {
       // the stream's 'close' has been emitted by then: nothing more will come from it

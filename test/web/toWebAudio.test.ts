@@ -468,6 +468,52 @@ describe('toWebAudio in virtual time', () => {
     });
   });
 
+  it('a segment is played before the next one plays, whatever rounding its length gives (gapless WAV at 22,050 Hz, three frames a segment)', () => {
+    const rate = 22_050;
+    // lengths whose end, added up frame by frame, differs from the next start by a rounding (found at random); and others
+    for (const sizes of [[6147, 14_862], [2049, 4954], [22_050, 11_025, 7], [1, 3, 5, 7, 11, 13, 17, 19]]) {
+      const scheduler = new VirtualTimeScheduler();
+      const context = new FakeContext(() => scheduler.now() / 1000);
+      const speech = new Subject<LiveSpeechEvent>();
+      const events: PlaybackEvent[] = [];
+      const statuses: string[] = [];
+      speech.pipe(toWebAudio({ context, scheduler })).subscribe((event) => events.push(event));
+      speech.pipe(toWebAudio({ context: new FakeContext(() => scheduler.now() / 1000), scheduler }), playbackState()).subscribe((state) => statuses.push(state.status));
+      speech.next({ type: 'ready', session_id: 's', run_id: 1, config: { output_format: 'wav' } });
+      sizes.forEach((size, id) => {
+        const bytes = encodeWav16(new Int16Array(size * 3), rate);
+        const third = Math.floor((bytes.length - 44) / 6) * 2;
+        speech.next({ type: 'segmentStart', segment_id: id, text: `S${id}.` });
+        for (const [from, to] of [[0, 44 + third], [44 + third, 44 + 2 * third], [44 + 2 * third, bytes.length]] as const) speech.next({ type: 'audio', segment_id: id, bytes: bytes.subarray(from, to) });
+        speech.next({ type: 'segmentDone', segment_id: id });
+      });
+      speech.complete();
+      scheduler.flush();
+      const order = events.filter((e) => e.type === 'segmentPlaying' || e.type === 'segmentPlayed').map((e) => `${e.type === 'segmentPlaying' ? 'P' : 'Y'}${e.segment_id}`);
+      expect(order).toEqual(sizes.flatMap((_, id) => [`P${id}`, `Y${id}`]));
+      // so the state a UI shows is 'playing' to the end of the last segment ('waiting' only for the instant between two)
+      expect(statuses.slice(statuses.indexOf('playing'), statuses.lastIndexOf('playing') + 1).filter((status, i, all) => status !== 'playing' && all[i + 1] !== 'playing')).toEqual([]);
+      expect(statuses.at(-1)).toBe('ended');
+    }
+  });
+
+  it('a reconnect after a decoded format\'s segmentDone, its decode still running: the segment is played once, after its audio (control: a reconnect while it arrives ends it at once)', async () => {
+    for (const whileArriving of [false, true]) {
+      const context = new FakeContext(() => performance.now() / 1000);
+      const speech = new Subject<LiveSpeechEvent>();
+      const done = lastValueFrom(speech.pipe(toWebAudio({ context, bufferSeconds: 0 }), toArray()));
+      speech.next({ type: 'ready', session_id: 's', run_id: 1, config: { output_format: 'mp3' } });
+      speech.next({ type: 'segmentStart', segment_id: 0, text: 'One two.' });
+      speech.next({ type: 'audio', segment_id: 0, bytes: new Uint8Array(800) });
+      if (!whileArriving) speech.next({ type: 'segmentDone', segment_id: 0 });
+      speech.next({ type: 'reconnected', attempt: 1, session_id: 's2', run_id: 2, resent: '' });
+      speech.complete();
+      const kinds = (await done).filter((e) => 'segment_id' in e && e.segment_id === 0).map((e) => e.type);
+      // arriving, its encoded audio is dropped (the text is spoken again): played at once, never scheduled
+      expect(kinds).toEqual(whileArriving ? ['segmentPlayed'] : ['segmentScheduled', 'segmentPlaying', 'segmentPlayed']);
+    }
+  });
+
   it('bad options throw at once', () => {
     expect(() => toWebAudio({ bufferSeconds: -1 })).toThrow(/bufferSeconds/);
     expect(() => toWebAudio({ resumeTimeoutMs: 0 })).toThrow(/resumeTimeoutMs/);
