@@ -675,14 +675,16 @@ describe('the real binary (child process)', { timeout: 60_000 }, () => {
   });
 });
 
-function runChild(argv: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runChild(argv: string[], env: Record<string, string>): Promise<ChildRun> {
+  return collect(process.execPath, [join(ROOT, 'bin/rxvoice.js'), ...argv], env);
+}
+
+type ChildRun = { code: number | null; stdout: string; stderr: string };
+
+/** Runs `command` in the test's folder with the source build (never a possibly stale dist/), collecting its output. */
+function collect(command: string, args: string[], env: Record<string, string>): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/rxvoice.js'), ...argv], {
-      cwd: dir,
-      // the source, never a (possibly stale) dist/ build
-      env: { PATH: process.env['PATH'] ?? '', RXVOICE_FROM_SOURCE: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd: dir, env: { PATH: process.env['PATH'] ?? '', RXVOICE_FROM_SOURCE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -692,17 +694,9 @@ function runChild(argv: string[], env: Record<string, string>): Promise<{ code: 
   });
 }
 
-/** `script` run by bash in the test's folder, with the environment `runChild` gives. */
-function runShell(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', RXVOICE_FROM_SOURCE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+/** `script` run by bash, as `runChild` runs the CLI. */
+function runShell(script: string, env: Record<string, string>): Promise<ChildRun> {
+  return collect('bash', ['-c', script], env);
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
