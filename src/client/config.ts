@@ -269,7 +269,7 @@ export function parseBaseUrl(raw: string, allowInsecureHttp = false, apiKey?: st
   };
 }
 
-function parseLiveUrl(raw: string): string {
+function parseLiveUrl(raw: string, allowInsecureHttp = false): string {
   let url: URL | undefined;
   try {
     url = new URL(raw);
@@ -280,6 +280,13 @@ function parseLiveUrl(raw: string): string {
     throw new RxVoiceError('config', 'The live address (`liveUrl`) must be a ws:// or wss:// URL.');
   }
   if (url.username || url.password) throw new RxVoiceError('config', 'The live address must not carry credentials.');
+  if (url.protocol === 'ws:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
+    throw new RxVoiceError(
+      'config',
+      `Refusing to send the API key over plain ws:// to ${url.hostname}: use wss://, ` +
+        'or pass `allowInsecureHttp: true` (loopback hosts are always allowed).',
+    );
+  }
   return url.toString();
 }
 
@@ -320,7 +327,15 @@ export function resolveConfig(options: ClientOptions = {}): { config: ResolvedCo
     throw new RxVoiceError('config', 'rxvoice needs an API key (option `apiKey` or environment variable CAMB_API_KEY or RXVOICE_API_KEY).');
   }
   const { baseUrl, wsUrl: derivedWsUrl } = parseBaseUrl(o.baseUrl ?? envValue(env, BASE_URL_VARIABLES) ?? DEFAULT_BASE_URL, o.allowInsecureHttp, apiKey);
-  const wsUrl = o.liveUrl === undefined ? derivedWsUrl : parseLiveUrl(o.liveUrl);
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    // a header cannot carry it: every call would fail as if the network were down
+    throw new RxVoiceError(
+      'config',
+      `The API key (${o.apiKey === undefined ? 'from the environment' : 'option `apiKey`'}) has a character an HTTP header cannot carry ` +
+        '(a space, a line break, a control or non-ASCII character): check it was copied whole and alone.',
+    );
+  }
+  const wsUrl = o.liveUrl === undefined ? derivedWsUrl : parseLiveUrl(o.liveUrl, o.allowInsecureHttp);
   const config: ResolvedConfig = Object.freeze({
     baseUrl,
     wsUrl,

@@ -60,6 +60,27 @@ describe('where the client goes', () => {
     expect(configError(() => createClient({ apiKey: KEY, liveUrl: 'https://live.example' })).message).toContain('liveUrl');
   });
 
+  it('a plain ws:// liveUrl to another host is refused like a plain http:// baseUrl (the key would travel in clear); loopback and allowInsecureHttp are allowed', () => {
+    const refused = configError(() => createClient({ apiKey: KEY, liveUrl: 'ws://192.0.2.2:8080/live-tts/ws' }));
+    expect(refused.message).toMatch(/plain ws:\/\/ to 192\.0\.2\.2/);
+    expect(refused.message).not.toContain(KEY);
+    expect(configError(() => createClient({ apiKey: KEY, baseUrl: 'http://192.0.2.2:8080' })).message).toMatch(/plain http/); // the rule it follows
+    expect(createClient({ apiKey: KEY, liveUrl: 'ws://127.0.0.1:8080/live-tts/ws' }).wsUrl).toBe('ws://127.0.0.1:8080/live-tts/ws');
+    expect(createClient({ apiKey: KEY, liveUrl: 'ws://192.0.2.2:8080/x', allowInsecureHttp: true }).wsUrl).toBe('ws://192.0.2.2:8080/x');
+  });
+
+  it('a key no HTTP header can carry (a line break, a space, non-ASCII) is a config error at once, naming where it came from, never the key', () => {
+    for (const bad of [`${KEY}\n`, `${KEY}\r\nX-Evil: 1`, `${KEY} extra`, `${KEY}€`, `\t${KEY}`]) {
+      const given = configError(() => createClient({ apiKey: bad }));
+      expect(given.message).toMatch(/option `apiKey`.*HTTP header/);
+      expect(given.message).not.toContain(KEY);
+      // the environment's values are trimmed (a trailing line break there is common); what is inside is not
+      if (bad.trim() === bad) expect(configError(() => createClient({ env: { CAMB_API_KEY: bad } })).message).toMatch(/from the environment/);
+    }
+    expect(createClient({ env: { CAMB_API_KEY: `${KEY}\n` } }).baseUrl).toBe('https://client.camb.ai/apis');
+    expect(createClient({ apiKey: 'sk+test/KEY=1234567890~!' }).baseUrl).toBe('https://client.camb.ai/apis'); // control: printable ASCII is fine
+  });
+
   it('a base address without a scheme shows the value and the fix, never the key', () => {
     const error = configError(() => createClient({ apiKey: KEY, baseUrl: 'client.camb.ai/apis' }));
     expect(error.message).toContain('"client.camb.ai/apis"');
