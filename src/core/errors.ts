@@ -378,18 +378,23 @@ export const MIN_REDACTED_SECRET_LENGTH = 8;
 export const WITHHELD_TEXT = '[text withheld: it could contain the API key]';
 
 /**
- * Replace every occurrence of each secret in `text` with `***`. A secret shorter than
- * {@link MIN_REDACTED_SECRET_LENGTH} is never replaced inside ordinary text: when the
- * text holds it, the whole text is withheld ({@link WITHHELD_TEXT}); otherwise the text
- * is returned as it is.
+ * Replace every occurrence of each secret in `text` with `***`, in each form an address or a
+ * form body may carry it: as is, URI-encoded (either case of hex), form-encoded. A secret
+ * shorter than {@link MIN_REDACTED_SECRET_LENGTH} is never replaced inside ordinary text:
+ * when the text holds it, the whole text is withheld ({@link WITHHELD_TEXT}); otherwise the
+ * text is returned as it is.
  */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
   let out = text;
   for (const secret of secrets) {
     if (!secret) continue;
-    if (secret.length < MIN_REDACTED_SECRET_LENGTH) {
-      if (out.includes(secret)) return WITHHELD_TEXT;
-    } else out = out.split(secret).join('***');
+    const uri = encodeURIComponent(secret);
+    const forms = [secret, uri, uri.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()), new URLSearchParams({ k: secret }).toString().slice(2)];
+    for (const form of forms) {
+      if (secret.length < MIN_REDACTED_SECRET_LENGTH) {
+        if (out.includes(form)) return WITHHELD_TEXT;
+      } else out = out.split(form).join('***');
+    }
   }
   return out;
 }

@@ -56,10 +56,10 @@ export function openSocket(options: ResolvedSpeak, apiKey: string): WebSocketLik
 
 /**
  * `text` (a close reason, an error message, a frame's type) with the key removed in every
- * form a socket's address or headers may carry it: as is, URI-encoded, form-encoded.
+ * form a socket's address or headers may carry it (`redact`: as is, URI-encoded, form-encoded).
  */
 export function scrubKey(text: string, apiKey: string): string {
-  return redact(text, [apiKey, encodeURIComponent(apiKey), new URLSearchParams({ k: apiKey }).toString().slice(2)]);
+  return redact(text, [apiKey]);
 }
 
 /** A connection on a socket just opened, nothing heard yet. */
