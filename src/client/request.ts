@@ -23,7 +23,7 @@
  * Unsubscribing aborts the request in flight. Errors never carry request headers, and
  * every message is scrubbed of the key.
  */
-import { Observable, asyncScheduler, defer, retry, switchMap, throwError, timer, type ObservableInput } from 'rxjs';
+import { Observable, asyncScheduler, catchError, defer, retry, switchMap, throwError, timer, type ObservableInput } from 'rxjs';
 import type { Agent, Dispatcher } from 'undici';
 import { z } from 'zod';
 import {
@@ -34,6 +34,7 @@ import {
   ProtocolError,
   RateLimitError,
   RxVoiceError,
+  StreamIdleError,
   TimeoutError,
   ValidationError,
   redact,
@@ -224,6 +225,7 @@ export class HttpTransport {
           return timer(delayMs, this.config.scheduler);
         },
       }),
+      catchError((error: unknown) => throwError(() => (spec.kind === 'creation' ? mayHaveCreated(error, spec.endpoint) : error))),
     );
     return withSignal(retried$, spec.signal);
   }
@@ -380,7 +382,8 @@ export class HttpTransport {
     if (timedOut) return this.#timeoutError(spec);
     const cause = sanitizeCause(error, (text) => this.redact(text));
     const reason = errorCodes(error)[0] ?? cause.message;
-    return new ConnectionError(unreachableMessage(spec.endpoint, this.config.baseUrl, reason), { cause, notSent: wasNotSent(error) });
+    if (wasNotSent(error)) return new ConnectionError(unreachableMessage(spec.endpoint, this.config.baseUrl, reason), { cause, notSent: true });
+    return new ConnectionError(`${spec.endpoint}: the connection to ${new URL(this.config.baseUrl).host} failed after the request was sent (${reason})`, { cause });
   }
 
   #timeoutError(spec: RequestSpec): TimeoutError {
@@ -394,6 +397,24 @@ export class HttpTransport {
       cause: sanitizeCause(error, (text) => this.redact(text)),
     });
   }
+}
+
+/**
+ * The final error of a creation call (it costs credits) that failed after it may have
+ * reached the service (a reset, a timeout, a 5xx): not retryable, and saying so, so that a
+ * caller retrying on `retryable` does not pay for a second task. A 429, or a call that surely
+ * never left (`notSent`), stays as it is.
+ */
+function mayHaveCreated(error: unknown, endpoint: string): unknown {
+  if (!(error instanceof RxVoiceError) || !error.retryable || error instanceof RateLimitError || wasNotSent(error)) return error;
+  // a stream that failed after its first values says what it received itself
+  if (error instanceof StreamIdleError || afterValues.has(error)) return error;
+  const message = `${error.message}. The request may have reached the service and created a task, which may be charged: it was not sent again; check for that task before sending it again`;
+  const cause = error.cause;
+  if (error instanceof ApiError) return new ApiError(error.status, message, { cause, body: error.body, requestId: error.requestId, retryAfter: error.retryAfter, retryable: false });
+  if (error instanceof TimeoutError) return new TimeoutError(message, { cause, retryable: false });
+  if (error instanceof ConnectionError) return new ConnectionError(message, { cause, retryable: false });
+  return error;
 }
 
 /**
