@@ -51,6 +51,9 @@ import {
 } from './translation-stream.js';
 import type { TranslationStreamRequest } from '../core/schemas.js';
 import { VoicesResource } from './voices.js';
+import { lazily } from './shared.js';
+import { ValidationError } from '../core/errors.js';
+import { TaskIdSchema } from '../core/schemas.js';
 import { isSpeechCacheHook, type SpeechCacheHook } from './cache-hook.js';
 import { optionError } from '../core/validation.js';
 import type { OperatorFunction } from 'rxjs';
@@ -147,8 +150,16 @@ export class TasksResource {
     taskId: string,
     options: CallOptions = {},
   ): Observable<TaskPendingEvent | TaskResultEvent<TaskResultByFamily[F]>> {
-    const definition = this.#families[family] as TaskFamilyDefinition<TaskResultByFamily[F]>;
-    return pollTask(this.#transport, definition, taskId, options);
+    return lazily(() => {
+      // checked before anything is sent, as every call's input is
+      const families = this.#families;
+      if (typeof family !== 'string' || !Object.hasOwn(families, family)) {
+        throw new ValidationError([{ loc: ['family'], msg: `must be one of ${Object.keys(families).join(', ')}`, type: 'enum' }], { source: 'local', endpoint: 'tasks.resume' });
+      }
+      const definition = families[family] as TaskFamilyDefinition<TaskResultByFamily[F]>;
+      const id = this.#transport.validate(TaskIdSchema, taskId, `GET ${definition.name} status`, ['path', 'task_id']);
+      return pollTask(this.#transport, definition, id, options);
+    });
   }
 }
 

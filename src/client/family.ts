@@ -2,14 +2,14 @@
  * Building blocks of the resource families: a creation call, a status call and a
  * result call, each a cold Observable validated locally before anything is sent.
  */
-import { from, switchMap, throwError, type Observable } from 'rxjs';
+import { defer, from, switchMap, throwError, type Observable } from 'rxjs';
 import { ValidationError } from '../core/errors.js';
 import type { z } from 'zod';
 import type { GatedCallOptions, HttpTransport } from './request.js';
 import type { CallOptions } from './spec.js';
 import { RunIdSchema, TaskCreatedSchema, TaskIdSchema, type TaskCreated, type TaskStatus } from '../core/schemas.js';
 import { TaskStatusAnswerSchema } from './tasks.js';
-import { lazily, warnNumericLanguage } from './shared.js';
+import { lazily, streamedBody, warnNumericLanguage } from './shared.js';
 import { buildForm, checkUpload, type UploadInput } from './upload.js';
 
 /** POST a JSON creation call validated with `schema`. */
@@ -76,7 +76,12 @@ export function getBytes(
   return lazily(() => {
     const id = transport.validate(RunIdSchema, runId, endpoint, ['path', 'run_id']);
     const spec = { method: 'GET', path: pathOf(id), kind: 'idempotent', endpoint, accept: '*/*', signal: options.signal } as const;
-    return stream ? transport.byteStream(spec) : transport.bytes(spec);
+    if (!stream) return transport.bytes(spec);
+    // streamed to a sink: `timeoutMs` covers the wait for the headers, then the body is bounded by
+    // `streamIdleTimeoutMs` of silence, not by its length (a long download is not cut off)
+    return transport.exchange({ ...spec, stream: true }, (response) =>
+      defer(() => transport.refuseJson(spec, response)).pipe(switchMap(() => streamedBody(transport, response, endpoint, () => ''))),
+    );
   });
 }
 

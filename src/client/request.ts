@@ -260,7 +260,7 @@ export class HttpTransport {
   bytes(spec: RequestSpec): Observable<Uint8Array> {
     const limit = this.config.maxResponseBytes;
     return this.exchange(spec, async (response) => {
-      await this.#refuseJson(spec, response);
+      await this.refuseJson(spec, response);
       const tooLarge = (): LimitExceededError =>
         new LimitExceededError(
           'maxResponseBytes',
@@ -278,23 +278,8 @@ export class HttpTransport {
     });
   }
 
-  /**
-   * GET/POST answering bytes, emitted chunk by chunk as they arrive (for a sink such as
-   * `toFile`; nothing is accumulated, so `maxResponseBytes` does not apply). A JSON
-   * answer where bytes are expected is a `ProtocolError`. A failure before the first
-   * chunk is retried by the transport's rules; after it, the Observable errors.
-   */
-  byteStream(spec: RequestSpec): Observable<Uint8Array> {
-    return this.exchange(spec, (response) =>
-      defer(async () => {
-        await this.#refuseJson(spec, response);
-        return response;
-      }).pipe(switchMap((checked) => bodyBytes(checked))),
-    );
-  }
-
   /** Error with a `ProtocolError` (carrying the service's message) when a byte answer is JSON. */
-  async #refuseJson(spec: RequestSpec, response: Response): Promise<void> {
+  async refuseJson(spec: Pick<RequestSpec, 'endpoint'>, response: Response): Promise<void> {
     const type = response.headers.get('content-type');
     if (type === null || !/^\s*application\/([\w.+-]*\+)?json\b/i.test(type)) return;
     const body = parseBody(await readLimited(response, MAX_ERROR_BODY_BYTES));

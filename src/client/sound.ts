@@ -7,17 +7,6 @@ import { createJson, getBytes, getStatus } from './family.js';
 import { bulkResults, type BulkResultMap } from './shared.js';
 import { runTask, type TaskEvent, type TaskFamilyDefinition } from './tasks.js';
 
-/** For music the duration limit is not enforced (a fixed-length clip comes back): drop it. */
-function forValidation(request: TextToSoundRequest): TextToSoundRequest {
-  // the 10 s limit is not the music's (the contract); the field's type is: a number of seconds
-  const duration: unknown = request && typeof request === 'object' ? request.duration : undefined;
-  if (request && typeof request === 'object' && request.audio_type === 'music' && typeof duration === 'number' && Number.isFinite(duration) && duration > 0) {
-    const { duration: _ignored, ...rest } = request;
-    return rest;
-  }
-  return request;
-}
-
 /** Sound and music generation: create, status, one result (WAV bytes), bulk results (`output_url` per run), and the whole task. */
 export class SoundResource {
   readonly #transport: HttpTransport;
@@ -31,7 +20,7 @@ export class SoundResource {
 
   /** Create a sound or music task (POST /text-to-sound). Emits `{ task_id }`. */
   create(request: TextToSoundRequest, options: CallOptions = {}): Observable<TaskCreated> {
-    return createJson(this.#transport, routes.textToSound, TextToSoundRequestSchema, forValidation(request), options);
+    return createJson(this.#transport, routes.textToSound, TextToSoundRequestSchema, request, options);
   }
 
   /** Status of a task (GET /text-to-sound/{task_id}). */

@@ -5,7 +5,7 @@
  * emitted and the Observable then errors with a `ProtocolError` (the audio was
  * truncated). Unsubscribing aborts the request.
  */
-import { Observable } from 'rxjs';
+import { Observable, defer, switchMap } from 'rxjs';
 import { ProtocolError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
 import { routes } from '../core/routes.js';
@@ -80,8 +80,8 @@ export function ttsStream(transport: HttpTransport, request: TtsStreamRequest, o
     const sampleBytes = pcmSampleBytes(format);
     return transport.exchange(
       { method: 'POST', path: routes.ttsStream, json: body, kind: 'creation', endpoint, stream: true, accept: '*/*', signal: options.signal },
-      (response) =>
-        new Observable<TtsStreamChunk>((subscriber) => {
+      (response) => {
+        const chunks = new Observable<TtsStreamChunk>((subscriber) => {
           const sampleRate = headerNumber(response, 'x-sample-rate') ?? body.output_configuration.sample_rate ?? undefined;
           const creditsRequired = headerNumber(response, 'x-credits-required');
           options.onHeaders?.(Object.fromEntries(response.headers));
@@ -104,7 +104,10 @@ export function ttsStream(transport: HttpTransport, request: TtsStreamRequest, o
               subscriber.complete();
             },
           });
-        }),
+        });
+        // a 200 JSON answer where audio is expected is the service's message, not audio
+        return defer(() => transport.refuseJson({ endpoint }, response)).pipe(switchMap(() => chunks));
+      },
     );
   });
 }

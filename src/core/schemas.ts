@@ -49,7 +49,7 @@ export const ProjectDescriptionSchema = z.string().min(3).max(5000).nullable().o
 /** A run id: a positive integer, given by a status call on `SUCCESS`. */
 export const RunIdSchema = z.int().positive();
 /** A task id: a non-empty string, given by a creation call. */
-export const TaskIdSchema = z.string().min(1);
+export const TaskIdSchema = z.string().min(1).refine((id) => id !== '.' && id !== '..', 'cannot be "." or "..": an address cannot name it (a URL resolves it away)');
 /** Dictionary ids to apply: at least one integer, optional, nullable. */
 export const ChosenDictionariesSchema = z.array(z.int()).min(1).nullable().optional();
 /** A folder id: a positive integer, optional, nullable. */
