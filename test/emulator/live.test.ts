@@ -359,6 +359,16 @@ describe('live session: rejections', () => {
     expect(await rejected(flac)).toMatch(/flac.*not supported.*wav/);
   });
 
+  it('closes 4400 for a language the service does not speak with the tone synth too (control: a spoken one is ready)', async () => {
+    const e = await emulator({ synth: 'tone' });
+    const c = connect(liveUrl(e));
+    c.send(start({ language: 'zz-zz' }));
+    expect(await rejected(c)).toMatch(/language "zz-zz" is not supported/);
+    const ok = connect(liveUrl(e));
+    ok.send(start({ language: 'de-de' }));
+    expect((await ok.waitFor((f) => f.type === 'session.ready', 10_000)).type).toBe('session.ready');
+  });
+
   it('closes 4400 for a language the synthesizer does not speak (espeak)', async () => {
     const e = await emulator({ synth: 'espeak' });
     const c = connect(liveUrl(e));

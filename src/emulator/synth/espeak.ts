@@ -82,9 +82,18 @@ export const ESPEAK_VOICES: Readonly<Record<string, string>> = {
   'zh-hk': 'yue',
 };
 
-/** The espeak voice for a language parameter, or undefined when unsupported (numeric ids included). */
+/**
+ * The espeak voice for a language parameter, or undefined when unsupported (numeric ids
+ * included): the tag's own voice, else the first voice of its language (`zh-hant`, `de-lu`).
+ */
 export function espeakVoiceFor(language: string): string | undefined {
-  return ESPEAK_VOICES[language.toLowerCase()];
+  const tag = language.toLowerCase();
+  const own = ESPEAK_VOICES[tag];
+  if (own !== undefined) return own;
+  const primary = /^([a-z]{2,3})-/.exec(tag)?.[1];
+  if (primary === undefined) return undefined;
+  const sibling = Object.keys(ESPEAK_VOICES).find((known) => known.startsWith(`${primary}-`));
+  return sibling === undefined ? undefined : ESPEAK_VOICES[sibling];
 }
 
 interface EmscriptenFs {

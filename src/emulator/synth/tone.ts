@@ -5,6 +5,7 @@
  */
 import type { WordTimestamp } from '../../live/protocol.js';
 import type { SynthRequest, SynthResult, Synthesizer } from '../types.js';
+import { espeakVoiceFor } from './espeak.js';
 
 /** Default output rate of the tone synthesizer, Hz. */
 export const TONE_DEFAULT_SAMPLE_RATE = 22050;
@@ -64,7 +65,8 @@ export function createToneSynthesizer(options: ToneSynthesizerOptions): Synthesi
   const defaultRate = options.sampleRate ?? TONE_DEFAULT_SAMPLE_RATE;
   return {
     name: 'tone',
-    supportsLanguage: () => true,
+    // the same languages as the espeak synth: an emulator refuses a language the same way whichever synth speaks
+    supportsLanguage: (language) => espeakVoiceFor(language) !== undefined,
     synthesize(request: SynthRequest): Promise<SynthResult> {
       const sampleRate = request.sampleRate ?? defaultRate;
       const words = splitWords(request.text);
