@@ -102,7 +102,10 @@ export function checkWritablePath(path: string): void {
   try {
     accessSync(directory, constants.W_OK);
   } catch (error) {
-    throw new SinkError('io', `cannot write ${target}: the directory ${directory} is not writable`, { cause: error });
+    const code = (error as NodeJS.ErrnoException).code;
+    // only a refusal means "not writable"; another failure (Deno without its sys permission) says what it is
+    const why = code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'is not writable' : `could not be checked (${(error as Error).message})`;
+    throw new SinkError('io', `cannot write ${target}: the directory ${directory} ${why}`, { cause: error });
   }
 }
 

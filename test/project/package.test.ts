@@ -291,6 +291,16 @@ describe('the packed package in a strict consumer', () => {
     expect(typeCheck(dir, readmeBlocks().filter((b) => !needsFramework(b)), ['control.ts'])).toBe('');
   });
 
+  it('type-checks every entry in a Node project without the DOM library (lib es2022, types node)', { timeout: 240_000 }, () => {
+    const dir = join(consumer, 'nodom');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...STRICT, lib: ['es2022'], types: ['node'] }, include: ['*.ts'] }));
+    // control: a DOM name is unknown in this project (the directive fails if it is not)
+    writeFileSync(join(dir, 'control.ts'), '// @ts-expect-error no DOM library\nexport type D = HTMLElement;\n');
+    const blocks: Block[] = PLAIN_ENTRIES.map((entry, i) => ({ origin: entry, runnable: false, code: `import * as entry${i} from '${entry}';\nexport const e${i} = entry${i};` }));
+    expect(typeCheck(dir, blocks, ['control.ts'])).toBe('');
+  });
+
   it('type-checks: every entry (framework entries without their framework), every JSDoc TypeScript block, openai chunks, CommonJS require', { timeout: 240_000 }, () => {
     // JSDoc examples are fragments: the prelude declares the names they use
     const blocks = jsdocBlocks().filter((b) => !needsFramework(b));

@@ -135,6 +135,12 @@ export class EspeakUnavailableError extends Error {
   }
 }
 
+/**
+ * A compiled `WebAssembly.Module`, named without the `WebAssembly` namespace in what this
+ * module exports, so that a Node project whose `lib` has no DOM types type-checks against it.
+ */
+export type CompiledWasm = object;
+
 interface LoadedEspeak {
   factory: EspeakFactory;
   module: WebAssembly.Module;
@@ -166,7 +172,7 @@ async function importFactory(): Promise<EspeakFactory> {
  * off the event loop). Rejects with {@link EspeakUnavailableError} when the package is
  * missing or broken. The module can be handed to worker threads (`workerData`).
  */
-export function loadEspeakModule(): Promise<WebAssembly.Module> {
+export function loadEspeakModule(): Promise<CompiledWasm> {
   return loadEspeak().then((loaded) => loaded.module);
 }
 
@@ -194,7 +200,7 @@ export interface EspeakSynthesizerOptions {
   /** Pause between words when word timings are computed, seconds. Default 0.06. */
   wordPause?: number;
   /** espeak-ng's module compiled already (in another thread): only the factory is imported. */
-  module?: WebAssembly.Module;
+  module?: CompiledWasm;
 }
 
 /** Frame length of the energy analysis, seconds. */
