@@ -245,6 +245,8 @@ describe('speakableText: properties', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...safe, 'alpha', 'beta', '42nd'), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 8 }), (parts, at) => {
         const md = parts.join('');
+        // `~~` then `~` at a line start opens a code fence (`~~~word`: its info string is not spoken)
+        fc.pre(!/(^|\n)[ \t]{0,3}(~~~|```)/.test(md));
         // letters and digits, in order (markers between two words may join them: `a**b`)
         const words = (s: string): string => s.replace(/[^\p{L}\p{N}]+/gu, '');
         const expected = words(md);
