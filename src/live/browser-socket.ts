@@ -5,8 +5,7 @@
  * Nothing of `ws` enters a browser bundle.
  */
 import type { WebSocket } from 'ws';
-import type { Connection } from './connection.js';
-import type { WebSocketConstructorLike, WebSocketLike } from './options.js';
+import type { Connection, WebSocketConstructorLike, WebSocketLike } from './socket-types.js';
 
 /** No default constructor in a browser: `speak` asks for `connection.WebSocket`. */
 export const NodeWebSocket: WebSocketConstructorLike | undefined = undefined;

@@ -4,35 +4,13 @@
  * runtime allows, cutting off a peer that is not trusted to answer, and reading a binary
  * frame's bytes.
  */
-import type { Subscription } from 'rxjs';
 import { redact } from '../core/errors.js';
 import { listenNodeSocket } from './node-socket.js';
-import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak, type WebSocketLike } from './options.js';
+import { PROGRESS_AUDIO_SECONDS, keyHeader, type ResolvedSpeak } from './options.js';
+import type { Connection, SocketErrorEvent, SocketEventsHost, WebSocketLike } from './socket-types.js';
 import { CloseCodes } from './protocol-constants.js';
 
-/** One WebSocket of a session, and what the server said on it. */
-export interface Connection {
-  socket: WebSocketLike;
-  /** Where the socket's events go (the session). */
-  host: SocketEventsHost;
-  /** Last segment id seen from the server on this socket (-1 before any). */
-  lastServerId: number;
-  /** Server id of the segment started and not yet done. */
-  inProgress: number | undefined;
-  /** The message of a `session.error` (scrubbed). */
-  sessionError: string | undefined;
-  /** The message of the socket's last error event (scrubbed). */
-  transportError: string | undefined;
-  readyTimer: Subscription | undefined;
-  /** Scheduler time of the server's last progress (for `responseTimeoutMs`): a JSON frame, or enough audio. */
-  lastFrameAt: number;
-  /** Audio bytes received since the last progress (a trickle of tiny frames is not progress). */
-  audioSinceProgress: number;
-  /** Scheduler time of the last `text.chunk` or `text.done` sent on this socket. */
-  textSentAt: number;
-  /** Scheduler time since which a sentence sent on this socket has waited to start (while the ledger says one waits). */
-  sentenceDueAt: number;
-}
+export type { Connection, SocketErrorEvent, SocketEventsHost } from './socket-types.js';
 
 /** `WebSocket.OPEN`, the same number in `ws` and in browsers. */
 export const OPEN = 1;
@@ -77,21 +55,6 @@ export function newConnection(socket: WebSocketLike, now: number, host: SocketEv
     textSentAt: now,
     sentenceDueAt: now,
   };
-}
-
-/** A socket's error event, as `ws` and browsers give it. */
-export interface SocketErrorEvent {
-  message?: string;
-  error?: unknown;
-}
-
-/** What a session does with its socket's events. */
-export interface SocketEventsHost {
-  onOpen(connection: Connection): void;
-  /** A frame: a JSON text (`string`), or audio (a `Buffer` / `ArrayBuffer`). */
-  onMessage(connection: Connection, data: unknown): void;
-  onClose(connection: Connection, code: number, reason: string): void;
-  onSocketError(connection: Connection, event: SocketErrorEvent): void;
 }
 
 /**

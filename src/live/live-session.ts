@@ -21,6 +21,7 @@ import { SpeechLedger } from './ledger.js';
 import { nothingToSpeakError } from './nothing-to-speak.js';
 import { newMetricsRecorder, reconnectCode, startStallFallback } from './features.js';
 import type { SpeechMetricsRecorder } from './metrics.js';
+import type { ReconnectingSession } from './reconnect.js';
 import type { StallFallback, StalledSession } from './stall-fallback.js';
 import { livePathHint, protocolViolation } from './node-socket.js';
 import { ResponseWatch, type ResponseWatchHost } from './response-watch.js';
@@ -46,7 +47,7 @@ import type { SentenceSegmenter } from '../text/sentences.js';
 type Phase = 'connecting' | 'ready' | 'done' | 'backoff' | 'fallback' | 'finished';
 
 /** One subscription of `speak`: started with the text source, stopped on unsubscribe. @internal */
-export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatchHost, StalledSession {
+export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatchHost, StalledSession, ReconnectingSession {
   phase: Phase = 'connecting';
   /** The socket in use; undefined once closed (events of closed sockets are ignored). */
   private connection: Connection | undefined;
@@ -398,6 +399,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     if (this.phase === 'finished') return;
     const policy = this.options.reconnect;
     if (!policy || !error.retryable || this.attemptsInRow >= policy.maxAttempts) return this.finish(error);
+    this.phase = 'backoff';
     reconnectCode().reconnectLater(this, policy);
   }
 

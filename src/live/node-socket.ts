@@ -8,8 +8,7 @@
  * `ws` is only a stub that throws, and its CommonJS wrapper cost the page 0.5 KB gzipped.
  */
 import { WebSocket, type RawData } from 'ws';
-import type { Connection } from './connection.js';
-import type { WebSocketConstructorLike, WebSocketLike } from './options.js';
+import type { Connection, WebSocketConstructorLike, WebSocketLike } from './socket-types.js';
 
 /** The default WebSocket constructor: `ws`'s (it takes `{ headers }`, so the key is sent as a header). */
 export const NodeWebSocket: WebSocketConstructorLike | undefined = WebSocket;

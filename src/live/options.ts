@@ -27,30 +27,8 @@ import type { ClientFrame, SessionConfig, SessionConfigInput } from './protocol.
 // Transport
 // ---------------------------------------------------------------------------
 
-/**
- * The part of a WebSocket the session uses: the WHATWG API, which browsers, undici and
- * the `ws` package all implement.
- */
-export interface WebSocketLike {
-  readonly readyState: number;
-  binaryType: string;
-  /** Sends one JSON text frame. */
-  send(data: string): void;
-  /** Closes the connection (1000 when `code` is not given). */
-  close(code?: number, reason?: string): void;
-  /** Listens to `open`, `message` (text and binary frames), `close` and `error`. */
-  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: unknown) => void): void;
-}
-
-/**
- * A WebSocket constructor: `ws`'s (takes `{ headers }` as its third argument) or a
- * browser-style one (URL and protocols only).
- */
-export type WebSocketConstructorLike = new (
-  url: string,
-  protocols?: string | string[],
-  options?: { headers?: Record<string, string>; maxPayload?: number; closeTimeout?: number },
-) => WebSocketLike;
+export type { WebSocketConstructorLike, WebSocketLike } from './socket-types.js';
+import type { WebSocketConstructorLike } from './socket-types.js';
 
 /** Where and how to connect. */
 export interface LiveConnection {

@@ -16,7 +16,6 @@ import { SinkError, toSinkError } from './errors.js';
 import { isPcmChunk, isSpokenSegment, PcmAssembler, segmentIsWav, type PcmSinkInput } from './inputs.js';
 import { findPlayer, type PlayerCandidate, type PlayerCommand, type PlayerInput } from './players.js';
 import type { SinkWorker } from './runSink.js';
-import type { AudioDeviceProgress } from './toAudioDevice.js';
 import { StreamWriter } from './streamWriter.js';
 import { stripId3v1, stripId3v2 } from './id3.js';
 
@@ -30,6 +29,32 @@ export interface DeviceSettings {
   scheduler: SchedulerLike;
   onHeard: ((report: HeardReport) => void) | undefined;
 }
+
+/** Emitted by `toAudioDevice` after each value was handed to the player. */
+export interface AudioDevicePlaying {
+  type: 'playing';
+  /** The player's process id and command. */
+  pid: number;
+  command: string;
+  segments: number;
+  /** Bytes sent to the player (WAV header included). */
+  bytes: number;
+  /** Seconds of PCM sent (0 for compressed formats). */
+  seconds: number;
+}
+
+/** Emitted by `toAudioDevice` once, last, after the player read everything and exited 0. */
+export interface AudioDeviceDone {
+  type: 'done';
+  pid: number | undefined;
+  command: string | undefined;
+  segments: number;
+  bytes: number;
+  seconds: number;
+}
+
+/** What `toAudioDevice` emits: `playing` per value, then `done`. */
+export type AudioDeviceProgress = AudioDevicePlaying | AudioDeviceDone;
 
 type Progress = AudioDeviceProgress;
 

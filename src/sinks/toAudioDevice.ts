@@ -6,7 +6,7 @@ import { DEFAULT_PLAYERS, type PlayerCandidate, type PlayerCommand } from './pla
 import { sinkOperator } from './runSink.js';
 import { checkOptions } from '../core/validation.js';
 import { AudioDeviceOptionsSchema } from './options.js';
-import { DevicePlayback, type DeviceSettings } from './devicePlayback.js';
+import { DevicePlayback, type AudioDeviceProgress, type DeviceSettings } from './devicePlayback.js';
 
 /** Options of `toAudioDevice`: which player, where to look for one, how to stop it. */
 export interface AudioDeviceOptions {
@@ -31,31 +31,7 @@ export interface AudioDeviceOptions {
   onHeard?: (report: HeardReport) => void;
 }
 
-/** Emitted by `toAudioDevice` after each value was handed to the player. */
-export interface AudioDevicePlaying {
-  type: 'playing';
-  /** The player's process id and command. */
-  pid: number;
-  command: string;
-  segments: number;
-  /** Bytes sent to the player (WAV header included). */
-  bytes: number;
-  /** Seconds of PCM sent (0 for compressed formats). */
-  seconds: number;
-}
-
-/** Emitted by `toAudioDevice` once, last, after the player read everything and exited 0. */
-export interface AudioDeviceDone {
-  type: 'done';
-  pid: number | undefined;
-  command: string | undefined;
-  segments: number;
-  bytes: number;
-  seconds: number;
-}
-
-/** What `toAudioDevice` emits: `playing` per value, then `done`. */
-export type AudioDeviceProgress = AudioDevicePlaying | AudioDeviceDone;
+export type { AudioDevicePlaying, AudioDeviceDone, AudioDeviceProgress } from './devicePlayback.js';
 
 /** What `toAudioDevice` plays: WAV segments, PCM chunks, or segments in mp3/flac/aac. */
 export type AudioDeviceInput = PcmSinkInput;

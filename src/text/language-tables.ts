@@ -18,20 +18,9 @@
  * `rulesFor` (`abbreviations.ts`).
  */
 import * as bundled from './languages/all.js';
+import type { LanguageTable } from './languages/table.js';
 
-/** One language's words (each list optional), added to the common (English and international) ones. */
-export interface LanguageTable {
-  /** A dot after these never ends a sentence: lower-cased, without the last dot (`z.b`). */
-  readonly always?: readonly string[];
-  /** A dot after these does not end a sentence before a number (`Nr. 5`). */
-  readonly numeric?: readonly string[];
-  /** Capitalized words that start a sentence (`Danach`, after `Kapitel 4.`). */
-  readonly starters?: readonly string[];
-  /** Weekday and month names, as written (`Oktober`, after `am 3.`). */
-  readonly calendar?: readonly string[];
-  /** Lower-case words that tag speech after `!` or `?` (`sagte`). */
-  readonly speechTags?: readonly string[];
-}
+export type { LanguageTable } from './languages/table.js';
 
 /** The languages with a table of their own (`languages/<lang>.ts`; the keys of `languages/all.ts` and of `languages/loaders.ts`). */
 const TABLES: ReadonlySet<string> = new Set(['ar', 'bg', 'cs', 'da', 'de', 'el', 'es', 'fr', 'hi', 'it', 'kk', 'nl', 'pl', 'pt', 'ru', 'sk', 'uk']);

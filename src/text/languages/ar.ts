@@ -1,5 +1,5 @@
-/** Arabic (ar): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
-import type { LanguageTable } from '../language-tables.js';
+/** Arabic (ar): the words the sentence rules read (`LanguageTable`, in `table.ts`). */
+import type { LanguageTable } from './table.js';
 
 export const table: LanguageTable = {
   always: ['د', 'أ', 'م', 'ص', 'هـ'],

@@ -1,5 +1,5 @@
-/** Czech (cs): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
-import type { LanguageTable } from '../language-tables.js';
+/** Czech (cs): the words the sentence rules read (`LanguageTable`, in `table.ts`). */
+import type { LanguageTable } from './table.js';
 
 export const table: LanguageTable = {
   always: [

@@ -1,5 +1,5 @@
-/** Danish (da): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
-import type { LanguageTable } from '../language-tables.js';
+/** Danish (da): the words the sentence rules read (`LanguageTable`, in `table.ts`). */
+import type { LanguageTable } from './table.js';
 
 export const table: LanguageTable = {
   always: [

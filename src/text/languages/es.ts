@@ -1,5 +1,5 @@
-/** Spanish (es): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
-import type { LanguageTable } from '../language-tables.js';
+/** Spanish (es): the words the sentence rules read (`LanguageTable`, in `table.ts`). */
+import type { LanguageTable } from './table.js';
 
 export const table: LanguageTable = {
   always: [

@@ -6,7 +6,7 @@
  * download for nothing (0.2 KB gzipped). Node never loads it: every table is there from the
  * start (`all.ts`).
  */
-import type { LanguageTable } from '../language-tables.js';
+import type { LanguageTable } from './table.js';
 
 /** The loader of each language's table, by primary language subtag (the keys of `all.ts`). */
 export const LOADERS: Readonly<Record<string, () => Promise<{ table: LanguageTable }>>> = {

@@ -1,5 +1,5 @@
-/** Dutch (nl): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
-import type { LanguageTable } from '../language-tables.js';
+/** Dutch (nl): the words the sentence rules read (`LanguageTable`, in `table.ts`). */
+import type { LanguageTable } from './table.js';
 
 export const table: LanguageTable = {
   always: ['dhr', 'mevr', 'o.a', 'bijv', 'd.w.z', 'z.g.a.n'],

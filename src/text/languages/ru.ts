@@ -1,5 +1,5 @@
-/** Russian (ru): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
-import type { LanguageTable } from '../language-tables.js';
+/** Russian (ru): the words the sentence rules read (`LanguageTable`, in `table.ts`). */
+import type { LanguageTable } from './table.js';
 
 export const table: LanguageTable = {
   always: [

@@ -1,5 +1,5 @@
-/** Ukrainian (uk): the words the sentence rules read (`LanguageTable`, in `../language-tables.ts`). */
-import type { LanguageTable } from '../language-tables.js';
+/** Ukrainian (uk): the words the sentence rules read (`LanguageTable`, in `table.ts`). */
+import type { LanguageTable } from './table.js';
 
 export const table: LanguageTable = {
   always: [
