@@ -1,6 +1,6 @@
 import { defer, type Observable } from 'rxjs';
 import { optionError } from '../core/validation.js';
-import { fromReadable } from './fromReadable.js';
+import { checkEncoding, fromReadable } from './fromReadable.js';
 
 /**
  * Node's `fs`, fetched when a file is read rather than imported, so that browsers can load
@@ -36,13 +36,14 @@ export interface FromFileOptions {
  * @param path Path of the file.
  * @param options Chunk size and encoding.
  * @return An Observable of the decoded text chunks.
- * @throws {ValidationError} At once, when `chunkSize` is not an integer >= 1.
+ * @throws {ValidationError} At once, when `chunkSize` is not an integer >= 1 or `encoding` is not a label `TextDecoder` knows.
  */
 export function fromFile(path: string, options: FromFileOptions = {}): Observable<string> {
   const chunkSize = options.chunkSize ?? 64 * 1024;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw optionError('fromFile', ['chunkSize'], 'must be an integer >= 1', 'greater_than_equal');
   }
+  checkEncoding('fromFile', options.encoding);
   return defer(() =>
     fromReadable(nodeFs().createReadStream(path, { highWaterMark: chunkSize }), {
       ...(options.encoding === undefined ? {} : { encoding: options.encoding }),
@@ -52,12 +53,14 @@ export function fromFile(path: string, options: FromFileOptions = {}): Observabl
 
 /**
  * Standard input as text chunks (multibyte characters never split). Unsubscribing pauses
- * stdin and removes the listeners; it does not destroy it.
+ * stdin and removes the listeners; it does not destroy it: a later subscription reads on.
  *
  * @param options Encoding of the input (default `utf-8`).
  * @return An Observable of the decoded text chunks, completing at end of input.
+ * @throws {ValidationError} At once, for an `encoding` that `TextDecoder` does not know.
  */
 export function fromStdin(options: { encoding?: string } = {}): Observable<string> {
+  checkEncoding('fromStdin', options.encoding);
   return defer(() =>
     fromReadable(process.stdin, {
       destroyOnUnsubscribe: false,

@@ -1,5 +1,20 @@
 import { Observable } from 'rxjs';
 import type { Readable } from 'node:stream';
+import { optionError } from '../core/validation.js';
+
+/**
+ * `encoding` checked as a `TextDecoder` label: a `ValidationError` at once for one it does
+ * not know (else the subscription would fail after the file or stream was opened).
+ * @internal
+ */
+export function checkEncoding(where: string, encoding: string | undefined): void {
+  if (encoding === undefined) return;
+  try {
+    new TextDecoder(encoding);
+  } catch {
+    throw optionError(where, ['encoding'], `must be a text encoding label TextDecoder knows (got ${JSON.stringify(String(encoding))})`, 'enum');
+  }
+}
 
 /** Options of {@link fromReadable}. */
 export interface FromReadableOptions {
@@ -8,7 +23,7 @@ export interface FromReadableOptions {
   /**
    * Destroy the readable when the subscriber unsubscribes early (default `true`). Set it
    * to `false` for a stream the process shares, such as `process.stdin`: it is then only
-   * paused and its listeners removed.
+   * paused and its listeners removed, and a later subscription reads on from where it is.
    */
   destroyOnUnsubscribe?: boolean;
 }
@@ -29,8 +44,10 @@ export interface FromReadableOptions {
  * @param readable A Node readable of bytes (or of strings, when it has an encoding set).
  * @param options Encoding and teardown.
  * @return An Observable of the decoded text chunks.
+ * @throws {ValidationError} At once, for an `encoding` that `TextDecoder` does not know.
  */
 export function fromReadable(readable: Readable, options: FromReadableOptions = {}): Observable<string> {
+  checkEncoding('fromReadable', options.encoding);
   return new Observable<string>((subscriber) => {
     const decoder = new TextDecoder(options.encoding ?? 'utf-8');
     let finished = false;
@@ -66,6 +83,9 @@ export function fromReadable(readable: Readable, options: FromReadableOptions = 
     readable.on('data', onData);
     readable.on('end', onEnd);
     readable.on('error', onError);
+    // a stream an earlier subscription paused (`destroyOnUnsubscribe: false`) does not flow
+    // again for a new 'data' listener: it is resumed
+    if (readable.readableFlowing === false) readable.resume();
     /** Stop reading: the listeners removed, the readable destroyed (or paused). */
     const release = (): void => {
       cleanup();

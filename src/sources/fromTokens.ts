@@ -148,23 +148,31 @@ function createItemDecoder(): { text(item: unknown): string | undefined; flush()
   let decoder: TextDecoder | undefined;
   return {
     text(item) {
-      if (typeof item === 'string') return item;
       if (item instanceof Uint8Array) {
         decoder ??= new TextDecoder('utf-8');
         return decoder.decode(item, { stream: true });
       }
-      if (typeof item !== 'object' || item === null) return undefined;
-      if (Array.isArray((item as ChatCompletionChunkLike).choices)) {
-        const content = (item as ChatCompletionChunkLike).choices[0]?.delta?.content;
-        return typeof content === 'string' ? content : '';
-      }
-      if ('content' in item) return messageText((item as MessageChunkLike).content);
-      return undefined;
+      const text = itemText(item);
+      // bytes that ended inside a character (ill-formed input: U+FFFD) come before the text
+      // that follows them, not after it
+      return text === undefined || decoder === undefined ? text : decoder.decode() + text;
     },
     flush() {
       return decoder ? decoder.decode() : '';
     },
   };
+}
+
+/** The text of an item that is not bytes; `undefined` for an item of no known kind. */
+function itemText(item: unknown): string | undefined {
+  if (typeof item === 'string') return item;
+  if (typeof item !== 'object' || item === null) return undefined;
+  if (Array.isArray((item as ChatCompletionChunkLike).choices)) {
+    const content = (item as ChatCompletionChunkLike).choices[0]?.delta?.content;
+    return typeof content === 'string' ? content : '';
+  }
+  if ('content' in item) return messageText((item as MessageChunkLike).content);
+  return undefined;
 }
 
 /** The text of a LangChain message's content: the string, or its `text` blocks joined; undefined when neither. */
@@ -223,6 +231,9 @@ function readItems(open: () => ItemReader): Observable<string> {
             return;
           }
           if (text.length > 0) subscriber.next(text);
+          // unsubscribed by that value (take(1)): no further pull, which the source's
+          // return() would wait behind
+          if (stopped) return;
         }
       } catch (error) {
         finished = true;
