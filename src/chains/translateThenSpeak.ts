@@ -10,6 +10,7 @@ import type { CallOptions } from '../client/request.js';
 import { taskResult, type TaskEvent } from '../client/tasks.js';
 import type { TranslateStreamOptions } from '../client/translation-stream.js';
 import { ValidationError } from '../core/errors.js';
+import type { ValidationIssue } from '../core/schemas.js';
 import { TranslationRequestSchema, TranslationStreamRequestSchema, type TranslationRequest, type TranslationResult, type TranslationStreamRequest } from '../core/schemas.js';
 import { toValidationIssues } from '../core/validation.js';
 import { routes } from '../core/routes.js';
@@ -60,7 +61,10 @@ export interface TranslateThenSpeakOptions {
   observeTranslation?: Partial<Observer<string>>;
   /** `X-Credits-Required` of the translation stream (streamed mode only). */
   onCredits?: TranslateStreamOptions['onCredits'];
-  /** Aborts the translation requests (the Observable errors with `AbortError`). */
+  /**
+   * Aborts the translation requests: the live session then ends with a `LiveSessionError`
+   * of code `'text_source'` whose `cause` is the `AbortError`.
+   */
   signal?: AbortSignal;
 }
 
@@ -82,6 +86,31 @@ function polledTranslation(client: TranslateThenSpeakClient, request: Translatio
     // ...and hands the texts on in order, a blank line after each (a paragraph break).
     concat(...results).pipe(mergeMap((result) => result.texts.map((text) => `${text}\n\n`))),
   );
+}
+
+/**
+ * The chain's own options (not the request's, the speech's or the segmentation's, which
+ * their schemas check): a `ValidationError` naming each bad one, before anything is sent.
+ */
+function checkChainOptions(options: TranslateThenSpeakOptions): void {
+  const issues: ValidationIssue[] = [];
+  const bad = (loc: string[], msg: string): void => void issues.push({ loc: ['options', ...loc], msg, type: 'value_error' });
+  const { translationMode, onCredits, signal, observeTranslation } = options as Partial<Record<keyof TranslateThenSpeakOptions, unknown>>;
+  if (translationMode !== undefined && translationMode !== 'polled' && translationMode !== 'streamed') bad(['translationMode'], "must be 'polled' or 'streamed'");
+  if (onCredits !== undefined && typeof onCredits !== 'function') bad(['onCredits'], 'must be a function');
+  if (signal !== undefined && !(signal instanceof AbortSignal)) bad(['signal'], 'must be an AbortSignal');
+  if (observeTranslation !== undefined) {
+    if (typeof observeTranslation !== 'object' || observeTranslation === null) bad(['observeTranslation'], 'must be an observer (an object of next, error and complete)');
+    else {
+      for (const key of ['next', 'error', 'complete'] as const) {
+        const hook = (observeTranslation as Record<string, unknown>)[key];
+        if (hook !== undefined && typeof hook !== 'function') bad(['observeTranslation', key], 'must be a function');
+      }
+    }
+  }
+  const translation = options.translation as { text?: unknown; texts?: unknown } | undefined;
+  if (translation?.text !== undefined && translation.texts !== undefined) bad(['translation'], 'takes `texts` or `text`, not both');
+  if (issues.length > 0) throw new ValidationError(issues, { source: 'local', endpoint: 'translateThenSpeak' });
 }
 
 /** Throw the ValidationError of a request that fails `schema`, as the client would before sending. */
@@ -116,7 +145,9 @@ function check<S extends z.ZodType>(schema: S, request: unknown, endpoint: strin
  * ```
  *
  * Throws a `ValidationError` at once, before anything is sent, for a bad translation
- * request (the whole of it, before any batch) or bad speech or segmentation options.
+ * request (the whole of it, before any batch; `texts` or `text`, not both), bad speech or
+ * segmentation options, or a bad option of the chain's own (`translationMode`, `onCredits`,
+ * `signal`, `observeTranslation`).
  * Completes when the live session is done (every sentence spoken or reported skipped).
  * Errors with the live session's `LiveSessionError`s; when the translation fails (a
  * polled task's `TaskFailedError`, `PaymentRequiredError`, ...; an HTTP error; streamed,
@@ -148,6 +179,7 @@ function check<S extends z.ZodType>(schema: S, request: unknown, endpoint: strin
  * @return An Observable of the live session's events.
  */
 export function translateThenSpeak(client: TranslateThenSpeakClient, options: TranslateThenSpeakOptions): Observable<LiveSpeechEvent> {
+  checkChainOptions(options);
   const request = options.translation as Partial<TranslationRequest> & Partial<TranslationStreamRequest>;
   const { text, texts, ...fields } = request;
   let translation$: Observable<string>;

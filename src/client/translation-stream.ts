@@ -17,6 +17,7 @@ import { createSseParser } from '../text/sse.js';
 import { ProtocolError, RxVoiceError } from '../core/errors.js';
 import type { CallOptions, HttpTransport } from './request.js';
 import { routes } from '../core/routes.js';
+import { optionError } from '../core/validation.js';
 import { TranslationStreamRequestSchema, type TranslationStreamRequest } from '../core/schemas.js';
 import { headerNumber, lazily, streamedBody, warnNumericLanguage } from './shared.js';
 
@@ -156,6 +157,7 @@ export function translateStreamEvents(
  * @param request The translation: `text`, `source_language`, `target_language`, ...
  * @param options `signal` and `onCredits`.
  * @return An Observable of the translated pieces.
+ * @throws {ValidationError} At once, when `onCredits` is given and is not a function.
  */
 export function translateStream(
   transport: HttpTransport,
@@ -163,6 +165,8 @@ export function translateStream(
   options: TranslateStreamOptions = {},
 ): Observable<string> {
   const { onCredits, ...callOptions } = options;
+  // before anything is sent: a bad hook would fail only once the paid stream had started
+  if (onCredits !== undefined && typeof onCredits !== 'function') throw optionError(`POST ${routes.translationStream}`, ['onCredits'], 'must be a function', 'callable_type');
   return translateStreamEvents(transport, request, callOptions).pipe(
     tap((event) => {
       if (event.type === 'meta') onCredits?.(event.creditsRequired);

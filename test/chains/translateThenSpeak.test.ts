@@ -93,6 +93,47 @@ describe('translateThenSpeak on the emulator', () => {
     expect(emu.requests.slice(before).map((r) => r.method).sort()).toEqual(['POST', 'UPGRADE']);
   });
 
+  it("bad options of the chain's own throw a ValidationError at once, nothing sent or paid (control: the same options well formed are sent)", async () => {
+    const before = emu.requests.length;
+    const base = { translation: { text: 'Good morning.', source_language: 'en-us', target_language: 'de-de' }, speech: { voice_id: 1 } } as const;
+    const bad: Array<[Record<string, unknown>, unknown[]]> = [
+      [{ translationMode: 'streamed', onCredits: 5 }, ['options', 'onCredits']],
+      [{ translationMode: 'bogus' }, ['options', 'translationMode']],
+      [{ signal: 5 }, ['options', 'signal']],
+      [{ observeTranslation: 5 }, ['options', 'observeTranslation']],
+      [{ observeTranslation: { next: 'log' } }, ['options', 'observeTranslation', 'next']],
+      [{ translation: { ...base.translation, texts: ['Bananas.'] } }, ['options', 'translation']],
+    ];
+    for (const [extra, loc] of bad) {
+      const call = () => translateThenSpeak(client, { ...base, ...extra } as Parameters<typeof translateThenSpeak>[1]);
+      expect(call, JSON.stringify(extra)).toThrow(ValidationError);
+      try {
+        call();
+      } catch (error) {
+        expect((error as ValidationError).issues.map((issue) => issue.loc)).toContainEqual(loc);
+      }
+    }
+    // the client's own translateStream: the hook is checked before the request
+    expect(() => client.translateStream(base.translation, { onCredits: 5 as unknown as () => void })).toThrow(ValidationError);
+    expect(emu.requests.length).toBe(before);
+    // control: the same options, well formed, are taken and sent
+    const credits: Array<number | undefined> = [];
+    const seen: string[] = [];
+    const controller = new AbortController();
+    await lastValueFrom(
+      translateThenSpeak(client, {
+        ...base,
+        translationMode: 'streamed',
+        onCredits: (n) => credits.push(n),
+        signal: controller.signal,
+        observeTranslation: { next: (piece) => seen.push(piece) },
+      }),
+    );
+    expect(credits).toHaveLength(1);
+    expect(seen.join('').length).toBeGreaterThan(0);
+    expect(emu.requests.slice(before).map((r) => r.method).sort()).toEqual(['POST', 'UPGRADE']);
+  });
+
   it('a failed translation ends the chain: the StreamError is the cause, the unspoken text on the session error', async () => {
     const error = await lastValueFrom(
       translateThenSpeak(client, {

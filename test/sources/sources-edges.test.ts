@@ -65,10 +65,10 @@ describe('fromTokens over an async iterable', () => {
       returned: false,
       [Symbol.asyncIterator]() {
         return {
-          next: async () => ({ done: false, value: `token${source.pulls++} ` }),
+          next: async () => ({ done: false as const, value: `token${source.pulls++} ` }),
           return: async () => {
             source.returned = true;
-            return { done: true, value: undefined };
+            return { done: true as const, value: undefined };
           },
         };
       },
