@@ -313,7 +313,9 @@ export class HttpTransport {
       let timedOut = false;
       const timeout = timer(this.config.timeoutMs, asyncScheduler).subscribe(() => {
         timedOut = true;
-        controller.abort();
+        // a TimeoutError as the reason: the fetch (a traced one, rxvoice/otel) fails with it,
+        // not with the AbortError of a caller's cancel
+        controller.abort(new DOMException(`timed out after ${this.config.timeoutMs} ms`, 'TimeoutError'));
       });
       const clear = (): void => timeout.unsubscribe();
       let handedOver = false;

@@ -45,8 +45,11 @@ export class SpeechSpanRecorder {
     this.#startedAt = startedAt;
   }
 
-  /** Records `event`, which came at `now` on the scheduler's clock (default: now). */
-  event(event: LiveSpeechEvent, now = this.#scheduler.now()): void {
+  /**
+   * Records `event`, which came at `now` on the scheduler's clock (default: now); `time`
+   * (epoch ms) dates its span event when it is recorded later than it came (default: now).
+   */
+  event(event: LiveSpeechEvent, now = this.#scheduler.now(), time?: number): void {
     switch (event.type) {
       case 'ready':
         // A cache's own ready (rxvoice/cache, all sentences replayed so far) names no service session.
@@ -79,7 +82,7 @@ export class SpeechSpanRecorder {
           this.#cached++;
           attributes['rxvoice.segment.cached'] = true;
         }
-        this.#span.addEvent('rxvoice.segment', attributes);
+        this.#span.addEvent('rxvoice.segment', attributes, time);
         return;
       }
       case 'segmentSkipped': {
@@ -89,12 +92,12 @@ export class SpeechSpanRecorder {
         const attributes: Attributes = { 'rxvoice.segment.id': event.segment_id, 'rxvoice.segment.characters': nonSpace(event.text) };
         if (event.final !== undefined) attributes['rxvoice.segment.final'] = event.final;
         if (event.resubmissions !== undefined) attributes['rxvoice.segment.resubmissions'] = event.resubmissions;
-        this.#span.addEvent('rxvoice.segment.skipped', attributes);
+        this.#span.addEvent('rxvoice.segment.skipped', attributes, time);
         return;
       }
       case 'reconnected':
         this.#reconnects++;
-        this.#span.addEvent('rxvoice.reconnect', { 'rxvoice.reconnect.attempt': event.attempt, 'rxvoice.reconnect.resent_characters': nonSpace(event.resent) });
+        this.#span.addEvent('rxvoice.reconnect', { 'rxvoice.reconnect.attempt': event.attempt, 'rxvoice.reconnect.resent_characters': nonSpace(event.resent) }, time);
         this.#span.setAttributes({ 'rxvoice.session.id': event.session_id, 'rxvoice.run.id': event.run_id });
         return;
       case 'segmentMismatch':
@@ -122,7 +125,7 @@ export class SpeechSpanRecorder {
     this.#span.setAttributes(attributes);
     if (outcome === 'error') {
       this.#span.setAttribute('error.type', errorType(error));
-      if (error instanceof Error) this.#span.recordException(error);
+      if (error instanceof Error) this.#span.recordException(error, endTime);
       this.#span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
     } else if (outcome === 'complete') {
       this.#span.setStatus({ code: this.#api.SpanStatusCode.OK });

@@ -106,7 +106,7 @@ export function traceSpeech(options: TraceSpeechOptions = {}): MonoTypeOperatorF
       // starts at once all the same, so that a hot text source loses nothing; its events pass
       // through and are kept with their times, and the span, started as of the subscription,
       // takes them when the module is there.
-      let early: Array<{ event: LiveSpeechEvent; at: number }> | undefined;
+      let early: Array<{ event: LiveSpeechEvent; at: number; time: number }> | undefined;
       let earlyEnd: { outcome: 'complete' | 'error' | 'unsubscribed'; error: unknown; endTime: number } | undefined;
       const end = (outcome: 'complete' | 'error' | 'unsubscribed', error?: unknown): void => {
         closed = true;
@@ -123,13 +123,13 @@ export function traceSpeech(options: TraceSpeechOptions = {}): MonoTypeOperatorF
           const events = early ?? [];
           early = undefined;
           recorder = startRecorder(loaded, startedAt, startTime);
-          for (const { event, at } of events) recorder?.event(event, at);
+          for (const { event, at, time } of events) recorder?.event(event, at, time);
           if (earlyEnd !== undefined) recorder?.end(earlyEnd.outcome, earlyEnd.error, earlyEnd.endTime);
         });
       }
       const subscription = source.subscribe({
         next: (event) => {
-          if (early !== undefined) early.push({ event, at: scheduler.now() });
+          if (early !== undefined) early.push({ event, at: scheduler.now(), time: Date.now() });
           else recorder?.event(event);
           subscriber.next(event);
         },
@@ -156,9 +156,12 @@ function serverAttributes(address: string | undefined): OtelAttributes {
   // (under a scheme with no default port, so that `:80` or `:443` is kept).
   const url = parsedUrl(address) ?? parsedUrl(`tcp://${address}`);
   if (url === undefined) return { 'server.address': address };
-  const port = url.port === '' ? undefined : Number(url.port);
+  const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
   return port === undefined ? { 'server.address': url.hostname } : { 'server.address': url.hostname, 'server.port': port };
 }
+
+/** The port of a URL that names none, by its scheme (as `tracedFetch` records it). */
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
 
 /** The URL in `text` when it names a host, else undefined. */
 function parsedUrl(text: string): URL | undefined {

@@ -162,11 +162,12 @@ describe('traceSpeech: serverAddress', () => {
     return exporter.getFinishedSpans()[0]!.attributes;
   };
 
-  it('a URL gives host and port (no port when the URL names none); a host name is the address as given', () => {
+  it("a URL gives host and port (its scheme's when it names none, as tracedFetch records it); a host name is the address as given", () => {
     expect(attributesFor('http://127.0.0.1:8123/base')).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': 8123 });
-    const noPort = attributesFor('https://speech.example.com');
-    expect(noPort['server.address']).toBe('speech.example.com');
-    expect(noPort).not.toHaveProperty('server.port');
+    expect(attributesFor('https://client.camb.ai/apis')).toMatchObject({ 'server.address': 'client.camb.ai', 'server.port': 443 });
+    expect(attributesFor('http://speech.example.com')).toMatchObject({ 'server.port': 80 });
+    expect(attributesFor('wss://speech.example.com/live')).toMatchObject({ 'server.port': 443 });
+    expect(attributesFor('speech.example.com')).not.toHaveProperty('server.port'); // a bare host names no scheme
     expect(attributesFor('speech.example.com')['server.address']).toBe('speech.example.com');
     expect(attributesFor('not a host name')['server.address']).toBe('not a host name'); // kept as given
   });

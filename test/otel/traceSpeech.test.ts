@@ -4,6 +4,8 @@
  * events passed through unchanged, nothing recorded without a provider (with a control),
  * and tracedFetch's spans of a task (create, polls, result).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { lastValueFrom, from, tap, take, toArray } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { trace } from '@opentelemetry/api';
@@ -298,6 +300,32 @@ describe('tracedFetch', () => {
     expect(span!.status).toEqual({ code: 2, message: 'TypeError' });
     expect(span!.ended).toBe(true);
     expect(JSON.stringify([span!.attributes, span!.events, span!.status])).not.toContain(gone.apiKey);
+  });
+
+  it("a request the client's timeoutMs cut is a TimeoutError on its span, one the caller aborted an AbortError (control)", async () => {
+    // a server that takes requests and never answers
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const timed = tracedClient({ baseUrl, apiKey: emulator.apiKey, timeoutMs: 300 });
+      await expect(lastValueFrom(timed.voices.list())).rejects.toMatchObject({ name: 'TimeoutError' });
+      await timed.close();
+      const aborted = tracedClient({ baseUrl, apiKey: emulator.apiKey });
+      const controller = new AbortController();
+      const call = lastValueFrom(aborted.voices.list({ signal: controller.signal }));
+      setTimeout(() => controller.abort(), 100);
+      await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+      await aborted.close();
+      const spans = exporter.getFinishedSpans();
+      expect(spans.map((s) => [s.name, s.attributes['error.type'], s.status.message])).toEqual([
+        ['GET /list-voices', 'TimeoutError', 'TimeoutError'],
+        ['GET /list-voices', 'AbortError', 'AbortError'],
+      ]);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("server.port defaults to the scheme's port: 443 for https, 80 for http", async () => {
