@@ -101,8 +101,13 @@ export class CallPlayback {
   /** Barge-in: `clear` to the call, the report, the end. */
   interrupt(): void {
     if (this.over) return;
-    this.link.send(this.link.clear());
+    this.clearCall();
     this.finish('interrupted');
+  }
+
+  /** `clear`: the call drops the audio it holds; none before its `start` (nothing was sent, and no stream is named yet). */
+  private clearCall(): void {
+    if (this.streaming) this.link.send(this.link.clear());
   }
 
   /** The call ended (`stop`) or its socket closed (`error`: why, default a `'closed'` TelephonyError). */
@@ -127,7 +132,7 @@ export class CallPlayback {
     try {
       items = this.framer.push(value);
     } catch (error) {
-      this.link.send(this.link.clear());
+      this.clearCall();
       this.finish('error', error);
       return;
     }

@@ -155,6 +155,23 @@ describe('twilioMediaStream pacing (virtual time)', () => {
     });
   });
 
+  it("interrupt before the call's start: nothing sent (no clear naming no stream), the report says nothing was heard; after a start (control) the clear names the stream", () => {
+    for (const started of [false, true]) {
+      const scheduler = newScheduler();
+      scheduler.run(({ cold, flush }) => {
+        const { socket, sent } = fakeSocket(() => scheduler.now());
+        const reports: Array<{ heard: string; playedSeconds: number }> = [];
+        const call = twilioMediaStream(socket, { scheduler, onHeard: (r) => reports.push(r) });
+        call.say(cold('a|', { a: segment(0, 'aa bb', 800) })).subscribe();
+        if (started) scheduler.schedule(() => socket.receive(START), 10);
+        scheduler.schedule(() => call.interrupt(), 15);
+        flush();
+        expect(sent.map((s) => [s.at, s.event, s.streamSid])).toEqual(started ? [[10, 'media', 'MZ1'], [15, 'clear', 'MZ1']] : []);
+        expect(reports).toMatchObject([{ heard: '', playedSeconds: started ? 0.02 : 0 }]);
+      });
+    }
+  });
+
   it('timers that fire late do not slow the speech down: frames stay on the 20 ms grid on average (control: timers on time)', () => {
     for (const lateMs of [3, 0]) {
       const scheduler = newScheduler();
