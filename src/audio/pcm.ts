@@ -2,7 +2,7 @@
  * PCM helpers shared by the sinks: raw PCM chunks with their format, frame alignment,
  * WAV unwrapping (header off, PCM out) and streaming WAV headers.
  */
-import { parseWavHeader, wavHeader, WAV_HEADER_BYTES, type PcmFormat, type WavInfo } from './wav.js';
+import { parseWavHeader, wavDataBytes, wavHeader, WAV_HEADER_BYTES, type PcmFormat, type WavInfo } from './wav.js';
 
 /** Raw PCM bytes (little-endian, interleaved) with the format that describes them. */
 export interface PcmChunk {
@@ -72,8 +72,7 @@ export interface UnwrappedWav {
 export function unwrapWav(bytes: Uint8Array): UnwrappedWav | undefined {
   const info = parseWavHeader(bytes);
   if (!info || info.dataOffset > bytes.byteLength || (info.formatTag !== 1 && info.formatTag !== 3)) return undefined;
-  const available = bytes.byteLength - info.dataOffset;
-  const size = info.dataBytes === 0 || info.dataBytes > available ? available : info.dataBytes;
+  const size = wavDataBytes(info, bytes.byteLength - info.dataOffset);
   const format: PcmFormat = {
     sampleRate: info.sampleRate,
     channels: info.channels,

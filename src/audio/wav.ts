@@ -35,6 +35,16 @@ export function wavHeader(format: PcmFormat, dataBytes: number): Uint8Array {
   return header;
 }
 
+/**
+ * The PCM bytes a WAV file holds, given its header and the bytes present after the data
+ * chunk's start: the declared size when it fits, else (a streaming placeholder: 0, 0x7FFFFFFF,
+ * 0xFFFFFFFF, or any size past the end) the bytes present.
+ */
+export function wavDataBytes(info: Pick<WavInfo, 'dataBytes'>, present: number): number {
+  const available = Math.max(0, present);
+  return info.dataBytes === 0 || info.dataBytes > available ? available : info.dataBytes;
+}
+
 /** A whole WAV file from 16-bit mono samples. */
 export function encodeWav16(samples: Int16Array, sampleRate: number): Uint8Array {
   const data = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);

@@ -1,5 +1,5 @@
 import { concatMap, defer, type OperatorFunction } from 'rxjs';
-import { parseWavHeader } from '../audio/wav.js';
+import { parseWavHeader, wavDataBytes } from '../audio/wav.js';
 import * as z from 'zod/mini';
 import { func } from '../core/options.js';
 import { checkOptions } from '../core/validation.js';
@@ -38,10 +38,7 @@ export function segmentDuration(segment: SpokenSegment): number {
   const info = parseWavHeader(segment.audio);
   if (info) {
     const byteRate = (info.sampleRate * info.channels * info.bitsPerSample) / 8;
-    const present = segment.audio.byteLength - info.dataOffset;
-    const declared = info.dataBytes;
-    const dataBytes = declared === 0 || declared === 0xffffffff || declared > present ? present : declared;
-    if (byteRate > 0) return Math.max(0, dataBytes) / byteRate;
+    if (byteRate > 0) return wavDataBytes(info, segment.audio.byteLength - info.dataOffset) / byteRate;
   }
   const last = segment.word_timestamps[segment.word_timestamps.length - 1];
   return last ? last.end : 0;

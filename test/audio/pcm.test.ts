@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isValidPcmFormat, patchWavSizes, pcmSeconds, resample, streamingWavHeader, STREAMING_WAV_SIZE, unwrapWav } from '../../src/audio/pcm.js';
 import { parseWavHeader, wavHeader, type PcmFormat } from '../../src/audio/wav.js';
+import { audioSeconds } from '../../src/cli/audio-info.js';
+import { segmentDuration } from '../../src/operators/wordTimeline.js';
 
 const mono16: PcmFormat = { sampleRate: 8000, channels: 1, bitsPerSample: 16, audioFormat: 1 };
 const u32At = (bytes: Uint8Array, offset: number): number => new DataView(bytes.buffer, bytes.byteOffset).getUint32(offset, true);
@@ -43,6 +45,22 @@ describe('WAV sizes', () => {
     expect([...unwrapWav(file)!.pcm]).toEqual([1, 2, 3, 4]);
     expect([...unwrapWav(Uint8Array.from([...wavHeader(mono16, 6), 1, 2, 3, 4]))!.pcm]).toEqual([1, 2, 3, 4]);
     expect([...unwrapWav(Uint8Array.from([...wavHeader(mono16, 0), 1, 2]))!.pcm]).toEqual([1, 2]);
+  });
+
+  it("the CLI's duration, a segment's duration and unwrapping read a declared size alike: exact, short, past the end, or a streaming placeholder (0, 0x7FFFFFFF, 0xFFFFFFFF)", () => {
+    const pcm = new Uint8Array(1600); // 0.1 s of 8 kHz 16-bit mono
+    for (const [declared, seconds] of [
+      [1600, 0.1],
+      [800, 0.05],
+      [3200, 0.1],
+      [0, 0.1],
+      [0x7fffffff, 0.1],
+      [STREAMING_WAV_SIZE, 0.1],
+    ] as const) {
+      const file = Uint8Array.from([...wavHeader(mono16, declared), ...pcm]);
+      const segment = { segment_id: 0, text: 'x', word_timestamps: [], audio: file, format: 'wav' as const };
+      expect([audioSeconds(file), segmentDuration(segment), pcmSeconds(unwrapWav(file)!.pcm.byteLength, mono16)], String(declared)).toEqual([seconds, seconds, seconds]);
+    }
   });
 });
 
