@@ -52,9 +52,10 @@ interface Phase {
   weights: Float64Array;
 }
 
-/** The filter of each pair of rates converted so far (a call's `from -> to`). */
+/** The filters of the last `KEPT_FILTERS` pairs of rates converted (a call's `from -> to`), oldest first. */
 const filters = new Map<string, { phases: Phase[]; stride: { up: number; down: number } }>();
 
+const KEPT_FILTERS = 8;
 /** Weights a pair of rates keeps at most (8 MB): past it, an output's fraction of a sample is rounded to fewer phases. */
 const MAX_WEIGHTS = 1 << 20;
 
@@ -92,6 +93,7 @@ function filterFor(fromRate: number, toRate: number): { phases: Phase[]; stride:
     phases.push({ start, weights });
   }
   const filter = { phases, stride };
+  if (filters.size >= KEPT_FILTERS) filters.delete(filters.keys().next().value!);
   filters.set(key, filter);
   return filter;
 }
