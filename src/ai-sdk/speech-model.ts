@@ -6,7 +6,7 @@
 import { lastValueFrom, tap } from 'rxjs';
 import { z } from 'zod';
 import { unwrapWav } from '../audio/pcm.js';
-import { WAV_HEADER_BYTES, wavHeader } from '../audio/wav.js';
+import { wavHeader } from '../audio/wav.js';
 import { routes } from '../core/routes.js';
 import { TTS_STREAM_FORMATS, type TtsStreamFormat, type TtsStreamRequest } from '../core/schemas.js';
 import { ValidationError } from '../core/errors.js';
@@ -63,8 +63,8 @@ function voiceOf(sdk: AiSdkProvider, voice: string | undefined, fallback: number
 
 /**
  * The streamed answer as one file: a WAV's placeholder sizes (a stream of unknown length)
- * made true, as a canonical 44-byte header before the PCM. A WAV whose header is already
- * 44 bytes (the service's) gets it written in place: the audio is copied once, not twice.
+ * made true, as a canonical header (`wavHeader`) before the PCM. A WAV whose header is already
+ * of that length (the service's 44 bytes) gets it written in place: the audio is copied once, not twice.
  *
  * @internal
  */
@@ -73,8 +73,8 @@ export function wholeFile(format: TtsStreamFormat, chunks: readonly Uint8Array[]
   const wav = format === 'wav' ? unwrapWav(bytes) : undefined;
   if (!wav) return bytes;
   const header = wavHeader(wav.format, wav.pcm.byteLength);
-  if (wav.info.dataOffset !== WAV_HEADER_BYTES) return concatBytes([header, wav.pcm]);
-  const file = bytes.subarray(0, WAV_HEADER_BYTES + wav.pcm.byteLength);
+  if (wav.info.dataOffset !== header.byteLength) return concatBytes([header, wav.pcm]);
+  const file = bytes.subarray(0, header.byteLength + wav.pcm.byteLength);
   file.set(header, 0);
   return file;
 }

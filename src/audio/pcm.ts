@@ -86,23 +86,29 @@ export function unwrapWav(bytes: Uint8Array): UnwrappedWav | undefined {
 export const STREAMING_WAV_SIZE = 0xffffffff;
 
 /**
- * A 44-byte WAV header for a stream of unknown length: RIFF and data sizes are
- * 0xFFFFFFFF, which aplay, sox, ffmpeg and most decoders read as "until the end".
+ * A WAV header for a stream of unknown length: RIFF and data sizes (and a float header's
+ * frame count) are 0xFFFFFFFF, which aplay, sox, ffmpeg and most decoders read as "until
+ * the end".
  */
 export function streamingWavHeader(format: PcmFormat): Uint8Array {
   const header = wavHeader(format, 0);
   const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
   view.setUint32(4, STREAMING_WAV_SIZE, true);
-  view.setUint32(40, STREAMING_WAV_SIZE, true);
+  view.setUint32(header.byteLength - 4, STREAMING_WAV_SIZE, true);
+  if (header.byteLength > WAV_HEADER_BYTES) view.setUint32(FACT_FRAMES_AT, STREAMING_WAV_SIZE, true);
   return header;
 }
 
-/** Patch the RIFF (offset 4) and data (offset 40) sizes of a canonical 44-byte header in place. */
+/** Where a float header's `fact` chunk keeps its frame count. */
+const FACT_FRAMES_AT = 46;
+
+/** Patch the sizes of a header made by `wavHeader` in place: RIFF (counting the pad byte of odd data), data, and a float header's frames. */
 export function patchWavSizes(header: Uint8Array, dataBytes: number): Uint8Array {
   const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
   const pad = dataBytes % 2;
-  view.setUint32(4, WAV_HEADER_BYTES - 8 + dataBytes + pad, true);
-  view.setUint32(40, dataBytes, true);
+  view.setUint32(4, header.byteLength - 8 + dataBytes + pad, true);
+  view.setUint32(header.byteLength - 4, dataBytes, true);
+  if (header.byteLength > WAV_HEADER_BYTES) view.setUint32(FACT_FRAMES_AT, Math.floor(dataBytes / (view.getUint16(32, true) || 1)), true);
   return header;
 }
 

@@ -12,26 +12,45 @@ export interface PcmFormat {
   audioFormat: 1 | 3;
 }
 
+/** The header of integer PCM: 44 bytes. */
 export const WAV_HEADER_BYTES = 44;
+/** The header of IEEE float: 58 bytes (an 18-byte `fmt ` chunk and a `fact` chunk, which a format other than integer PCM needs). */
+const FLOAT_WAV_HEADER_BYTES = 58;
 
-/** A 44-byte canonical WAV header for `dataBytes` bytes of PCM. */
+/** The length of {@link wavHeader}'s header for `format`. */
+export function wavHeaderBytes(format: Pick<PcmFormat, 'audioFormat'>): number {
+  return format.audioFormat === 3 ? FLOAT_WAV_HEADER_BYTES : WAV_HEADER_BYTES;
+}
+
+/**
+ * A canonical WAV header for `dataBytes` bytes of PCM: 44 bytes for integer PCM; for IEEE
+ * float, 58 (its `fmt ` chunk with a `cbSize` of 0, then a `fact` chunk with the frames).
+ */
 export function wavHeader(format: PcmFormat, dataBytes: number): Uint8Array {
-  const header = new Uint8Array(WAV_HEADER_BYTES);
+  const float = format.audioFormat === 3;
+  const length = wavHeaderBytes(format);
+  const header = new Uint8Array(length);
   const view = new DataView(header.buffer);
   const blockAlign = (format.channels * format.bitsPerSample) / 8;
   writeAscii(header, 0, 'RIFF');
-  view.setUint32(4, 36 + dataBytes, true);
+  view.setUint32(4, length - 8 + dataBytes, true);
   writeAscii(header, 8, 'WAVE');
   writeAscii(header, 12, 'fmt ');
-  view.setUint32(16, 16, true);
+  view.setUint32(16, float ? 18 : 16, true);
   view.setUint16(20, format.audioFormat, true);
   view.setUint16(22, format.channels, true);
   view.setUint32(24, format.sampleRate, true);
   view.setUint32(28, format.sampleRate * blockAlign, true);
   view.setUint16(32, blockAlign, true);
   view.setUint16(34, format.bitsPerSample, true);
-  writeAscii(header, 36, 'data');
-  view.setUint32(40, dataBytes, true);
+  if (float) {
+    // cbSize (0) at 36, then the fact chunk: the frames the data holds
+    writeAscii(header, 38, 'fact');
+    view.setUint32(42, 4, true);
+    view.setUint32(46, blockAlign > 0 ? Math.floor(dataBytes / blockAlign) : 0, true);
+  }
+  writeAscii(header, length - 8, 'data');
+  view.setUint32(length - 4, dataBytes, true);
   return header;
 }
 

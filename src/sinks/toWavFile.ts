@@ -1,5 +1,5 @@
 import type { OperatorFunction } from 'rxjs';
-import { wavHeader, WAV_HEADER_BYTES, type PcmFormat } from '../audio/wav.js';
+import { wavHeader, wavHeaderBytes, type PcmFormat } from '../audio/wav.js';
 import { patchWavSizes, pcmSeconds } from '../audio/pcm.js';
 import { checkWritablePath, type AtomicFile } from './atomicFile.js';
 import { checkOptions } from '../core/validation.js';
@@ -66,7 +66,7 @@ const DEFAULT_EMPTY_FORMAT: PcmFormat = { sampleRate: 22050, channels: 1, bitsPe
  * then the PCM of every segment, then the sizes patched in.</span>
  *
  * The file is written under a temporary name in the same directory
- * (`.<name>.<random>.tmp`): a 44-byte header with placeholder sizes, then the PCM of each
+ * (`.<name>.<random>.tmp`): a header with placeholder sizes (44 bytes; 58 for float), then the PCM of each
  * input, each write awaited in order (memory stays flat: nothing is accumulated), then
  * the RIFF and data sizes are patched at offsets 4 and 40, the file is fsync'd and
  * closed, and renamed onto `path`. On error or unsubscribe the temporary file is
@@ -145,9 +145,8 @@ export function toWavFile(path: string, options: WavFileOptions = {}): OperatorF
         try {
           await writeHeader(target, format);
           if (dataBytes % 2 === 1) await target.append([new Uint8Array(1)]); // RIFF pad byte
-          const sizes = patchWavSizes(wavHeader(format, 0), dataBytes);
-          await target.writeAt(sizes.subarray(4, 8), 4); // RIFF size
-          await target.writeAt(sizes.subarray(40, 44), 40); // data size
+          // the header again, its sizes (RIFF, data; a float header's frames) now known
+          await target.writeAt(patchWavSizes(wavHeader(format, 0), dataBytes), 0);
           await target.commit({ fsync: options.fsync ?? true });
         } catch (error) {
           throw toSinkError(error, `toWavFile could not finish ${target.path}`);
@@ -157,7 +156,7 @@ export function toWavFile(path: string, options: WavFileOptions = {}): OperatorF
           path: target.path,
           segments,
           bytes: dataBytes,
-          fileBytes: WAV_HEADER_BYTES + dataBytes + (dataBytes % 2),
+          fileBytes: wavHeaderBytes(format) + dataBytes + (dataBytes % 2),
           seconds: pcmSeconds(dataBytes, format),
           sampleRate: format.sampleRate,
           channels: format.channels,

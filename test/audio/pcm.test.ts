@@ -47,6 +47,27 @@ describe('WAV sizes', () => {
     expect([...unwrapWav(Uint8Array.from([...wavHeader(mono16, 0), 1, 2]))!.pcm]).toEqual([1, 2]);
   });
 
+  it('an IEEE float header is 58 bytes: an 18-byte fmt chunk (cbSize 0) and a fact chunk with the frames, as a format other than integer PCM needs; integer PCM stays 44 (control)', () => {
+    const float: PcmFormat = { sampleRate: 24000, channels: 2, bitsPerSample: 32, audioFormat: 3 };
+    const ascii = (bytes: Uint8Array, at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
+    const u16At = (bytes: Uint8Array, at: number) => new DataView(bytes.buffer, bytes.byteOffset).getUint16(at, true);
+    const header = wavHeader(float, 800);
+    expect(header.length).toBe(58);
+    expect([ascii(header, 12), u32At(header, 16), u16At(header, 20), u16At(header, 36)]).toEqual(['fmt ', 18, 3, 0]);
+    expect([ascii(header, 38), u32At(header, 42), u32At(header, 46)]).toEqual(['fact', 4, 100]); // 800 bytes of 8-byte frames
+    expect([ascii(header, 50), u32At(header, 54), u32At(header, 4)]).toEqual(['data', 800, 850]);
+    expect(parseWavHeader(header)).toMatchObject({ ...float, dataOffset: 58, dataBytes: 800 });
+    // patched and streamed sizes land where this header keeps them
+    const patched = patchWavSizes(wavHeader(float, 0), 801);
+    expect([u32At(patched, 4), u32At(patched, 46), u32At(patched, 54)]).toEqual([852, 100, 801]);
+    const streamed = streamingWavHeader(float);
+    expect([u32At(streamed, 4), u32At(streamed, 46), u32At(streamed, 54)]).toEqual([STREAMING_WAV_SIZE, STREAMING_WAV_SIZE, STREAMING_WAV_SIZE]);
+    const file = Uint8Array.from([...wavHeader(float, 16), ...new Uint8Array(16)]);
+    expect(unwrapWav(file)!.pcm.byteLength).toBe(16);
+    expect(wavHeader(mono16, 100).length).toBe(44);
+    expect(u32At(wavHeader(mono16, 100), 16)).toBe(16);
+  });
+
   it("the CLI's duration, a segment's duration and unwrapping read a declared size alike: exact, short, past the end, or a streaming placeholder (0, 0x7FFFFFFF, 0xFFFFFFFF)", () => {
     const pcm = new Uint8Array(1600); // 0.1 s of 8 kHz 16-bit mono
     for (const [declared, seconds] of [

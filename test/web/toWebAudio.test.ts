@@ -591,9 +591,10 @@ describe('the incremental WAV decoder', () => {
         (format, channels, body, cuts) => {
           const align = channels * (format.bitsPerSample / 8);
           const pcm = body.subarray(0, body.length - (body.length % align));
-          const file = new Uint8Array(44 + pcm.length);
-          file.set(wavHeader({ ...format, channels, sampleRate: 16000 }, pcm.length), 0);
-          file.set(pcm, 44);
+          const header = wavHeader({ ...format, channels, sampleRate: 16000 }, pcm.length); // 44 bytes, 58 for float
+          const file = new Uint8Array(header.length + pcm.length);
+          file.set(header, 0);
+          file.set(pcm, header.length);
           const whole = createWavStreamDecoder().feed(file);
           const decoder = createWavStreamDecoder();
           const pieces: Float32Array[][] = [];
