@@ -115,7 +115,10 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     this.textComplete = true;
     // nothing to speak: the same local ValidationError as other bad input, nothing paid
     if (!this.hasText) return this.finish(nothingToSpeakError());
-    if (this.phase === 'ready' && this.connection) this.send(this.connection, { type: 'text.done' });
+    if (this.phase === 'ready' && this.connection) {
+      this.send(this.connection, { type: 'text.done' });
+      this.responseWatch.watch(this.connection); // the service owes the rest, then session.done
+    }
     if (this.phase === 'fallback') this.fallback?.end();
   }
 
@@ -265,8 +268,10 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
         connection.sessionError = this.scrub(frame.error);
         return;
       case 'session.done':
-        // "All work is finished" while text the server echoed faithfully is still
-        // unspoken (or a segment is open): completing would lose that text silently.
+        // "All work is finished" (the contract: once the client ended its input) while the
+        // input is still open, or while text the server echoed faithfully is still unspoken
+        // (or a segment is open): completing would lose that text silently.
+        if (!this.textComplete) return this.protocolError(connection, 'The server sent session.done before the input ended (text.done)');
         if (connection.inProgress !== undefined || (ledger.unspoken() !== '' && ledger.mismatches === 0)) {
           return this.protocolError(connection, 'The server sent session.done before all text was spoken');
         }
@@ -335,9 +340,17 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
 
   // --- timeouts: session.ready and the service's progress ---------------------
 
-  /** Text was pushed and not yet delivered as audio, on the socket in use, ready. */
+  /**
+   * The service owes this socket (the one in use) something: speech for text sent and not yet
+   * delivered, or, once the input ended, `session.done` and the close after it.
+   */
   waitsForSpeech(connection: Connection): boolean {
-    return this.connection === connection && this.phase === 'ready' && (connection.inProgress !== undefined || this.ledger.unspoken() !== '');
+    return this.connection === connection && (this.phase === 'ready' || this.phase === 'done') && (this.textComplete || this.textWaits(connection));
+  }
+
+  /** Sent text not yet delivered: a segment open, or text no segment has covered. */
+  private textWaits(connection: Connection): boolean {
+    return connection.inProgress !== undefined || this.ledger.unspoken() !== '';
   }
 
   /**
@@ -355,6 +368,8 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
     this.closeSocket(connection, CloseCodes.normal);
     // a silent peer is not trusted to answer the close frame either
     cutOff(connection.socket);
+    // everything was spoken; only the end (session.done, or the close after it) never came: nothing is lost
+    if (this.textComplete && !this.textWaits(connection)) return this.finish();
     this.retryOrFail(this.error('timeout', `The service sent nothing for ${ms} ms while text waited to be spoken (responseTimeoutMs)`));
   }
 
@@ -365,6 +380,8 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
    * and the text not begun, and all text after it, is spoken through `fallbackSpeech`.
    */
   onStall(connection: Connection, afterMs: number): void {
+    // no text waits, only the session's end: not a stall of speech
+    if (!this.textWaits(connection)) return this.onSilent(connection, afterMs);
     this.closeSocket(connection, CloseCodes.normal);
     cutOff(connection.socket);
     const speech = this.options.fallbackSpeech;
@@ -428,7 +445,7 @@ export class LiveSession implements TextPathHost, SocketEventsHost, ResponseWatc
   ): LiveSessionError {
     // text held by the boundary gate was never sent: it is unspoken too
     const unspoken = (this.fallback ?? this.ledger).unspoken();
-    return liveSessionError(code, message, { ...options, unspoken: unspoken + (this.boundaries?.held() ?? '') });
+    return liveSessionError(code, message, { ...options, unspoken: (unspoken + (this.boundaries?.held() ?? '')).trimStart() });
   }
 
   /** `message` without the API key (nor its encoded forms). */

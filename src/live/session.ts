@@ -74,12 +74,14 @@ export {
  * - a frame that breaks the protocol (bad JSON, unknown frame, audio outside a segment,
  *   an audio frame over 64 KiB, segment ids out of order (a session's segments are
  *   numbered 0, 1, 2, ...; any other id means a segment is missing), a message over `maxPayload`,
- *   a WebSocket-level violation, `session.done` while text is still unspoken):
+ *   a WebSocket-level violation, `session.done` while text is still unspoken or before `text.done`):
  *   `'protocol'`, and the socket is closed (1002) and cut off;
  * - no `session.ready` within `readyTimeoutMs`, or, while text waits to be spoken, no
  *   progress for `responseTimeoutMs` (15 s by default; a JSON frame or 0.25 s of audio is
  *   progress, a trickle of tiny frames is not): `'timeout'` (retryable, so
- *   `reconnect` treats it as a drop);
+ *   `reconnect` treats it as a drop); once the source completed and every text was
+ *   delivered, no `session.done` or close for `responseTimeoutMs` completes normally
+ *   (the socket closed: nothing is missing);
  * - the text source errors: the socket is closed and the output errors with
  *   `'text_source'`, the source's own error (unchanged) as `cause`;
  * - in a browser bundle, code the session loads when it starts (a language's sentence
